@@ -1,0 +1,156 @@
+/**
+ * A local redis-server for development, the main job and tests: started on a free loopback
+ * port with its data (AOF on) under a directory of ours, and stopped when this process exits.
+ * A server already running from the same directory is reused rather than started twice, since
+ * two servers writing one AOF would corrupt it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+
+export interface LocalRedis {
+  url: string;
+  /** True when this process started the server (and so stops it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+/** Asks the OS for a free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** PINGs a Redis URL; true when it answers PONG within the timeout. */
+export async function pingRedis(url: string, timeoutMs = 1000): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface RunningRecord {
+  pid: number;
+  port: number;
+}
+
+function readRecord(file: string): RunningRecord | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && 'pid' in parsed && 'port' in parsed) {
+      return { pid: Number(parsed.pid), port: Number(parsed.port) };
+    }
+  } catch {
+    // no record, or a torn one: treat as not running
+  }
+  return undefined;
+}
+
+async function waitForReady(url: string, child: ChildProcess, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  let exited: number | null = null;
+  child.once('exit', (code) => (exited = code ?? -1));
+  while (Date.now() < until) {
+    if (exited !== null) throw new Error(`redis-server exited with code ${exited} during start-up`);
+    if (await pingRedis(url, 500)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`redis-server did not answer PING within ${deadlineMs} ms`);
+}
+
+function spawnServer(binary: string, dataDir: string, port: number): ChildProcess {
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--dir', dataDir,
+    '--appendonly', 'yes',
+    '--appendfsync', 'everysec',
+    '--save', '',
+    '--daemonize', 'no',
+    '--protected-mode', 'yes',
+    '--logfile', path.join(dataDir, 'redis.log'),
+  ];
+  return spawn(binary, args, { stdio: 'ignore' });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Starts (or reuses) a redis-server whose data lives in `dataDir`.
+ * @param options.binary path of redis-server
+ * @param options.dataDir directory for the AOF, log and the running record
+ * @param options.startTimeoutMs how long to wait for the first PONG (default 10 s)
+ */
+export async function startLocalRedis(options: { binary: string; dataDir: string; startTimeoutMs?: number }): Promise<LocalRedis> {
+  const dataDir = path.resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const recordFile = path.join(dataDir, 'running.json');
+  const existing = readRecord(recordFile);
+  if (existing && isAlive(existing.pid)) {
+    const url = `redis://127.0.0.1:${existing.port}`;
+    if (await pingRedis(url)) return { url, owned: false, stop: async () => undefined };
+  }
+  let lastError: unknown;
+  // A free port can be taken between asking and binding; a second try settles that race.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const child = spawnServer(options.binary, dataDir, port);
+    const killOnExit = () => child.kill('SIGTERM');
+    process.once('exit', killOnExit);
+    try {
+      await waitForReady(url, child, options.startTimeoutMs ?? 10_000);
+    } catch (error) {
+      lastError = error;
+      process.removeListener('exit', killOnExit);
+      await stopChild(child);
+      continue;
+    }
+    writeFileSync(recordFile, JSON.stringify({ pid: child.pid, port }));
+    return {
+      url,
+      owned: true,
+      stop: async () => {
+        process.removeListener('exit', killOnExit);
+        await stopChild(child);
+        rmSync(recordFile, { force: true });
+      },
+    };
+  }
+  throw new Error(`could not start redis-server in ${dataDir}: ${String(lastError)}`);
+}

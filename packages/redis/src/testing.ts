@@ -1,0 +1,20 @@
+/**
+ * Redis for tests: one real server per test run (REDIS_URL, set by the test command), or a
+ * local one in `.data/redis-test` when a test file is run alone. Each test names its own key
+ * prefix so that tests running in parallel never see each other's keys.
+ */
+import { randomUUID } from 'node:crypto';
+import { REPO_ROOT, resolveRedis, type RedisHandle } from './resolve.js';
+
+let shared: Promise<RedisHandle> | undefined;
+
+/** The test run's Redis; resolved once per process. */
+export function testRedis(): Promise<RedisHandle> {
+  shared ??= resolveRedis({ url: process.env.REDIS_URL, dataDir: `${REPO_ROOT}.data/redis-test` });
+  return shared;
+}
+
+/** A key prefix no other test uses, e.g. `t:tool-client:3f2a…`. */
+export function uniquePrefix(label: string): string {
+  return `t:${label}:${randomUUID().slice(0, 8)}`;
+}
