@@ -42,3 +42,4 @@ export {
 export type { StoryToolIo } from './story-tools.js';
 export { ToolServiceKey, TOOL_SERVICE_KEYS, ToolCallMode, DEFAULT_TOOL_SERVICES, toolServicesEnvShape, toolServicesFromEnv } from './tool-services-config.js';
 export type { ToolServiceConfig, ToolServicesConfig } from './tool-services-config.js';
+export { countWords, readingTime } from './text.js';

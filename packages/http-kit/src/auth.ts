@@ -1,0 +1,53 @@
+/**
+ * API-key auth for every HTTP service: the key comes in `X-API-Key` or `Authorization: Bearer`.
+ * Keys are compared by their SHA-256 digests in constant time, so response timing says nothing
+ * about how much of a guess was right.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import { ErrorCodes } from '@switchyard/contracts';
+import { HttpError } from './errors.js';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** The key a request presents, from `X-API-Key` or a Bearer token; undefined when none. */
+export function presentedKey(req: Pick<Request, 'get'>): string | undefined {
+  const header = req.get('x-api-key');
+  if (header) return header.trim();
+  const auth = req.get('authorization');
+  const match = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
+  return match?.[1]?.trim();
+}
+
+/** Builds a matcher over a fixed set of keys. */
+export function keyMatcher(keys: readonly string[]): (candidate: string | undefined) => boolean {
+  const digests = keys.map(digest);
+  return (candidate) => {
+    if (!candidate) return false;
+    const presented = digest(candidate);
+    let matched = false;
+    for (const known of digests) matched = timingSafeEqual(known, presented) || matched;
+    return matched;
+  };
+}
+
+/**
+ * Rejects requests without a valid key with 401 and `WWW-Authenticate: Bearer`.
+ * @param options.keys accepted keys; must not be empty (leave the middleware out to disable auth)
+ * @param options.realm realm named in the challenge (default "switchyard")
+ */
+export function apiKeyAuth(options: { keys: readonly string[]; realm?: string }): RequestHandler {
+  if (options.keys.length === 0) throw new Error('apiKeyAuth needs at least one key');
+  const matches = keyMatcher(options.keys);
+  const challenge = `Bearer realm="${options.realm ?? 'switchyard'}"`;
+  return (req, _res, next) => {
+    const key = presentedKey(req);
+    if (matches(key)) return next();
+    next(new HttpError({
+      status: 401,
+      code: ErrorCodes.unauthorized,
+      message: key ? 'The API key is not valid' : 'An API key is required (X-API-Key or Authorization: Bearer)',
+      headers: { 'WWW-Authenticate': challenge },
+    }));
+  };
+}

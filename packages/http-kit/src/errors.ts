@@ -1,0 +1,86 @@
+/**
+ * One error shape for every HTTP service: `{error:{code,message,details}}`. Route code throws
+ * HttpError (or lets a ZodError escape); the middleware turns anything into that body.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ErrorCodes, type ErrorBody } from '@switchyard/contracts';
+import { ZodError } from 'zod';
+
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly status: number;
+  readonly code: string;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(options: { status: number; code: string; message: string; details?: unknown; headers?: Record<string, string> }) {
+    super(options.message);
+    this.status = options.status;
+    this.code = options.code;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}
+
+/** Turns a zod failure into a message that names the fields, and details a program can read. */
+export function describeZodError(error: ZodError): { message: string; details: { missing_parameters: string[]; issues: { path: string; message: string }[] } } {
+  const issues = error.issues.map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
+  const missing = error.issues
+    .filter((issue) => issue.code === 'invalid_type' && /received undefined/.test(issue.message))
+    .map((issue) => issue.path.join('.'));
+  const first = missing.length > 0 ? `Parameter '${missing[0]}' is required` : `Invalid '${issues[0]?.path}': ${issues[0]?.message}`;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return { message: `${first}${more}`, details: { missing_parameters: missing, issues } };
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError & Error {
+  return error instanceof Error && typeof (error as BodyParserError).type === 'string' && typeof (error as BodyParserError).status === 'number';
+}
+
+export interface ErrorLogger {
+  error(obj: object, msg?: string): void;
+}
+
+/** The single Express error middleware: HttpError, zod and body-parser errors, and the rest as 500. */
+export function errorMiddleware(logger: ErrorLogger): ErrorRequestHandler {
+  return (error: unknown, _req, res, next) => {
+    if (res.headersSent) return next(error);
+    if (error instanceof HttpError) {
+      res.set(error.headers).status(error.status).json(errorBody(error.code, error.message, error.details));
+      return;
+    }
+    if (error instanceof ZodError) {
+      const { message, details } = describeZodError(error);
+      res.status(400).json(errorBody(ErrorCodes.invalidParameters, message, details));
+      return;
+    }
+    if (isBodyParserError(error)) {
+      if (error.type === 'entity.too.large') {
+        res.status(413).json(errorBody(ErrorCodes.payloadTooLarge, `Request body exceeds the limit of ${error.limit ?? '?'} bytes`));
+        return;
+      }
+      if (error.type === 'entity.parse.failed') {
+        res.status(400).json(errorBody(ErrorCodes.invalidJson, 'Request body is not valid JSON'));
+        return;
+      }
+      res.status(error.status ?? 400).json(errorBody(ErrorCodes.invalidParameters, error.message));
+      return;
+    }
+    logger.error({ err: error }, 'unhandled error');
+    res.status(500).json(errorBody(ErrorCodes.internalError, 'Internal error'));
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new HttpError({ status: 404, code: ErrorCodes.notFound, message: `No route for ${req.method} ${req.path}` }));
+};

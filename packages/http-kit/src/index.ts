@@ -1,0 +1,5 @@
+export { HttpError, errorBody, describeZodError, errorMiddleware, notFoundHandler } from './errors.js';
+export type { ErrorLogger } from './errors.js';
+export { apiKeyAuth, presentedKey, keyMatcher } from './auth.js';
+export { listen } from './listen.js';
+export type { Listening } from './listen.js';

@@ -1,0 +1,34 @@
+/**
+ * Configuration of the reference tool services, parsed once at start-up.
+ */
+import { z } from 'zod';
+import { DEFAULT_TOOL_SERVICES } from '@switchyard/contracts';
+import { commaList, loadEnv as load } from '@switchyard/config';
+import { LogLevel } from '@switchyard/logger';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const ToolServicesEnv = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  SEARCH_SERVICE_PORT: port.default(DEFAULT_TOOL_SERVICES.search.port),
+  OUTLINE_SERVICE_PORT: port.default(DEFAULT_TOOL_SERVICES.outline.port),
+  WRITING_SERVICE_PORT: port.default(DEFAULT_TOOL_SERVICES.writing.port),
+  EDITING_SERVICE_PORT: port.default(DEFAULT_TOOL_SERVICES.editing.port),
+  /** Keys callers must present; empty leaves the services open (local use). */
+  TOOL_SERVICE_API_KEYS: commaList.default([]),
+  /** OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1); unset means the offline author. */
+  LLM_BASE_URL: z.url().optional(),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(LogLevel).default('info'),
+  FAULT_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+  FAULT_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
+  FAULT_FAILURE_STATUS: z.coerce.number().pipe(z.union([z.literal(500), z.literal(503)])).default(503),
+  FAULT_STREAM_CUT_AFTER: z.coerce.number().int().positive().optional(),
+  FAULT_ASYNC_POLLS: z.coerce.number().int().min(0).default(0),
+});
+export type ToolServicesEnv = z.infer<typeof ToolServicesEnv>;
+
+export function loadEnv(source: Record<string, string | undefined> = process.env): ToolServicesEnv {
+  return load({ service: 'tool-services', schema: ToolServicesEnv, source });
+}

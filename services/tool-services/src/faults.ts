@@ -1,0 +1,48 @@
+/**
+ * Fault knobs for tests and demos, all off by default. The object is live: a test may change a
+ * knob on a running service and the next request sees it.
+ */
+export interface FaultKnobs {
+  /** Milliseconds added before each tool run. Default 0. */
+  latencyMs: number;
+  /** Share of `POST /run` requests that fail, 0–1. Default 0. */
+  failureRate: number;
+  /** Status the injected failures use. Default 503. */
+  failureStatus: 500 | 503;
+  /** The next N `POST /run` requests fail regardless of the rate (deterministic). Default 0. */
+  failNext: number;
+  /** `Retry-After` seconds sent with injected 503s; 0 sends none. Default 0. */
+  retryAfterSeconds: number;
+  /** A stream is cut (socket destroyed, no `done`) after this many `content` events. Default: never. */
+  streamCutAfterChunks: number | null;
+  /** Milliseconds between streamed chunks. Default 0. */
+  chunkDelayMs: number;
+  /** An async task answers `processing` for at least this many polls. Default 0. */
+  asyncPollsNeeded: number;
+  /** `/health` answers 503 unhealthy. Default false. */
+  unhealthy: boolean;
+}
+
+export function defaultFaults(overrides: Partial<FaultKnobs> = {}): FaultKnobs {
+  return {
+    latencyMs: 0,
+    failureRate: 0,
+    failureStatus: 503,
+    failNext: 0,
+    retryAfterSeconds: 0,
+    streamCutAfterChunks: null,
+    chunkDelayMs: 0,
+    asyncPollsNeeded: 0,
+    unhealthy: false,
+    ...overrides,
+  };
+}
+
+/** Decides whether this request fails, consuming one `failNext` when it does. */
+export function shouldInjectFailure(faults: FaultKnobs, random: () => number = Math.random): boolean {
+  if (faults.failNext > 0) {
+    faults.failNext -= 1;
+    return true;
+  }
+  return faults.failureRate > 0 && random() < faults.failureRate;
+}

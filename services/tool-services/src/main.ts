@@ -1,0 +1,39 @@
+/**
+ * Runs the four reference tool services in one process until SIGINT/SIGTERM.
+ */
+import { createLogger } from '@switchyard/logger';
+import { createLlmAuthor } from './authors/llm/index.js';
+import { createOfflineAuthor } from './authors/offline/index.js';
+import { loadEnv } from './env.js';
+import { startToolServices } from './stack.js';
+
+const env = loadEnv();
+const logger = createLogger({ name: 'tool-services', level: env.LOG_LEVEL });
+const author = env.LLM_BASE_URL
+  ? createLlmAuthor({ baseUrl: env.LLM_BASE_URL, model: env.LLM_MODEL, apiKey: env.LLM_API_KEY })
+  : createOfflineAuthor();
+if (env.TOOL_SERVICE_API_KEYS.length === 0) logger.warn('TOOL_SERVICE_API_KEYS is empty: the tool services accept calls without a key');
+
+const stack = await startToolServices({
+  author,
+  logger,
+  apiKeys: env.TOOL_SERVICE_API_KEYS,
+  host: env.HOST,
+  ports: { search: env.SEARCH_SERVICE_PORT, outline: env.OUTLINE_SERVICE_PORT, writing: env.WRITING_SERVICE_PORT, editing: env.EDITING_SERVICE_PORT },
+  faults: {
+    latencyMs: env.FAULT_LATENCY_MS,
+    failureRate: env.FAULT_FAILURE_RATE,
+    failureStatus: env.FAULT_FAILURE_STATUS,
+    streamCutAfterChunks: env.FAULT_STREAM_CUT_AFTER ?? null,
+    asyncPollsNeeded: env.FAULT_ASYNC_POLLS,
+  },
+});
+for (const service of Object.values(stack.services)) logger.info({ url: service.url, author: author.name }, `${service.key} service listening`);
+
+const shutdown = async (signal: string) => {
+  logger.info({ signal }, 'stopping tool services');
+  await stack.close();
+  process.exit(0);
+};
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,72 @@
+/**
+ * `POST /run/{tool}?stream=true`: the run as Server-Sent Events — `progress`, `content` per
+ * chunk, then `done` with the result, or `error`. Chunks are queued as the author produces them
+ * and written by one loop, so chunk delays and stream cuts apply however fast the author is.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Response } from 'express';
+import type { StoryAuthor } from './authors/author.js';
+import type { FaultKnobs } from './faults.js';
+import type { ToolDefinition } from './tools.js';
+import { toErrorBody } from './run-errors.js';
+
+export interface StreamRunOptions {
+  res: Response;
+  tool: ToolDefinition;
+  input: unknown;
+  author: StoryAuthor;
+  faults: FaultKnobs;
+  /** Milliseconds between `: keep-alive` comments (default 15 s). */
+  heartbeatMs: number;
+}
+
+function writeEvent(res: Response, event: string, data: unknown): void {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+export async function streamRun(options: StreamRunOptions): Promise<void> {
+  const { res, tool, faults } = options;
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), options.heartbeatMs);
+  writeEvent(res, 'progress', { completed: 0, message: `${tool.name} started` });
+
+  const queue: string[] = [];
+  let wake: (() => void) | undefined;
+  const notify = () => wake?.();
+  let finished = false;
+  const run = tool
+    .run(options.author, options.input, { signal: abort.signal, onChunk: (chunk) => (queue.push(chunk), notify()) })
+    .finally(() => ((finished = true), notify()));
+  run.catch(() => undefined); // observed below; keeps an early failure from being unhandled
+
+  try {
+    let sent = 0;
+    for (;;) {
+      if (queue.length === 0) {
+        if (finished) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      if (faults.chunkDelayMs > 0) await sleep(faults.chunkDelayMs, undefined, { signal: abort.signal });
+      writeEvent(res, 'content', { chunk: queue.shift() });
+      sent += 1;
+      if (faults.streamCutAfterChunks !== null && sent >= faults.streamCutAfterChunks) {
+        abort.abort();
+        res.destroy();
+        return;
+      }
+      // Only an author that has finished knows how many chunks there are, so only then is a percentage honest.
+      if (finished && tool.streamsContent) writeEvent(res, 'progress', { completed: Math.round((sent / (sent + queue.length)) * 100) });
+    }
+    const result = await run;
+    writeEvent(res, 'progress', { completed: 100, message: `${tool.name} finished` });
+    writeEvent(res, 'done', { status: 'success', result });
+  } catch (error) {
+    if (!abort.signal.aborted) writeEvent(res, 'error', toErrorBody(error));
+  } finally {
+    clearInterval(heartbeat);
+    if (!res.destroyed) res.end();
+  }
+}

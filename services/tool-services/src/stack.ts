@@ -1,0 +1,64 @@
+/**
+ * Starts the four reference services (search, outline, writing, editing), each on its own port
+ * as seed 004 describes them. Used by main.ts, the local launcher and tests.
+ */
+import { TOOL_SERVICE_KEYS, type ToolServiceKey } from '@switchyard/contracts';
+import { listen, type Listening } from '@switchyard/http-kit';
+import type { Logger } from '@switchyard/logger';
+import { createToolServiceApp } from './app.js';
+import type { StoryAuthor } from './authors/author.js';
+import { defaultFaults, type FaultKnobs } from './faults.js';
+import { STORY_TOOLS } from './tools.js';
+
+export interface RunningToolService {
+  key: ToolServiceKey;
+  url: string;
+  /** Live knobs of this service: change them and the next request sees it. */
+  faults: FaultKnobs;
+  close(): Promise<void>;
+}
+
+export interface ToolServicesStack {
+  services: Record<ToolServiceKey, RunningToolService>;
+  close(): Promise<void>;
+}
+
+export interface StartToolServicesOptions {
+  author: StoryAuthor;
+  logger: Logger;
+  /** Keys callers must present; empty leaves the services open. Default []. */
+  apiKeys?: readonly string[];
+  /** Interface to bind. Default 127.0.0.1. */
+  host?: string;
+  /** Port per service; 0 or absent picks a free port. */
+  ports?: Partial<Record<ToolServiceKey, number>>;
+  /** Initial fault knobs, the same for each service (each gets its own copy). */
+  faults?: Partial<FaultKnobs>;
+  /** Milliseconds between SSE keep-alive comments. Default 15000. */
+  heartbeatMs?: number;
+}
+
+export async function startToolServices(options: StartToolServicesOptions): Promise<ToolServicesStack> {
+  const started: RunningToolService[] = [];
+  try {
+    for (const key of TOOL_SERVICE_KEYS) {
+      const faults = defaultFaults(options.faults);
+      const app = createToolServiceApp({
+        name: `${key}_service`,
+        tools: [STORY_TOOLS[key]],
+        author: options.author,
+        apiKeys: options.apiKeys ?? [],
+        faults,
+        logger: options.logger.child({ tool_service: key }),
+        heartbeatMs: options.heartbeatMs,
+      });
+      const listening: Listening = await listen(app, { port: options.ports?.[key] ?? 0, host: options.host });
+      started.push({ key, url: listening.url, faults, close: listening.close });
+    }
+  } catch (error) {
+    await Promise.all(started.map((s) => s.close()));
+    throw error;
+  }
+  const byKey = Object.fromEntries(started.map((s) => [s.key, s])) as Record<ToolServiceKey, RunningToolService>;
+  return { services: byKey, close: async () => void (await Promise.all(started.map((s) => s.close()))) };
+}
