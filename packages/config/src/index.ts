@@ -10,7 +10,9 @@ export class EnvError extends Error {
 
 /** Parses `source` against `schema`; throws EnvError whose message names the first bad variable. */
 export function parseEnv<S extends z.ZodType>(options: { service: string; schema: S; source: Record<string, string | undefined> }): z.output<S> {
-  const parsed = options.schema.safeParse(options.source);
+  // An empty variable means unset, as compose files and shells pass them (`LLM_BASE_URL=`).
+  const source = Object.fromEntries(Object.entries(options.source).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = options.schema.safeParse(source);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const name = issue?.path.map(String).join('.') || '(environment)';

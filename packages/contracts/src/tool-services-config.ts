@@ -84,3 +84,8 @@ export function toolServicesFromEnv(env: ParsedToolEnv): ToolServicesConfig {
     apiKey: env.TOOL_SERVICE_API_KEY,
   };
 }
+
+/** Parses tool-service variables from `source` (throws a ZodError on bad values). */
+export function parseToolServicesEnv(source: Record<string, string | undefined>): ToolServicesConfig {
+  return toolServicesFromEnv(z.object(toolServicesEnvShape).parse(source));
+}

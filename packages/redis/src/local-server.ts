@@ -95,7 +95,10 @@ function spawnServer(binary: string, dataDir: string, port: number): ChildProces
     '--protected-mode', 'yes',
     '--logfile', path.join(dataDir, 'redis.log'),
   ];
-  return spawn(binary, args, { stdio: 'ignore' });
+  const child = spawn(binary, args, { stdio: 'ignore' });
+  // The server lives as long as its owner: it does not keep the owner's event loop alive, and the exit hook stops it.
+  child.unref();
+  return child;
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { loadEnv } from './env.js';
+
+const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+test('tool-service modes, URLs and timeouts default as documented', () => {
+  const { toolServices } = loadEnv({});
+  assert.deepEqual(
+    Object.values(toolServices.services).map((s) => [s.key, s.mode, s.timeoutMs]),
+    [['search', 'sync', 15_000], ['outline', 'sync', 30_000], ['writing', 'stream', 60_000], ['editing', 'async', 90_000]],
+  );
+  assert.equal(toolServices.services.search.url, 'http://127.0.0.1:8101');
+});
+
+test('each service URL and mode can be overridden', () => {
+  const { toolServices } = loadEnv({ EDITING_SERVICE_URL: 'https://edit.example.com/v1/', EDITING_SERVICE_MODE: 'stream', TOOL_SERVICE_API_KEY: 'k' });
+  assert.equal(toolServices.services.editing.url, 'https://edit.example.com/v1');
+  assert.equal(toolServices.services.editing.mode, 'stream');
+  assert.equal(toolServices.apiKey, 'k');
+});
+
+for (const [name, value] of [['SEARCH_SERVICE_MODE', 'fast'], ['WRITING_SERVICE_URL', 'not a url'], ['OUTLINE_SERVICE_TIMEOUT_MS', '-5']] as const) {
+  test(`a bad ${name} stops start-up with one line naming it`, () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, [name]: value }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 2);
+    const lines = run.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0] ?? '', new RegExp(`^workers: invalid environment variable ${name}`));
+  });
+}
