@@ -4,7 +4,7 @@
  */
 
 // Han, Hiragana, Katakana and Hangul characters each count as one word: those scripts do not separate words with spaces.
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/gu;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 
 export function countWords(text: string): number {
   const cjk = text.match(CJK)?.length ?? 0;

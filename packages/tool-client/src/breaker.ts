@@ -50,7 +50,8 @@ export class ServiceBreaker {
   /** Runs `fn` through the breaker; `probe` is true when this call is the half-open probe. */
   async execute<T>(fn: (probe: boolean) => Promise<T>, tool?: string): Promise<T> {
     try {
-      return await this.#policy.execute(() => fn(this.#policy.state === CircuitState.HalfOpen));
+      // cockatiel calls the probe before it records the half-open state, so any state but closed means "probe".
+      return await this.#policy.execute(() => fn(this.#policy.state !== CircuitState.Closed));
     } catch (error) {
       if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) {
         throw new CircuitOpenError({ service: this.#service, tool, code: 'circuit_open', message: `${this.#service} is failing; calls are paused until it recovers`, cause: error });

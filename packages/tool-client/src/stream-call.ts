@@ -73,7 +73,13 @@ export async function streamOnce(options: {
         return false; // unknown events are someone else's extension
     }
   };
-  await readEventStream(res.body, onEvent);
+  try {
+    await readEventStream(res.body, onEvent);
+  } catch (error) {
+    // The connection broke mid-stream. An abort or timeout is classified by the caller; anything else is a cut.
+    if (options.signal.aborted) throw error;
+    throw new ToolStreamError({ ...scope, code: 'stream_interrupted', message: `${scope.service} broke the stream after ${chunks.length} chunks`, retryable: true, cause: error });
+  }
   if (!outcome) {
     throw new ToolStreamError({ ...scope, code: 'stream_interrupted', message: `${scope.service} closed the stream after ${chunks.length} chunks without a done event`, retryable: true });
   }

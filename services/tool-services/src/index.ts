@@ -8,4 +8,3 @@ export { STORY_TOOLS } from './tools.js';
 export type { ToolDefinition } from './tools.js';
 export type { StoryAuthor, AuthorCallOptions } from './authors/author.js';
 export { createOfflineAuthor } from './authors/offline/index.js';
-export { createLlmAuthor } from './authors/llm/index.js';

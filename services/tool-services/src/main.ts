@@ -2,15 +2,15 @@
  * Runs the four reference tool services in one process until SIGINT/SIGTERM.
  */
 import { createLogger } from '@switchyard/logger';
-import { createLlmAuthor } from './authors/llm/index.js';
 import { createOfflineAuthor } from './authors/offline/index.js';
 import { loadEnv } from './env.js';
 import { startToolServices } from './stack.js';
 
 const env = loadEnv();
 const logger = createLogger({ name: 'tool-services', level: env.LOG_LEVEL });
+// LangChain is loaded only when a model is configured; the offline author needs none of it.
 const author = env.LLM_BASE_URL
-  ? createLlmAuthor({ baseUrl: env.LLM_BASE_URL, model: env.LLM_MODEL, apiKey: env.LLM_API_KEY })
+  ? (await import('./authors/llm/index.js')).createLlmAuthor({ baseUrl: env.LLM_BASE_URL, model: env.LLM_MODEL, apiKey: env.LLM_API_KEY })
   : createOfflineAuthor();
 if (env.TOOL_SERVICE_API_KEYS.length === 0) logger.warn('TOOL_SERVICE_API_KEYS is empty: the tool services accept calls without a key');
 

@@ -53,6 +53,8 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
       writeEvent(res, 'content', { chunk: queue.shift() });
       sent += 1;
       if (faults.streamCutAfterChunks !== null && sent >= faults.streamCutAfterChunks) {
+        // Flush what was sent, then drop the connection: the caller sees N whole chunks and no `done`.
+        await new Promise<void>((resolve) => res.write('', () => resolve()));
         abort.abort();
         res.destroy();
         return;
