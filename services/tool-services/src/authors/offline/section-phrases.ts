@@ -30,7 +30,7 @@ export interface SectionPhrases {
 
 /** The introduction meets each person properly, with their role, before anyone is called by first name. */
 export const INTRO_CAST = {
-  hero: ['{intro} has kept to the same habits for years and likes it that way.', '{intro} has a reputation for patience, and for noticing what others miss.'],
+  hero: ['{intro} has kept to the same habits for as long as anyone can remember.', '{intro} has a reputation for patience, and for noticing what others miss.'],
   ally: ['{intro} is the nearest thing {hero} has to a confidant.', '{intro} drops by most evenings, usually with news and rarely with good news.'],
   others: ['{intro} keeps a careful distance, watching more than speaking.', '{intro} turns up when least expected and leaves before anyone can ask why.'],
 } as const;
