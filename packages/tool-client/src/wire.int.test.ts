@@ -6,17 +6,21 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { test } from 'node:test';
-import { ToolServiceClient } from './client.js';
-import { ToolProtocolError, ToolStreamError } from './errors.js';
+import { ToolServiceClient, type ToolClientOptions } from './client.js';
+import { ToolProtocolError, ToolRejectedError, ToolStreamError } from './errors.js';
 import { TOOLS_LISTING, startRawServer } from './testing/raw-server.js';
 
-async function withServer(route: (req: http.IncomingMessage, res: http.ServerResponse) => void, body: (ctx: { client: ToolServiceClient; requests: string[]; port: number }) => Promise<void>) {
+async function withServer(
+  route: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+  body: (ctx: { client: ToolServiceClient; requests: string[]; port: number }) => Promise<void>,
+  clientOptions: Partial<ToolClientOptions> = {},
+) {
   const server = await startRawServer((req, res) => {
     if (req.url === '/tools') return res.writeHead(200, { 'Content-Type': 'application/json' }).end(TOOLS_LISTING);
     route(req, res);
   });
   try {
-    const client = new ToolServiceClient({ service: 'raw', baseUrl: server.url, retry: { retries: 0 }, poll: { initialDelayMs: 5 } });
+    const client = new ToolServiceClient({ service: 'raw', baseUrl: server.url, retry: { retries: 0 }, poll: { initialDelayMs: 5 }, ...clientOptions });
     await body({ client, requests: server.requests, port: server.port });
   } finally {
     await server.close();
@@ -97,4 +101,38 @@ test('a reply that breaks the output schema is a protocol error, and extra field
       assert.deepEqual(await client.call({ tool: 'polish_story', args: { draft: 'x' } }), reply);
     },
   );
+});
+
+test('a 429 is retried once the Retry-After the service asked for has passed', async () => {
+  const answered: number[] = [];
+  await withServer(
+    (_req, res) => {
+      answered.push(performance.now());
+      if (answered.length === 1) return res.writeHead(429, { 'Retry-After': '1', 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: 'rate_limited', message: 'slow down' } }));
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ result: { polished_content: 'Ok.', improvements: [], word_count: 1 }, metadata: { execution_time: 0, status: 'success' } }));
+    },
+    async ({ client }) => {
+      assert.equal(((await client.call({ tool: 'polish_story', args: { draft: 'x' } })) as { polished_content: string }).polished_content, 'Ok.');
+      assert.equal(answered.length, 2);
+      assert.ok((answered[1] ?? 0) - (answered[0] ?? 0) >= 950, 'the retry came after the second the service asked for');
+    },
+    { retry: { retries: 2, minDelayMs: 1, maxDelayMs: 1 } },
+  );
+});
+
+test('a 403 and a 422 are not retried', async () => {
+  for (const status of [403, 422]) {
+    let calls = 0;
+    await withServer(
+      (_req, res) => {
+        calls += 1;
+        res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: `refused_${status}`, message: 'no' } }));
+      },
+      async ({ client }) => {
+        await assert.rejects(client.call({ tool: 'polish_story', args: { draft: 'x' } }), (e: unknown) => e instanceof ToolRejectedError && e.status === status && e.code === `refused_${status}`);
+        assert.equal(calls, 1);
+      },
+      { retry: { retries: 3, minDelayMs: 1, maxDelayMs: 1 } },
+    );
+  }
 });
