@@ -10,7 +10,7 @@ export type { Logger };
  * @param options.level minimum level (default "info")
  */
 export function createLogger(options: { name: string; level?: LevelWithSilent }): Logger {
-  return pino({ name: options.name, level: options.level ?? 'info', base: { service: options.name } });
+  return pino({ level: options.level ?? 'info', base: { service: options.name } });
 }
 
 export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
