@@ -227,14 +227,19 @@ test('aborting a stream mid-way stops the call within a second', async (t) => {
   assert.ok((await abortWhen(() => chunks >= 1, controller, call)) < 1000);
 });
 
-test('aborting while an async task is polled stops the call within a second', async (t) => {
-  const { client, faults } = clientFor('editing', { poll: { initialDelayMs: 5000, maxDelayMs: 5000 } });
+test('aborting while an async task is polled stops the call within a second and cancels the task', async (t) => {
+  const { client, recorder, faults } = clientFor('editing', { poll: { initialDelayMs: 5000, maxDelayMs: 5000 } });
   faults.asyncPollsNeeded = 1_000_000;
   t.after(() => (faults.asyncPollsNeeded = 0));
   const controller = new AbortController();
   let accepted = false;
-  const call = client.call({ tool: 'polish_story', args: { draft: 'Waiting.' }, mode: 'async', signal: controller.signal, onTaskAccepted: () => void (accepted = true) });
+  let taskId = '';
+  const call = client.call({ tool: 'polish_story', args: { draft: 'Waiting.' }, mode: 'async', signal: controller.signal, onTaskAccepted: (task) => void ((accepted = true), (taskId = task.taskId)) });
   assert.ok((await abortWhen(() => accepted, controller, call)) < 1000);
+  // The service is told to drop the task nobody waits for (fire and forget, so wait for it to be sent).
+  const until = performance.now() + 2000;
+  while (!recorder.requests.some((r) => r.method === 'DELETE' && r.url.endsWith(`/tasks/${taskId}`)) && performance.now() < until) await new Promise((r) => setImmediate(r));
+  assert.ok(recorder.requests.some((r) => r.method === 'DELETE' && r.url.endsWith(`/tasks/${taskId}`)));
 });
 
 test('aborting during a retry backoff stops the call within a second', async (t) => {

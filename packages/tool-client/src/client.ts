@@ -4,7 +4,7 @@
  * retried when the failure may pass, guarded by a circuit breaker, and its reply checked.
  */
 import { HealthReport, type ToolCallMode, type ToolDescriptor, type StreamProgress } from '@switchyard/contracts';
-import { DEFAULT_POLL, pollTask, readSubmission, type PollOptions, type RemoteTask } from './async-call.js';
+import { DEFAULT_POLL, pollTask, readSubmission, resolvePollUrl, type PollOptions, type RemoteTask } from './async-call.js';
 import { abortable, classifyFailure, ensureOk, readJson, withinAttempt, type AttemptScope } from './attempt.js';
 import { DEFAULT_BREAKER, ServiceBreaker, type BreakerOptions, type BreakerState } from './breaker.js';
 import { ToolCatalog } from './catalog.js';
@@ -138,7 +138,7 @@ export class ToolServiceClient {
     const init = { method: 'POST', headers: { ...this.#headers, 'Content-Type': 'application/json' }, body: JSON.stringify(options.args) };
     switch (options.mode ?? 'sync') {
       case 'sync':
-        return this.#guarded(scope, () => withinAttempt(scope, async (signal) => unwrapRunReply(await readJson(scope, await ensureOk(scope, await this.#fetch(url, { ...init, signal }))))));
+        return this.#guarded(scope, async () => unwrapRunReply(await this.#requestJson(scope, url, init)));
       case 'stream':
         return this.#guarded(scope, (attempt) => {
           if (attempt > 1) options.onReset?.();
@@ -153,9 +153,7 @@ export class ToolServiceClient {
     const deadline = Date.now() + (call.options.deadlineMs ?? this.#poll.deadlineMs);
     let task = call.options.resumeTask;
     if (!task) {
-      const submission = await this.#guarded(scope, () =>
-        withinAttempt(scope, async (signal) => readSubmission(scope, await readJson(scope, await ensureOk(scope, await this.#fetch(call.url, { ...call.init, signal }))))),
-      );
+      const submission = await this.#guarded(scope, async () => readSubmission(scope, await this.#requestJson(scope, call.url, call.init)));
       if ('result' in submission) return submission.result;
       task = submission.task;
       await call.options.onTaskAccepted?.(task);
@@ -163,15 +161,20 @@ export class ToolServiceClient {
     try {
       return await pollTask({ scope, baseUrl: this.#baseUrl, task, headers: this.#headers, poll: this.#poll, retry: this.#retry, deadline, fetch: this.#fetch });
     } catch (error) {
-      if (scope.signal?.aborted) this.#cancelRemoteTask(task);
+      if (scope.signal?.aborted) this.#cancelRemoteTask(scope, task);
       throw error;
     }
   }
 
   /** Best effort: tells the service to stop a task nobody waits for any more. */
-  #cancelRemoteTask(task: RemoteTask): void {
-    if (!/^[\w-]+$/.test(task.taskId)) return;
-    this.#fetch(`${this.#baseUrl}/tasks/${task.taskId}`, { method: 'DELETE', headers: this.#headers, signal: AbortSignal.timeout(2000) })
+  #cancelRemoteTask(scope: AttemptScope, task: RemoteTask): void {
+    let url: string;
+    try {
+      url = resolvePollUrl(scope, this.#baseUrl, task.pollUrl);
+    } catch {
+      return; // never send anything to a URL we would not poll
+    }
+    this.#fetch(url, { method: 'DELETE', headers: this.#headers, signal: AbortSignal.timeout(2000) })
       .then((res) => res.body?.cancel())
       .catch(() => undefined);
   }
@@ -199,6 +202,11 @@ export class ToolServiceClient {
 
   #getJson(path: string): Promise<unknown> {
     const scope: AttemptScope = { service: this.service, timeoutMs: this.#timeoutMs };
-    return this.#guarded(scope, () => withinAttempt(scope, async (signal) => readJson(scope, await ensureOk(scope, await this.#fetch(`${this.#baseUrl}${path}`, { headers: this.#headers, signal })))));
+    return this.#guarded(scope, () => this.#requestJson(scope, `${this.#baseUrl}${path}`, { headers: this.#headers }));
+  }
+
+  /** One attempt: the request, a 2xx status, a JSON body. */
+  #requestJson(scope: AttemptScope, url: string, init: RequestInit): Promise<unknown> {
+    return withinAttempt(scope, async (signal) => readJson(scope, await ensureOk(scope, await this.#fetch(url, { ...init, signal }))));
   }
 }
