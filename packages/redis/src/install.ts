@@ -80,9 +80,9 @@ export class RedisUnavailableError extends Error {
   override name = 'RedisUnavailableError';
 }
 
-function apt(args: string[]): boolean {
+function apt(args: string[], options: { quiet?: boolean } = {}): boolean {
   const run = spawnSync('apt-get', args, {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', options.quiet ? 'ignore' : 'inherit'],
     // The child inherits this process's environment, plus one variable that keeps apt quiet.
     // eslint-disable-next-line no-restricted-properties
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
@@ -101,8 +101,9 @@ export function ensureRedisServer(options: { searchPath: string; log: (line: str
   if (plan.kind === 'manual') throw new RedisUnavailableError(plan.instruction);
   options.log('redis-server is not installed; installing it with apt-get (once per machine)');
   // The package lists of a fresh machine may be empty or stale: update only when needed.
-  const installed = apt(['install', '-y', '--no-install-recommends', 'redis-server']) ||
-    (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'redis-server']));
+  // The first try is quiet: on empty package lists its failure is expected and says nothing useful.
+  const install = ['install', '-y', '--no-install-recommends', 'redis-server'];
+  const installed = apt(install, { quiet: true }) || (apt(['update']) && apt(install));
   const after = findRedisServer(options.searchPath);
   if (!installed || !after) {
     throw new RedisUnavailableError('redis-server could not be installed with apt-get: install it by hand, or set REDIS_URL to a running Redis');
