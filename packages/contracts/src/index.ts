@@ -43,3 +43,19 @@ export type { StoryToolIo } from './story-tools.js';
 export { ToolServiceKey, TOOL_SERVICE_KEYS, ToolCallMode, DEFAULT_TOOL_SERVICES, toolServicesEnvShape, toolServicesFromEnv, parseToolServicesEnv } from './tool-services-config.js';
 export type { ToolServiceConfig, ToolServicesConfig } from './tool-services-config.js';
 export { countWords, readingTime } from './text.js';
+export {
+  StoryRequest,
+  MAX_BATCH_ITEMS,
+  BatchRequest,
+  RunStatus,
+  TERMINAL_STATUSES,
+  StageStatus,
+  RunError,
+  StageView,
+  StorySection,
+  StoryResult,
+  RunView,
+  RunEventName,
+  BatchCounts,
+} from './story-runs.js';
+export type { RunEventData } from './story-runs.js';

@@ -1,26 +1,79 @@
 /**
- * Configuration of a worker process, parsed once at start-up: where Redis is, where the tool
- * services are and how to call each (sync, async or stream).
+ * Configuration of a worker process, parsed once at start-up: where Redis is, the queue prefix,
+ * how much each stage queue takes at once, and where the tool services are and how to call them.
  */
 import { z } from 'zod';
 import { loadEnv as load } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import type { QueueKey } from '@switchyard/pipeline';
+
+const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
+/** `N/MS`: at most N jobs per MS milliseconds, e.g. `20/1000`. */
+const rate = z
+  .string()
+  .regex(/^\d+\/\d+$/, 'expected N/MS, e.g. 20/1000')
+  .transform((v) => {
+    const [max, duration] = v.split('/').map(Number) as [number, number];
+    return { max, duration };
+  });
+
+const QUEUE_KEYS = ['search', 'outline', 'write', 'polish', 'dispatch'] as const satisfies readonly QueueKey[];
+const perQueue = Object.fromEntries(
+  QUEUE_KEYS.flatMap((key) => [
+    [`${key.toUpperCase()}_QUEUE_CONCURRENCY`, positiveInt(1000).optional()],
+    [`${key.toUpperCase()}_QUEUE_RATE`, rate.optional()],
+  ]),
+) as Record<string, z.ZodOptional<z.ZodType>>;
 
 export const WorkersEnv = z.object({
   /** Redis to use; unset starts a local redis-server (development). */
   REDIS_URL: z.string().min(1).optional(),
+  QUEUE_PREFIX: z.string().regex(/^[\w{}.-]+$/).default('sy'),
   LOG_LEVEL: z.enum(LogLevel).default('info'),
+  /** Jobs a process runs at once per stage queue, unless a queue's own variable says otherwise. */
+  WORKER_CONCURRENCY: positiveInt(1000).default(8),
+  /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
+  LOCK_DURATION_MS: positiveInt(600_000).default(30_000),
+  STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
+  /** On SIGTERM, how long active stages may take to finish before they are handed back. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
+  RUN_RETENTION_S: positiveInt(365 * 24 * 3600).default(7 * 24 * 3600),
+  ...perQueue,
   ...toolServicesEnvShape,
 });
 
+export interface QueueSettings {
+  concurrency: number;
+  rate?: { max: number; duration: number } | undefined;
+}
+
 export interface WorkersConfig {
   redisUrl: string | undefined;
+  prefix: string;
   logLevel: z.infer<typeof WorkersEnv>['LOG_LEVEL'];
+  queues: Record<QueueKey, QueueSettings>;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  shutdownGraceMs: number;
+  retentionSeconds: number;
   toolServices: ToolServicesConfig;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
-  const env = load({ service: 'workers', schema: WorkersEnv, source });
-  return { redisUrl: env.REDIS_URL, logLevel: env.LOG_LEVEL, toolServices: toolServicesFromEnv(env) };
+  const env = load({ service: 'workers', schema: WorkersEnv, source }) as z.infer<typeof WorkersEnv> & Record<string, unknown>;
+  const queues = Object.fromEntries(
+    QUEUE_KEYS.map((key) => [key, { concurrency: (env[`${key.toUpperCase()}_QUEUE_CONCURRENCY`] as number | undefined) ?? env.WORKER_CONCURRENCY, rate: env[`${key.toUpperCase()}_QUEUE_RATE`] as QueueSettings['rate'] }]),
+  ) as Record<QueueKey, QueueSettings>;
+  return {
+    redisUrl: env.REDIS_URL,
+    prefix: env.QUEUE_PREFIX,
+    logLevel: env.LOG_LEVEL,
+    queues,
+    lockDurationMs: env.LOCK_DURATION_MS,
+    stalledIntervalMs: env.STALLED_INTERVAL_MS,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    retentionSeconds: env.RUN_RETENTION_S,
+    toolServices: toolServicesFromEnv(env),
+  };
 }

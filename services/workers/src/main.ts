@@ -1,26 +1,39 @@
 /**
- * A worker process. Until the stage queues exist it runs a preflight: its configuration parses,
- * Redis answers, and each configured tool service is healthy and publishes its tool.
+ * A worker process: runs every stage queue's worker against the configured Redis and tool
+ * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
 import { createLogger } from '@switchyard/logger';
-import { pingRedis, resolveRedis } from '@switchyard/redis';
-import { createStoryToolClients } from '@switchyard/tool-client';
-import { TOOL_SERVICE_KEYS } from '@switchyard/contracts';
+import { resolveRedis } from '@switchyard/redis';
 import { loadEnv } from './env.js';
+import { startWorkers } from './start-workers.js';
+import { createHttpStoryTools } from './story-tools.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
 const redis = await resolveRedis({ url: config.redisUrl });
-const clients = createStoryToolClients(config.toolServices);
+const tools = createHttpStoryTools(config.toolServices, {
+  onRetry: (notice) => logger.warn({ notice }, 'tool call retried'),
+});
+const running = await startWorkers({
+  redisUrl: redis.url,
+  prefix: config.prefix,
+  tools,
+  logger,
+  queues: config.queues,
+  lockDurationMs: config.lockDurationMs,
+  stalledIntervalMs: config.stalledIntervalMs,
+  retentionSeconds: config.retentionSeconds,
+});
+logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');
 
-let healthy = await pingRedis(redis.url);
-logger.info({ redis: redis.url, ok: healthy }, 'redis');
-for (const key of TOOL_SERVICE_KEYS) {
-  const service = config.toolServices.services[key];
-  const health = await clients[key].health();
-  const published = health.healthy ? (await clients[key].listTools()).some((t) => t.name === service.tool) : false;
-  logger.info({ service: key, url: service.url, mode: service.mode, healthy: health.healthy, published }, 'tool service');
-  healthy &&= health.healthy && published;
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping: finishing active stages');
+  await running.close(config.shutdownGraceMs);
+  await redis.stop();
+  process.exit(0);
 }
-await redis.stop();
-process.exit(healthy ? 0 : 1);
+process.once('SIGTERM', () => void stop('SIGTERM'));
+process.once('SIGINT', () => void stop('SIGINT'));

@@ -1,0 +1,108 @@
+/**
+ * Wire shapes of the orchestrator's run API: what a client sends to start a story or a batch,
+ * what it reads back about a run, and the events it can follow.
+ */
+import { z } from 'zod';
+import { OutlineOutput, SearchResult, SectionName, Improvement } from './story-tools.js';
+
+const Label = (max: number) => z.string().trim().min(1).max(max);
+
+/** `POST /v1/stories`: unknown fields are refused so that a typo is not silently ignored. */
+export const StoryRequest = z.strictObject({
+  topic: Label(500),
+  style: Label(50).optional(),
+  structure: Label(100).optional(),
+  target_audience: Label(50).optional(),
+  focus_areas: z.array(Label(50)).max(10).optional(),
+  depth: z.number().int().min(1).max(10).optional(),
+});
+export type StoryRequest = z.infer<typeof StoryRequest>;
+
+/** Most items in a batch; larger batches are split by the caller. */
+export const MAX_BATCH_ITEMS = 10_000;
+
+/** `POST /v1/batches`: each item is merged over `defaults`, then must be a whole StoryRequest. */
+export const BatchRequest = z.strictObject({
+  items: z.array(StoryRequest.partial()).min(1).max(MAX_BATCH_ITEMS),
+  defaults: StoryRequest.partial().optional(),
+});
+export type BatchRequest = z.infer<typeof BatchRequest>;
+
+export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof RunStatus>;
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+export const StageStatus = z.enum(['pending', 'running', 'retrying', 'completed', 'failed', 'cancelled']);
+export type StageStatus = z.infer<typeof StageStatus>;
+
+export const RunError = z.object({
+  code: z.string(),
+  message: z.string(),
+  stage: z.string().optional(),
+  retryable: z.boolean().optional(),
+  details: z.unknown().optional(),
+});
+export type RunError = z.infer<typeof RunError>;
+
+export const StageView = z.object({
+  name: z.string(),
+  status: StageStatus,
+  attempts: z.number().int().nonnegative(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  error: RunError.nullable(),
+});
+export type StageView = z.infer<typeof StageView>;
+
+export const StorySection = z.object({
+  name: SectionName,
+  title: z.string(),
+  content: z.string(),
+  word_count: z.number().int().nonnegative(),
+});
+export type StorySection = z.infer<typeof StorySection>;
+
+export const StoryResult = z.object({
+  title: z.string(),
+  content: z.string(),
+  word_count: z.number().int().nonnegative(),
+  sections: z.array(StorySection),
+  improvements: z.array(Improvement),
+  research: z.array(SearchResult),
+  outline: OutlineOutput,
+});
+export type StoryResult = z.infer<typeof StoryResult>;
+
+export const RunView = z.object({
+  run_id: z.string(),
+  kind: z.string(),
+  status: RunStatus,
+  progress: z.number().min(0).max(100),
+  created_at: z.string(),
+  updated_at: z.string(),
+  batch_id: z.string().nullable(),
+  request: z.unknown(),
+  stages: z.array(StageView),
+  result: z.unknown().nullable(),
+  error: RunError.nullable(),
+  poll_url: z.string(),
+  events_url: z.string(),
+});
+export type RunView = z.infer<typeof RunView>;
+
+/** The events of a run, as stored in its Redis stream and sent over SSE. */
+export const RunEventName = z.enum(['stage', 'progress', 'content', 'reset', 'error', 'done']);
+export type RunEventName = z.infer<typeof RunEventName>;
+
+export interface RunEventData {
+  stage: { stage: string; status: StageStatus; attempt: number; error?: RunError };
+  progress: { percent: number; completed_stages: number; total_stages: number };
+  content: { stage: string; section: string; chunk: string };
+  /** A stream broke and starts over: drop what was received for this section. */
+  reset: { stage: string; section: string };
+  error: RunError & { will_retry: boolean };
+  done: { status: RunStatus; result?: unknown; error?: RunError };
+}
+
+export const BatchCounts = z.record(RunStatus, z.number().int().nonnegative());
+export type BatchCounts = z.infer<typeof BatchCounts>;

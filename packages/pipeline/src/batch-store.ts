@@ -1,0 +1,74 @@
+/**
+ * Batches: a hash with counts by status (kept in step by the run transition script), the list
+ * of its run ids for paging, and a stream of events as its runs finish.
+ */
+import { randomUUID } from 'node:crypto';
+import { RunStatus, type BatchCounts } from '@switchyard/contracts';
+import { newRunId, type NewRun, type RunStore } from './run-store.js';
+
+export interface BatchView {
+  batch_id: string;
+  created_at: string;
+  total: number;
+  /** Runs whose jobs have been enqueued so far. */
+  dispatched: number;
+  counts: BatchCounts;
+  runs: { run_id: string; status: RunStatus | null }[];
+  offset: number;
+  limit: number;
+}
+
+const RUN_IDS_PER_COMMAND = 1000;
+export const newBatchId = () => `batch_${randomUUID().replace(/-/g, '')}`;
+
+export class BatchStore {
+  readonly #runs: RunStore;
+
+  constructor(runs: RunStore) {
+    this.#runs = runs;
+  }
+
+  /** Records a batch and its runs (all `queued`) in one round trip. */
+  async createBatch(options: { id?: string; runs: readonly Omit<NewRun, 'batchId'>[] }): Promise<{ batchId: string; runIds: string[] }> {
+    const { keys, redis } = this.#runs;
+    const batchId = options.id ?? newBatchId();
+    const withIds = options.runs.map((run) => ({ ...run, id: run.id ?? newRunId(), batchId }));
+    const runIds = withIds.map((run) => run.id);
+    const pipeline = redis.pipeline();
+    pipeline.hset(keys.batch(batchId), { id: batchId, created_at: new Date().toISOString(), total: runIds.length, dispatched: 0, finished: 0, 'n:queued': runIds.length });
+    for (let i = 0; i < runIds.length; i += RUN_IDS_PER_COMMAND) pipeline.rpush(keys.batchRuns(batchId), ...runIds.slice(i, i + RUN_IDS_PER_COMMAND));
+    await pipeline.exec();
+    await this.#runs.createRuns(withIds);
+    return { batchId, runIds };
+  }
+
+  async getBatch(batchId: string, page: { offset: number; limit: number }): Promise<BatchView | null> {
+    const { keys, redis } = this.#runs;
+    const [[, hash], [, ids]] = (await redis.multi().hgetall(keys.batch(batchId)).lrange(keys.batchRuns(batchId), page.offset, page.offset + page.limit - 1).exec()) as [[null, Record<string, string>], [null, string[]]];
+    if (!hash.id) return null;
+    const statuses = await this.#runs.getStatuses(ids);
+    const counts = Object.fromEntries(RunStatus.options.map((s) => [s, Number(hash[`n:${s}`] ?? 0)])) as BatchCounts;
+    return {
+      batch_id: batchId,
+      created_at: hash.created_at ?? '',
+      total: Number(hash.total ?? 0),
+      dispatched: Number(hash.dispatched ?? 0),
+      counts,
+      runs: ids.map((run_id, i) => ({ run_id, status: statuses[i] ?? null })),
+      offset: page.offset,
+      limit: page.limit,
+    };
+  }
+
+  /** The next `count` run ids not yet dispatched, and where they start. */
+  async nextToDispatch(batchId: string, count: number): Promise<{ cursor: number; runIds: string[] }> {
+    const { keys, redis } = this.#runs;
+    const cursor = Number((await redis.hget(keys.batch(batchId), 'dispatched')) ?? 0);
+    const runIds = await redis.lrange(keys.batchRuns(batchId), cursor, cursor + count - 1);
+    return { cursor, runIds };
+  }
+
+  async markDispatched(batchId: string, upTo: number): Promise<void> {
+    await this.#runs.redis.hset(this.#runs.keys.batch(batchId), 'dispatched', upTo);
+  }
+}

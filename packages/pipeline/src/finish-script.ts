@@ -1,0 +1,41 @@
+/**
+ * The one atomic status change of a run, as a Lua script: it checks the run may move from its
+ * current status, records the new one, appends the `done` event when the run ends, keeps the
+ * batch's counts and events in step, and starts the retention clock. Doing it in one step means a
+ * run ends once, its `done` event is written once, and a batch's counts never drift.
+ */
+export const TRANSITION_SCRIPT = `
+local cur = redis.call('HGET', KEYS[1], 'status')
+if not cur then return {-1} end
+if not string.find(',' .. ARGV[2] .. ',', ',' .. cur .. ',', 1, true) then return {0, cur} end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[5]) end
+local terminal = ARGV[6] == '1'
+if terminal then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', '20000', '*', 'type', 'done', 'data', ARGV[7])
+  local ttl = tonumber(ARGV[8])
+  for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ttl) end
+end
+if #KEYS >= 7 and redis.call('EXISTS', KEYS[6]) == 1 then
+  redis.call('HINCRBY', KEYS[6], 'n:' .. cur, -1)
+  redis.call('HINCRBY', KEYS[6], 'n:' .. ARGV[1], 1)
+  if terminal then
+    local run_id = redis.call('HGET', KEYS[1], 'id')
+    redis.call('XADD', KEYS[7], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
+    local finished = redis.call('HINCRBY', KEYS[6], 'finished', 1)
+    if finished >= tonumber(redis.call('HGET', KEYS[6], 'total')) then
+      local counts = {}
+      for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
+        counts[s] = tonumber(redis.call('HGET', KEYS[6], 'n:' .. s) or '0')
+      end
+      redis.call('XADD', KEYS[7], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+      local ttl = tonumber(ARGV[8])
+      redis.call('EXPIRE', KEYS[6], ttl)
+      redis.call('EXPIRE', KEYS[7], ttl)
+      redis.call('EXPIRE', KEYS[8], ttl)
+    end
+  end
+end
+return {1, cur}
+`;

@@ -1,0 +1,27 @@
+export {
+  QUEUES,
+  STAGE_QUEUE_KEYS,
+  STORY_STAGES,
+  writeStage,
+  RemoteTaskRef,
+  SearchJob,
+  OutlineJob,
+  WriteJob,
+  PolishJob,
+  DispatchJob,
+  STAGE_JOB_OPTIONS,
+  JOB_CATALOG,
+  jobId,
+} from './catalog.js';
+export type { QueueKey, StageQueueKey, StageResults, JobName } from './catalog.js';
+export { runKeys } from './keys.js';
+export type { RunKeys } from './keys.js';
+export { RunStore, emptyStage, newRunId } from './run-store.js';
+export type { RunRecord, NewRun, RunStoreOptions } from './run-store.js';
+export { BatchStore, newBatchId } from './batch-store.js';
+export type { BatchView } from './batch-store.js';
+export { readEvents, EVENT_ID_PATTERN } from './events.js';
+export type { StreamEvent } from './events.js';
+export { storyStartFlow, storySectionsFlow, enqueueStory, enqueueStories } from './story-flow.js';
+export { createPipelineQueues } from './queues.js';
+export type { PipelineQueues } from './queues.js';

@@ -1,0 +1,30 @@
+/**
+ * Every Redis key the run store uses, under one prefix. The prefix is also BullMQ's queue prefix,
+ * so one deployment (or one test) owns everything below it. For Redis Cluster give a hash-tagged
+ * prefix such as `{sy}` so that a run's keys and its queues share a slot.
+ */
+export interface RunKeys {
+  run(runId: string): string;
+  stages(runId: string): string;
+  outputs(runId: string): string;
+  events(runId: string): string;
+  batch(batchId: string): string;
+  batchRuns(batchId: string): string;
+  batchEvents(batchId: string): string;
+  idempotency(key: string): string;
+  cancelChannel: string;
+}
+
+export function runKeys(prefix: string): RunKeys {
+  return {
+    run: (id) => `${prefix}:run:${id}`,
+    stages: (id) => `${prefix}:run:${id}:stages`,
+    outputs: (id) => `${prefix}:run:${id}:outputs`,
+    events: (id) => `${prefix}:run:${id}:events`,
+    batch: (id) => `${prefix}:batch:${id}`,
+    batchRuns: (id) => `${prefix}:batch:${id}:runs`,
+    batchEvents: (id) => `${prefix}:batch:${id}:events`,
+    idempotency: (key) => `${prefix}:idem:${key}`,
+    cancelChannel: `${prefix}:cancel`,
+  };
+}

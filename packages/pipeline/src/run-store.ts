@@ -1,0 +1,223 @@
+/**
+ * Runs as Redis keeps them: a hash per run (status, request, result, error), a hash of its
+ * stages, a hash of each finished stage's output, and a stream of its events. Every process reads
+ * and writes runs through this one store, so the orchestrator, any number of workers and the MCP
+ * bridge agree on what a run is doing.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
+import { TRANSITION_SCRIPT } from './finish-script.js';
+import { runKeys, type RunKeys } from './keys.js';
+
+export interface RunRecord {
+  id: string;
+  kind: string;
+  status: RunStatus;
+  created_at: string;
+  updated_at: string;
+  batch_id: string | null;
+  request: unknown;
+  stages: StageView[];
+  progress: number;
+  result: unknown;
+  error: RunError | null;
+}
+
+export interface NewRun {
+  id?: string;
+  kind: string;
+  request: unknown;
+  stages: readonly string[];
+  batchId?: string | undefined;
+}
+
+export interface RunStoreOptions {
+  redis: Redis;
+  /** Key prefix shared with the queues (BullMQ's `prefix`). */
+  prefix: string;
+  /** Seconds a finished run stays readable (default 7 days). */
+  retentionSeconds?: number;
+}
+
+const EVENT_STREAM_MAXLEN = '20000';
+const now = () => new Date().toISOString();
+export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
+
+function parseJson(value: string | undefined | null): unknown {
+  return value ? JSON.parse(value) : null;
+}
+
+export class RunStore {
+  readonly redis: Redis;
+  readonly keys: RunKeys;
+  readonly prefix: string;
+  readonly #retentionSeconds: number;
+
+  constructor(options: RunStoreOptions) {
+    this.redis = options.redis;
+    this.prefix = options.prefix;
+    this.keys = runKeys(options.prefix);
+    this.#retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
+  }
+
+  /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
+  async createRuns(runs: readonly NewRun[]): Promise<string[]> {
+    const pipeline = this.redis.pipeline();
+    const created = now();
+    const ids = runs.map((run) => {
+      const id = run.id ?? newRunId();
+      pipeline.hset(this.keys.run(id), {
+        id,
+        kind: run.kind,
+        status: 'queued',
+        created_at: created,
+        updated_at: created,
+        batch_id: run.batchId ?? '',
+        request: JSON.stringify(run.request),
+        stage_names: JSON.stringify(run.stages),
+      });
+      const pending = run.stages.flatMap((name) => [name, JSON.stringify(emptyStage(name))]);
+      if (pending.length > 0) pipeline.hset(this.keys.stages(id), ...pending);
+      return id;
+    });
+    await pipeline.exec();
+    return ids;
+  }
+
+  async createRun(run: NewRun): Promise<string> {
+    const [id] = await this.createRuns([run]);
+    return id as string;
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const [[, hash], [, stageHash]] = (await this.redis.multi().hgetall(this.keys.run(runId)).hgetall(this.keys.stages(runId)).exec()) as [[null, Record<string, string>], [null, Record<string, string>]];
+    if (!hash.id) return null;
+    const names = parseJson(hash.stage_names) as string[];
+    const stages = names.map((name) => (stageHash[name] ? (JSON.parse(stageHash[name]) as StageView) : emptyStage(name)));
+    const completed = stages.filter((s) => s.status === 'completed').length;
+    return {
+      id: hash.id,
+      kind: hash.kind ?? 'story',
+      status: hash.status as RunStatus,
+      created_at: hash.created_at ?? '',
+      updated_at: hash.updated_at ?? '',
+      batch_id: hash.batch_id || null,
+      request: parseJson(hash.request),
+      stages,
+      progress: stages.length === 0 ? 0 : Math.round((100 * completed) / stages.length),
+      result: parseJson(hash.result),
+      error: parseJson(hash.error) as RunError | null,
+    };
+  }
+
+  async getStatus(runId: string): Promise<RunStatus | null> {
+    return (await this.redis.hget(this.keys.run(runId), 'status')) as RunStatus | null;
+  }
+
+  /** Statuses of many runs in one round trip (null for unknown ids). */
+  async getStatuses(runIds: readonly string[]): Promise<(RunStatus | null)[]> {
+    if (runIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of runIds) pipeline.hget(this.keys.run(id), 'status');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([, status]) => (status as RunStatus | null) ?? null);
+  }
+
+  /** The requests of many runs in one round trip (null for unknown ids). */
+  async getRequests(runIds: readonly string[]): Promise<unknown[]> {
+    if (runIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of runIds) pipeline.hget(this.keys.run(id), 'request');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([, value]) => parseJson(value as string | null));
+  }
+
+  async getBatchId(runId: string): Promise<string | null> {
+    return (await this.redis.hget(this.keys.run(runId), 'batch_id')) || null;
+  }
+
+  /**
+   * Moves a run to `to` when its status is one of `from`. Returns whether it moved and the status
+   * it had. Ending a run writes its `done` event and starts its retention clock in the same step.
+   */
+  async transition(options: { runId: string; from: readonly RunStatus[]; to: RunStatus; result?: unknown; error?: RunError }): Promise<{ moved: boolean; previous: RunStatus | null }> {
+    const { runId, to } = options;
+    const terminal = TERMINAL_STATUSES.includes(to);
+    const batchId = await this.getBatchId(runId);
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.run(runId)];
+    if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
+    const done: RunEventData['done'] = { status: to, ...(options.result !== undefined ? { result: options.result } : {}), ...(options.error ? { error: options.error } : {}) };
+    const reply = (await this.redis.eval(
+      TRANSITION_SCRIPT,
+      keys.length,
+      ...keys,
+      to,
+      options.from.join(','),
+      now(),
+      options.error ? JSON.stringify(options.error) : '',
+      options.result !== undefined ? JSON.stringify(options.result) : '',
+      terminal ? '1' : '0',
+      JSON.stringify(done),
+      String(this.#retentionSeconds),
+    )) as [number, string?];
+    return { moved: reply[0] === 1, previous: (reply[1] as RunStatus | undefined) ?? null };
+  }
+
+  /** Updates one stage's record (only the worker holding that stage's job writes it). */
+  async updateStage(runId: string, stage: string, change: (current: StageView) => StageView): Promise<StageView> {
+    const raw = await this.redis.hget(this.keys.stages(runId), stage);
+    const next = change(raw ? (JSON.parse(raw) as StageView) : emptyStage(stage));
+    await this.redis.hset(this.keys.stages(runId), stage, JSON.stringify(next));
+    return next;
+  }
+
+  async setStageStatus(options: { runId: string; stage: string; status: StageStatus; error?: RunError | null; startAttempt?: boolean }): Promise<StageView> {
+    const at = now();
+    const view = await this.updateStage(options.runId, options.stage, (current) => ({
+      ...current,
+      status: options.status,
+      attempts: current.attempts + (options.startAttempt ? 1 : 0),
+      started_at: options.startAttempt ? (current.started_at ?? at) : current.started_at,
+      finished_at: ['completed', 'failed', 'cancelled'].includes(options.status) ? at : null,
+      error: options.error === undefined ? current.error : options.error,
+    }));
+    await this.appendEvent(options.runId, 'stage', { stage: options.stage, status: view.status, attempt: view.attempts, ...(view.error && options.status !== 'completed' ? { error: view.error } : {}) });
+    return view;
+  }
+
+  async saveOutput(runId: string, stage: string, output: unknown): Promise<void> {
+    await this.redis.hset(this.keys.outputs(runId), stage, JSON.stringify(output));
+  }
+
+  async getOutput<T>(runId: string, stage: string): Promise<T | null> {
+    return parseJson(await this.redis.hget(this.keys.outputs(runId), stage)) as T | null;
+  }
+
+  async getOutputs(runId: string): Promise<Record<string, unknown>> {
+    const hash = await this.redis.hgetall(this.keys.outputs(runId));
+    return Object.fromEntries(Object.entries(hash).map(([stage, value]) => [stage, JSON.parse(value) as unknown]));
+  }
+
+  /** Appends an event to the run's stream; its stream id is the event id clients resume from. */
+  async appendEvent<E extends RunEventName>(runId: string, type: E, data: RunEventData[E]): Promise<string> {
+    return (await this.redis.xadd(this.keys.events(runId), 'MAXLEN', '~', EVENT_STREAM_MAXLEN, '*', 'type', type, 'data', JSON.stringify(data))) as string;
+  }
+
+  /** Tells every worker process to abort the run's calls in progress. */
+  async publishCancel(runId: string): Promise<void> {
+    await this.redis.publish(this.keys.cancelChannel, runId);
+  }
+
+  /** Emits a `progress` event from the stages' current state. */
+  async emitProgress(runId: string): Promise<void> {
+    const run = await this.getRun(runId);
+    if (!run) return;
+    const completed = run.stages.filter((s) => s.status === 'completed').length;
+    await this.appendEvent(runId, 'progress', { percent: run.progress, completed_stages: completed, total_stages: run.stages.length });
+  }
+}
+
+export function emptyStage(name: string): StageView {
+  return { name, status: 'pending', attempts: 0, started_at: null, finished_at: null, error: null };
+}

@@ -1,0 +1,24 @@
+/**
+ * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape.
+ */
+import express, { type Express } from 'express';
+import { apiKeyAuth, errorMiddleware, notFoundHandler } from '@switchyard/http-kit';
+import type { AppDeps } from './deps.js';
+import { batchesRouter } from './routes/batches.js';
+import { healthRouter } from './routes/health.js';
+import { runsRouter } from './routes/runs.js';
+import { storiesRouter } from './routes/stories.js';
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(healthRouter(deps));
+  app.use('/v1', apiKeyAuth({ keys: deps.apiKeys }));
+  app.use(storiesRouter(deps));
+  app.use(runsRouter(deps));
+  app.use(batchesRouter(deps));
+  app.use(notFoundHandler);
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

@@ -1,0 +1,43 @@
+/**
+ * The orchestrator process: the HTTP API on PORT. It only records runs and enqueues jobs; the
+ * stage work is done by worker processes on the same Redis.
+ */
+import path from 'node:path';
+import { createLogger } from '@switchyard/logger';
+import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
+import { loadEnv } from './env.js';
+import { localApiKey } from './local-key.js';
+import { startOrchestrator } from './server.js';
+
+const config = loadEnv();
+const logger = createLogger({ name: 'orchestrator', level: config.logLevel });
+let apiKeys = config.apiKeys;
+if (!apiKeys) {
+  const local = localApiKey(path.join(REPO_ROOT, '.data'));
+  apiKeys = [local.key];
+  process.stdout.write(`API key (${local.created ? 'generated' : 'kept'} in ${path.relative(process.cwd(), local.file)}): ${local.key}\n`);
+}
+const redis = await resolveRedis({ url: config.redisUrl });
+const running = await startOrchestrator({
+  redisUrl: redis.url,
+  prefix: config.prefix,
+  apiKeys,
+  toolServices: config.toolServices,
+  logger,
+  port: config.port,
+  host: config.host,
+  retentionSeconds: config.retentionSeconds,
+});
+logger.info({ url: running.url, redis: redis.url, prefix: config.prefix }, 'orchestrator listening');
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping: no new requests');
+  await running.close();
+  await redis.stop();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void stop('SIGTERM'));
+process.once('SIGINT', () => void stop('SIGINT'));

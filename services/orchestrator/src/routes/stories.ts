@@ -1,0 +1,31 @@
+/**
+ * `POST /v1/stories`: records a queued run and enqueues its first flow.
+ */
+import express, { Router } from 'express';
+import { StoryRequest } from '@switchyard/contracts';
+import { enqueueStory, newRunId, STORY_STAGES } from '@switchyard/pipeline';
+import type { AppDeps } from '../deps.js';
+import { claimIdempotencyKey } from '../idempotency.js';
+import { runLinks } from './links.js';
+
+export function storiesRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.post('/v1/stories', express.json({ limit: '64kb' }), async (req, res) => {
+    const request = StoryRequest.parse(req.body);
+    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'stories', body: request, freshId: newRunId() });
+    const runId = claim.id;
+    if (!claim.repeated) {
+      try {
+        await deps.store.createRun({ id: runId, kind: 'story', request, stages: STORY_STAGES });
+        await enqueueStory(deps.queues.flows, runId, request);
+      } catch (error) {
+        await claim.release();
+        throw error;
+      }
+    }
+    const status = (await deps.store.getStatus(runId)) ?? 'queued';
+    const links = runLinks(runId);
+    res.status(202).location(links.poll_url).json({ run_id: runId, status, ...links });
+  });
+  return router;
+}

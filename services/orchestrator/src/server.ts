@@ -1,0 +1,74 @@
+/**
+ * Starts the orchestrator: its Redis connection, queues and stores, the health check, the app.
+ * `main.ts` uses it with the environment's configuration; tests and the local launcher too.
+ */
+import type { ToolServicesConfig } from '@switchyard/contracts';
+import { listen } from '@switchyard/http-kit';
+import type { Logger } from '@switchyard/logger';
+import { BatchStore, createPipelineQueues, RunStore } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
+import { createStoryToolClients } from '@switchyard/tool-client';
+import { createApp } from './app.js';
+import type { HealthReport } from './deps.js';
+import { SseStreams } from './sse.js';
+
+export interface StartOrchestratorOptions {
+  redisUrl: string;
+  /** BullMQ prefix and run-store namespace (default "sy"). */
+  prefix?: string;
+  apiKeys: readonly string[];
+  toolServices: ToolServicesConfig;
+  logger: Logger;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Seconds a finished run stays readable (default 7 days). */
+  retentionSeconds?: number;
+  /** Milliseconds between SSE keep-alive comments (default 15000). */
+  heartbeatMs?: number;
+}
+
+export interface RunningOrchestrator {
+  url: string;
+  /** Stops taking requests, ends open event streams, releases Redis. */
+  close(): Promise<void>;
+}
+
+export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
+  const prefix = options.prefix ?? 'sy';
+  const redis = createRedisClient(options.redisUrl);
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds });
+  const queues = createPipelineQueues({ connection: redis, prefix });
+  const clients = createStoryToolClients(options.toolServices, { retry: { retries: 0 } });
+  const streams = new SseStreams();
+
+  const health = async (): Promise<HealthReport> => {
+    const started = performance.now();
+    const redisCheck = await redis.ping().then(
+      () => ({ healthy: true, latency_ms: performance.now() - started }),
+      (error: Error) => ({ healthy: false, latency_ms: performance.now() - started, error: error.message }),
+    );
+    const entries = await Promise.all(
+      Object.entries(clients).map(async ([key, client]) => {
+        const result = await client.health();
+        return [key, { healthy: result.healthy, url: options.toolServices.services[key as keyof typeof clients].url, latency_ms: result.latencyMs, ...(result.error ? { error: result.error } : {}) }] as const;
+      }),
+    );
+    const services = Object.fromEntries(entries);
+    const healthy = redisCheck.healthy && entries.every(([, s]) => s.healthy);
+    return { status: healthy ? 'healthy' : 'degraded', redis: redisCheck, services };
+  };
+
+  const app = createApp({ store, batches: new BatchStore(store), queues, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs });
+  const listening = await listen(app, { port: options.port ?? 0, host: options.host });
+  return {
+    url: listening.url,
+    async close() {
+      streams.endAll();
+      await listening.close();
+      await queues.close();
+      await redis.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Server-Sent Events from a Redis stream: replays what a client missed (from `Last-Event-ID`, or
+ * everything for a new client), then follows live events until the closing event. Each client
+ * blocks on a connection of its own, so a slow reader holds up nobody else.
+ */
+import type { Request, Response } from 'express';
+import type { Redis } from 'ioredis';
+import { EVENT_ID_PATTERN, readEvents } from '@switchyard/pipeline';
+
+/** Open streams, so a shutdown can end them. */
+export class SseStreams {
+  readonly #open = new Set<Response>();
+  add(res: Response): void {
+    this.#open.add(res);
+    res.on('close', () => this.#open.delete(res));
+  }
+  endAll(): void {
+    for (const res of this.#open) res.end();
+  }
+}
+
+export interface StreamOptions {
+  redis: Redis;
+  key: string;
+  /** The event type after which the stream closes. */
+  closeOn: string;
+  streams: SseStreams;
+  /** Milliseconds between keep-alive comments when nothing happens (default 15000). */
+  heartbeatMs?: number;
+}
+
+export async function streamEvents(req: Request, res: Response, options: StreamOptions): Promise<void> {
+  const resumeFrom = req.get('last-event-id')?.trim();
+  let after = resumeFrom && EVENT_ID_PATTERN.test(resumeFrom) ? resumeFrom : '0';
+  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.write('retry: 2000\n\n');
+  options.streams.add(res);
+
+  const reader = options.redis.duplicate();
+  let open = true;
+  res.on('close', () => {
+    open = false;
+    reader.disconnect();
+  });
+  try {
+    while (open) {
+      const events = await readEvents({ redis: reader, key: options.key, after, blockMs: options.heartbeatMs ?? 15_000 });
+      if (events.length === 0) res.write(': keep-alive\n\n');
+      for (const event of events) {
+        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
+        after = event.id;
+        if (event.type === options.closeOn) open = false;
+      }
+    }
+  } catch {
+    // The client left (its reader was disconnected) or Redis went away: either way the stream ends.
+  } finally {
+    reader.disconnect();
+    res.end();
+  }
+}

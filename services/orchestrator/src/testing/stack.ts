@@ -1,0 +1,107 @@
+/**
+ * A whole Switchyard on loopback for integration tests: the reference tool services, workers and
+ * the orchestrator, under a key prefix of the test's own. Workers run in this process unless the
+ * test starts worker processes itself (see `workerProcessEnv`).
+ */
+import { parseToolServicesEnv, type ToolServicesConfig } from '@switchyard/contracts';
+import { createLogger } from '@switchyard/logger';
+import { testRedis, uniquePrefix } from '@switchyard/redis';
+import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
+import { createHttpStoryTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
+import { startOrchestrator, type RunningOrchestrator } from '../server.js';
+
+export const TEST_API_KEY = 'test-key-0123456789';
+const TOOL_KEY = 'tool-key-test';
+
+export interface TestStack {
+  api: RunningOrchestrator;
+  tools: ToolServicesStack;
+  toolConfig: ToolServicesConfig;
+  workers: RunningWorkers | undefined;
+  prefix: string;
+  redisUrl: string;
+  /** Fetches an API path with the test key (unless headers say otherwise). */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  json<T = Record<string, unknown>>(path: string, init?: RequestInit): Promise<{ status: number; body: T; headers: Headers }>;
+  /** Polls GET /v1/runs/{id} until the run has ended; fails after `timeoutMs`. */
+  waitForRun(runId: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface TestStackOptions {
+  label: string;
+  faults?: Partial<FaultKnobs>;
+  author?: StoryAuthor;
+  /** Start workers in this process (default true). */
+  inProcessWorkers?: boolean;
+  /** Tool-service variables (modes, timeouts) on top of the started services' URLs. */
+  toolEnv?: Record<string, string>;
+  /** Tool client retries per call (default 1 with short waits, to keep failure tests quick). */
+  clientRetries?: number;
+  lockDurationMs?: number;
+}
+
+export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
+  const redis = await testRedis();
+  const prefix = uniquePrefix(options.label);
+  const logger = createLogger({ name: 'test', level: 'silent' });
+  const tools = await startToolServices({ author: options.author ?? createOfflineAuthor(), logger, apiKeys: [TOOL_KEY], faults: options.faults });
+  const toolConfig = parseToolServicesEnv({
+    SEARCH_SERVICE_URL: tools.services.search.url,
+    OUTLINE_SERVICE_URL: tools.services.outline.url,
+    WRITING_SERVICE_URL: tools.services.writing.url,
+    EDITING_SERVICE_URL: tools.services.editing.url,
+    TOOL_SERVICE_API_KEY: TOOL_KEY,
+    ...options.toolEnv,
+  });
+  const workers =
+    options.inProcessWorkers === false
+      ? undefined
+      : await startWorkers({
+          redisUrl: redis.url,
+          prefix,
+          logger,
+          tools: createHttpStoryTools(toolConfig, {
+            retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 },
+            poll: { initialDelayMs: 20, maxDelayMs: 100 },
+          }),
+          lockDurationMs: options.lockDurationMs ?? 5000,
+          stalledIntervalMs: 1000,
+        });
+  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000 });
+
+  const request = (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has('authorization') && !headers.has('x-api-key')) headers.set('authorization', `Bearer ${TEST_API_KEY}`);
+    if (init.body && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    return fetch(`${api.url}${path}`, { ...init, headers });
+  };
+  const json = async <T,>(path: string, init?: RequestInit) => {
+    const res = await request(path, init);
+    return { status: res.status, body: (await res.json()) as T, headers: res.headers };
+  };
+  return {
+    api,
+    tools,
+    toolConfig,
+    workers,
+    prefix,
+    redisUrl: redis.url,
+    request,
+    json,
+    async waitForRun(runId, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const { body } = await json(`/v1/runs/${runId}`);
+        if (['completed', 'failed', 'cancelled'].includes(String(body.status))) return body;
+        if (Date.now() > deadline) throw new Error(`run ${runId} still ${String(body.status)} after ${timeoutMs} ms: ${JSON.stringify(body.stages)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async close() {
+      await api.close();
+      await workers?.close(2000);
+      await tools.close();
+    },
+  };
+}

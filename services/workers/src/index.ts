@@ -1,0 +1,6 @@
+export { startWorkers } from './start-workers.js';
+export type { StartWorkersOptions, RunningWorkers } from './start-workers.js';
+export { createHttpStoryTools } from './story-tools.js';
+export type { StoryTools, StageCall } from './story-tools.js';
+export { loadEnv, WorkersEnv } from './env.js';
+export type { WorkersConfig, QueueSettings } from './env.js';

@@ -1,0 +1,93 @@
+/**
+ * What every stage job does around its tool call: skip a run that has ended, return the stored
+ * output of a stage that finished before a crash, record the stage's progress and events, abort
+ * on cancellation, and decide whether a failure is retried or ends the run.
+ */
+import { UnrecoverableError, type Job } from 'bullmq';
+import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
+import type { Logger } from '@switchyard/logger';
+import type { RunStore } from '@switchyard/pipeline';
+import { ToolCallError } from '@switchyard/tool-client';
+import { ZodError } from 'zod';
+import type { RunAborts } from './run-aborts.js';
+
+export interface StageDeps {
+  store: RunStore;
+  aborts: RunAborts;
+  logger: Logger;
+}
+
+export interface StageWork {
+  signal: AbortSignal;
+  /** 1 for the stage's first start, more after a retry or a crashed worker. */
+  attempt: number;
+}
+
+export function toRunError(error: unknown, stage: string): RunError {
+  if (error instanceof ToolCallError) return { code: error.code, message: error.message, stage, retryable: error.retryable, details: { service: error.service, tool: error.tool, details: error.details } };
+  if (error instanceof ZodError) return { code: 'invalid_job', message: `Invalid job data: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, stage, retryable: false };
+  return { code: 'stage_error', message: error instanceof Error ? error.message : String(error), stage, retryable: !(error instanceof UnrecoverableError) };
+}
+
+/** Runs `work` as stage `stage` of run `runId`; resolves with its output, stored in the run. */
+export async function runStage<T>(deps: StageDeps, job: Job, stage: { runId: string; name: string; work: (ctx: StageWork) => Promise<T> }): Promise<T> {
+  const { store } = deps;
+  const { runId, name } = stage;
+  const status = await store.getStatus(runId);
+  if (!status) throw new UnrecoverableError(`run ${runId} does not exist`);
+  if (TERMINAL_STATUSES.includes(status)) {
+    await markEnded(deps, runId, name);
+    throw new UnrecoverableError(`run ${runId} is ${status}`);
+  }
+  const stored = await store.getOutput<T>(runId, name);
+  if (stored !== null) return stored; // finished before a crash: never run it again
+
+  await store.transition({ runId, from: ['queued'], to: 'running' });
+  const view = await store.setStageStatus({ runId, stage: name, status: 'running', startAttempt: true });
+  const tracked = deps.aborts.track(runId);
+  try {
+    const output = await stage.work({ signal: tracked.signal, attempt: view.attempts });
+    await store.saveOutput(runId, name, output);
+    await store.setStageStatus({ runId, stage: name, status: 'completed', error: null });
+    await store.emitProgress(runId);
+    return output;
+  } catch (error) {
+    throw await handleFailure(deps, job, { runId, name, error });
+  } finally {
+    tracked.release();
+  }
+}
+
+/** Records a failure and returns what to throw: the error to retry, or an UnrecoverableError. */
+async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string; name: string; error: unknown }): Promise<Error> {
+  const { store, logger } = deps;
+  const { runId, name, error } = failure;
+  const status = await store.getStatus(runId);
+  if (status && TERMINAL_STATUSES.includes(status)) {
+    await markEnded(deps, runId, name);
+    return new UnrecoverableError(`run ${runId} is ${status}`);
+  }
+  const runError = toRunError(error, name);
+  const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
+  if (runError.retryable && attemptsLeft > 0) {
+    logger.warn({ run_id: runId, stage: name, err: runError, attempts_left: attemptsLeft }, 'stage failed; it will be retried');
+    await store.setStageStatus({ runId, stage: name, status: 'retrying', error: runError });
+    await store.appendEvent(runId, 'error', { ...runError, will_retry: true });
+    return error instanceof Error ? error : new Error(String(error));
+  }
+  logger.error({ run_id: runId, stage: name, err: runError }, 'stage failed; the run fails');
+  await store.setStageStatus({ runId, stage: name, status: 'failed', error: runError });
+  await store.appendEvent(runId, 'error', { ...runError, will_retry: false });
+  await store.transition({ runId, from: ['queued', 'running'], to: 'failed', error: runError });
+  await store.publishCancel(runId); // stop the siblings still working
+  return new UnrecoverableError(runError.message);
+}
+
+/** A stage that will not run because its run ended: shown as cancelled unless it had finished. */
+async function markEnded(deps: StageDeps, runId: string, name: string): Promise<void> {
+  const run = await deps.store.getRun(runId);
+  const stage = run?.stages.find((s) => s.name === name);
+  if (stage && !['completed', 'failed', 'cancelled'].includes(stage.status)) {
+    await deps.store.setStageStatus({ runId, stage: name, status: 'cancelled' });
+  }
+}
