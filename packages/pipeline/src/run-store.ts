@@ -172,7 +172,8 @@ export class RunStore {
     return next;
   }
 
-  async setStageStatus(options: { runId: string; stage: string; status: StageStatus; error?: RunError | null; startAttempt?: boolean }): Promise<StageView> {
+  /** Records a stage's status and announces it with a `stage` event (unless `quiet`: the run has ended). */
+  async setStageStatus(options: { runId: string; stage: string; status: StageStatus; error?: RunError | null; startAttempt?: boolean; quiet?: boolean }): Promise<StageView> {
     const at = now();
     const view = await this.updateStage(options.runId, options.stage, (current) => ({
       ...current,
@@ -182,7 +183,7 @@ export class RunStore {
       finished_at: ['completed', 'failed', 'cancelled'].includes(options.status) ? at : null,
       error: options.error === undefined ? current.error : options.error,
     }));
-    await this.appendEvent(options.runId, 'stage', { stage: options.stage, status: view.status, attempt: view.attempts, ...(view.error && options.status !== 'completed' ? { error: view.error } : {}) });
+    if (!options.quiet) await this.appendEvent(options.runId, 'stage', { stage: options.stage, status: view.status, attempt: view.attempts, ...(view.error && options.status !== 'completed' ? { error: view.error } : {}) });
     return view;
   }
 

@@ -12,7 +12,7 @@ export const OrchestratorEnv = z.object({
   /** Accepted API keys; unset generates one under .data/ on first start (local use). */
   API_KEYS: commaList.optional(),
   REDIS_URL: z.string().min(1).optional(),
-  QUEUE_PREFIX: z.string().regex(/^[\w{}.-]+$/).default('sy'),
+  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   RUN_RETENTION_S: z.coerce.number().int().positive().default(7 * 24 * 3600),
   ...toolServicesEnvShape,

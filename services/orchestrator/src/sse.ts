@@ -49,7 +49,10 @@ export async function streamEvents(req: Request, res: Response, options: StreamO
       for (const event of events) {
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
         after = event.id;
-        if (event.type === options.closeOn) open = false;
+        if (event.type === options.closeOn) {
+          open = false;
+          break;
+        }
       }
     }
   } catch {

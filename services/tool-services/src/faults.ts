@@ -15,6 +15,8 @@ export interface FaultKnobs {
   retryAfterSeconds: number;
   /** A stream is cut (socket destroyed, no `done`) after this many `content` events. Default: never. */
   streamCutAfterChunks: number | null;
+  /** How many streams are cut before the knob stops cutting; null cuts every one. Default null. */
+  streamCutsLeft: number | null;
   /** Milliseconds between streamed chunks. Default 0. */
   chunkDelayMs: number;
   /** An async task answers `processing` for at least this many polls. Default 0. */
@@ -31,6 +33,7 @@ export function defaultFaults(overrides: Partial<FaultKnobs> = {}): FaultKnobs {
     failNext: 0,
     retryAfterSeconds: 0,
     streamCutAfterChunks: null,
+    streamCutsLeft: null,
     chunkDelayMs: 0,
     asyncPollsNeeded: 0,
     unhealthy: false,

@@ -52,7 +52,8 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
       if (faults.chunkDelayMs > 0) await sleep(faults.chunkDelayMs, undefined, { signal: abort.signal });
       writeEvent(res, 'content', { chunk: queue.shift() });
       sent += 1;
-      if (faults.streamCutAfterChunks !== null && sent >= faults.streamCutAfterChunks) {
+      if (faults.streamCutAfterChunks !== null && sent >= faults.streamCutAfterChunks && faults.streamCutsLeft !== 0) {
+        if (faults.streamCutsLeft !== null) faults.streamCutsLeft -= 1;
         // Flush what was sent, then drop the connection: the caller sees N whole chunks and no `done`.
         await new Promise<void>((resolve) => res.write('', () => resolve()));
         abort.abort();

@@ -29,7 +29,7 @@ const perQueue = Object.fromEntries(
 export const WorkersEnv = z.object({
   /** Redis to use; unset starts a local redis-server (development). */
   REDIS_URL: z.string().min(1).optional(),
-  QUEUE_PREFIX: z.string().regex(/^[\w{}.-]+$/).default('sy'),
+  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   /** Jobs a process runs at once per stage queue, unless a queue's own variable says otherwise. */
   WORKER_CONCURRENCY: positiveInt(1000).default(8),

@@ -88,6 +88,7 @@ async function markEnded(deps: StageDeps, runId: string, name: string): Promise<
   const run = await deps.store.getRun(runId);
   const stage = run?.stages.find((s) => s.name === name);
   if (stage && !['completed', 'failed', 'cancelled'].includes(stage.status)) {
-    await deps.store.setStageStatus({ runId, stage: name, status: 'cancelled' });
+    // Quiet: the run's `done` event has been written and is the last a client should see.
+    await deps.store.setStageStatus({ runId, stage: name, status: 'cancelled', quiet: true });
   }
 }

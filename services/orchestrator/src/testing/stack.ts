@@ -92,7 +92,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     async waitForRun(runId, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const { body } = await json(`/v1/runs/${runId}`);
+        const { body } = await json<Record<string, unknown>>(`/v1/runs/${runId}`);
         if (['completed', 'failed', 'cancelled'].includes(String(body.status))) return body;
         if (Date.now() > deadline) throw new Error(`run ${runId} still ${String(body.status)} after ${timeoutMs} ms: ${JSON.stringify(body.stages)}`);
         await new Promise((r) => setTimeout(r, 50));

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { countingAuthor } from './testing/authors.js';
+import { readSse } from './testing/events.js';
+import { startTestStack, type TestStack } from './testing/stack.js';
+
+const author = countingAuthor();
+let stack: TestStack;
+before(async () => {
+  stack = await startTestStack({ label: 'cancel-events', author });
+});
+after(() => stack.close());
+
+async function startStory(topic: string): Promise<string> {
+  const { status, body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic }) });
+  assert.equal(status, 202);
+  return body.run_id;
+}
+
+test('cancelling a run while its writers stream aborts their tool calls within a second and starts no further stage', async (t) => {
+  stack.tools.services.writing.faults.chunkDelayMs = 100;
+  t.after(() => (stack.tools.services.writing.faults.chunkDelayMs = 0));
+  const abortedAt: number[] = [];
+  author.hooks.writeSection = (_input, options) => void options.signal.addEventListener('abort', () => abortedAt.push(Date.now()), { once: true });
+  t.after(() => delete author.hooks.writeSection);
+  const polishCalls = author.calls.polish;
+
+  const runId = await startStory('a cartographer of dreams');
+  const live = await stack.request(`/v1/runs/${runId}/events`);
+  await readSse(live, (e) => e.event === 'content'); // a writer is streaming now
+  const cancelledAt = Date.now();
+  const { status, body } = await stack.json<{ status: string }>(`/v1/runs/${runId}`, { method: 'DELETE' });
+  assert.equal(status, 200);
+  assert.equal(body.status, 'cancelled');
+
+  const deadline = Date.now() + 3000;
+  while (abortedAt.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(abortedAt.length, 4, 'all four streaming section calls were aborted at the service');
+  for (const at of abortedAt) assert.ok(at - cancelledAt < 1000, `aborted ${at - cancelledAt} ms after the cancel`);
+
+  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  assert.equal(events.at(-1)?.event, 'done');
+  assert.equal(JSON.parse(events.at(-1)?.data ?? '{}').status, 'cancelled');
+  const run = (await stack.json<{ status: string; stages: { name: string; status: string }[] }>(`/v1/runs/${runId}`)).body;
+  assert.equal(run.status, 'cancelled');
+  assert.equal(run.stages.find((s) => s.name === 'polish')?.status, 'cancelled');
+  assert.equal(author.calls.polish, polishCalls, 'polish never started');
+});
+
+test('events carry ids, and reconnecting with Last-Event-ID replays exactly what was missed', async () => {
+  const runId = await startStory('a baker who bakes weather');
+  // Follow live from the start: the stream closes by itself after `done`.
+  const all = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  assert.equal(all.at(-1)?.event, 'done');
+  assert.equal(all.filter((e) => e.event === 'done').length, 1);
+  assert.ok(all.every((e) => e.id && /^\d+-\d+$/.test(e.id)));
+  const kinds = new Set(all.map((e) => e.event));
+  for (const kind of ['stage', 'progress', 'content', 'done']) assert.ok(kinds.has(kind), `has ${kind} events`);
+  const progress = all.filter((e) => e.event === 'progress').map((e) => JSON.parse(e.data).percent as number);
+  assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only grows');
+  assert.equal(progress.at(-1), 100);
+
+  const cut = 7;
+  const resumed = await readSse(await stack.request(`/v1/runs/${runId}/events`, { headers: { 'Last-Event-ID': all[cut - 1]?.id ?? '' } }));
+  assert.deepEqual(resumed.map((e) => e.id), all.slice(cut).map((e) => e.id));
+  // A client arriving after the end gets the whole history, as the first one did.
+  const late = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  assert.deepEqual(late.map((e) => [e.id, e.event, e.data]), all.map((e) => [e.id, e.event, e.data]));
+});
+
+test('a content event names its section, and the chunks of a section join to the section as written', async () => {
+  const runId = await startStory('a gardener growing lanterns');
+  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  const run = (await stack.json<{ result: { sections: { name: string; content: string }[] } }>(`/v1/runs/${runId}`)).body;
+  for (const section of run.result.sections) {
+    const joined = events
+      .filter((e) => e.event === 'content')
+      .map((e) => JSON.parse(e.data) as { section: string; chunk: string })
+      .filter((c) => c.section === section.name)
+      .map((c) => c.chunk)
+      .join('');
+    assert.equal(joined, section.content);
+  }
+});

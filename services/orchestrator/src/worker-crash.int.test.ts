@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { after, before, test } from 'node:test';
+import { Queue } from 'bullmq';
+import { jobId, QUEUES } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
+import { countingAuthor } from './testing/authors.js';
+import { readSse } from './testing/events.js';
+import { startTestStack, type TestStack } from './testing/stack.js';
+
+const workerMain = createRequire(import.meta.url).resolve('@switchyard/workers').replace(/index\.ts$/, 'main.ts');
+const author = countingAuthor();
+let stack: TestStack;
+const children: ChildProcess[] = [];
+
+before(async () => {
+  stack = await startTestStack({ label: 'worker-crash', author, inProcessWorkers: false });
+});
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await stack.close();
+});
+
+function startWorkerProcess(): ChildProcess {
+  const services = stack.toolConfig.services;
+  const child = spawn(process.execPath, ['--import', 'tsx', workerMain], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      REDIS_URL: stack.redisUrl,
+      QUEUE_PREFIX: stack.prefix,
+      LOG_LEVEL: 'silent',
+      LOCK_DURATION_MS: '2000',
+      STALLED_INTERVAL_MS: '500',
+      SEARCH_SERVICE_URL: services.search.url,
+      OUTLINE_SERVICE_URL: services.outline.url,
+      WRITING_SERVICE_URL: services.writing.url,
+      EDITING_SERVICE_URL: services.editing.url,
+      TOOL_SERVICE_API_KEY: stack.toolConfig.apiKey ?? '',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('a worker killed with SIGKILL while polling an async task is replaced, and the run completes once with nothing redone', async (t) => {
+  // The polish task stays `processing` until released, so the worker is mid-poll when it dies.
+  stack.tools.services.editing.faults.asyncPollsNeeded = 1_000_000;
+  t.after(() => (stack.tools.services.editing.faults.asyncPollsNeeded = 0));
+  const connection = createRedisClient(stack.redisUrl);
+  const polishQueue = new Queue(QUEUES.polish, { connection, prefix: stack.prefix });
+  t.after(async () => {
+    await polishQueue.close();
+    await connection.quit();
+  });
+
+  const first = startWorkerProcess();
+  const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a ferryman who charges in memories' }) });
+  const runId = body.run_id;
+  const job = await waitFor(() => polishQueue.getJob(jobId(runId, 'polish')), (j) => Boolean(j?.data?.remote_task), 'the polish job records its remote task');
+  const remoteTask = (job?.data as { remote_task: { task_id: string } }).remote_task;
+
+  first.kill('SIGKILL');
+  await once(first, 'exit');
+  stack.tools.services.editing.faults.asyncPollsNeeded = 0;
+  startWorkerProcess();
+
+  const run = await stack.waitForRun(runId, 30_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.deepEqual(author.calls, { research: 1, outline: 1, writeSection: 4, polish: 1 }, 'every tool ran once: the new worker polled the same remote task');
+  const finished = await polishQueue.getJob(jobId(runId, 'polish'));
+  assert.equal((finished?.data as { remote_task?: { task_id: string } }).remote_task?.task_id, remoteTask.task_id);
+  const attempts = Object.fromEntries((run.stages as { name: string; attempts: number }[]).map((s) => [s.name, s.attempts]));
+  assert.deepEqual(attempts, { search: 1, outline: 1, 'write.introduction': 1, 'write.development': 1, 'write.climax': 1, 'write.conclusion': 1, polish: 2 });
+  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  assert.equal(events.filter((e) => e.event === 'done').length, 1, 'the run ended once');
+});
