@@ -25,3 +25,5 @@ export type { StreamEvent } from './events.js';
 export { storyStartFlow, storySectionsFlow, enqueueStory, enqueueStories } from './story-flow.js';
 export { createPipelineQueues } from './queues.js';
 export type { PipelineQueues } from './queues.js';
+export { startStoryRun, batchStoryRequests, startStoryBatch, cancelRun, findRun, toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID } from './story-runs.js';
+export type { StoryRunsDeps, CancelOutcome } from './story-runs.js';

@@ -12,6 +12,8 @@ export interface RunKeys {
   batchRuns(batchId: string): string;
   batchEvents(batchId: string): string;
   idempotency(key: string): string;
+  /** Sorted set of run ids by creation time, for listing. */
+  runIndex: string;
   cancelChannel: string;
 }
 
@@ -25,6 +27,7 @@ export function runKeys(prefix: string): RunKeys {
     batchRuns: (id) => `${prefix}:batch:${id}:runs`,
     batchEvents: (id) => `${prefix}:batch:${id}:events`,
     idempotency: (key) => `${prefix}:idem:${key}`,
+    runIndex: `${prefix}:runs`,
     cancelChannel: `${prefix}:cancel`,
   };
 }

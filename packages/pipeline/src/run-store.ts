@@ -77,6 +77,7 @@ export class RunStore {
         request: JSON.stringify(run.request),
         stage_names: JSON.stringify(run.stages),
       });
+      pipeline.zadd(this.keys.runIndex, Date.parse(created), id);
       const pending = run.stages.flatMap((name) => [name, JSON.stringify(emptyStage(name))]);
       if (pending.length > 0) pipeline.hset(this.keys.stages(id), ...pending);
       return id;
@@ -109,6 +110,31 @@ export class RunStore {
       result: parseJson(hash.result),
       error: parseJson(hash.error) as RunError | null,
     };
+  }
+
+  /**
+   * Newest first, optionally of one status. Looks at most at the newest 10,000 runs; ids whose run
+   * has passed its retention are dropped from the index as they are met.
+   */
+  async listRuns(page: { offset: number; limit: number; status?: RunStatus | undefined }): Promise<RunRecord[]> {
+    const chosen: string[] = [];
+    const gone: string[] = [];
+    let skipped = 0;
+    for (let start = 0; chosen.length < page.limit && start < 10_000; start += 500) {
+      const ids = await this.redis.zrevrange(this.keys.runIndex, start, start + 499);
+      if (ids.length === 0) break;
+      const statuses = await this.getStatuses(ids);
+      ids.forEach((id, i) => {
+        const status = statuses[i];
+        if (!status) gone.push(id);
+        else if (page.status && status !== page.status) return;
+        else if (skipped < page.offset) skipped += 1;
+        else if (chosen.length < page.limit) chosen.push(id);
+      });
+    }
+    if (gone.length > 0) await this.redis.zrem(this.keys.runIndex, ...gone);
+    const runs = await Promise.all(chosen.map((id) => this.getRun(id)));
+    return runs.filter((run): run is RunRecord => run !== null);
   }
 
   async getStatus(runId: string): Promise<RunStatus | null> {

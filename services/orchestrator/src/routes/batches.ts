@@ -4,30 +4,17 @@
  */
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { BatchRequest, StoryRequest } from '@switchyard/contracts';
+import { BatchRequest } from '@switchyard/contracts';
 import { describeZodError, HttpError } from '@switchyard/http-kit';
-import { newBatchId, STORY_STAGES } from '@switchyard/pipeline';
+import { BATCH_ID, batchLinks, batchStoryRequests, newBatchId, startStoryBatch } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { streamEvents } from '../sse.js';
-import { BATCH_ID, batchLinks } from './links.js';
 
 const Page = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
-
-/** Each item over the defaults must be a whole story request; errors name `items.N.field`. */
-function storyRequests(body: BatchRequest): StoryRequest[] {
-  const issues: z.core.$ZodIssue[] = [];
-  const requests = body.items.map((item, i) => {
-    const parsed = StoryRequest.safeParse({ ...body.defaults, ...item });
-    if (!parsed.success) issues.push(...parsed.error.issues.map((issue) => ({ ...issue, path: ['items', i, ...issue.path] })));
-    return parsed.success ? parsed.data : undefined;
-  });
-  if (issues.length > 0) throw new z.ZodError(issues.slice(0, 50));
-  return requests as StoryRequest[];
-}
 
 function batchIdOf(req: Request): string {
   const batchId = String(req.params.batchId);
@@ -40,7 +27,7 @@ export function batchesRouter(deps: AppDeps): Router {
 
   router.post('/v1/batches', express.json({ limit: '20mb' }), async (req, res) => {
     const body = BatchRequest.parse(req.body);
-    const requests = storyRequests(body);
+    const requests = batchStoryRequests(body);
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'batches', body, freshId: newBatchId() });
     let batchId = claim.id;
     let runIds: string[];
@@ -48,8 +35,7 @@ export function batchesRouter(deps: AppDeps): Router {
       runIds = (await deps.batches.getBatch(batchId, { offset: 0, limit: requests.length }))?.runs.map((r) => r.run_id) ?? [];
     } else {
       try {
-        ({ batchId, runIds } = await deps.batches.createBatch({ id: batchId, runs: requests.map((request) => ({ kind: 'story', request, stages: STORY_STAGES })) }));
-        await deps.queues.dispatchBatch(batchId);
+        ({ batchId, runIds } = await startStoryBatch(deps, { requests, batchId }));
       } catch (error) {
         await claim.release();
         throw error;

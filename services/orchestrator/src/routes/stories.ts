@@ -3,10 +3,9 @@
  */
 import express, { Router } from 'express';
 import { StoryRequest } from '@switchyard/contracts';
-import { enqueueStory, newRunId, STORY_STAGES } from '@switchyard/pipeline';
+import { newRunId, runLinks, startStoryRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
-import { runLinks } from './links.js';
 
 export function storiesRouter(deps: AppDeps): Router {
   const router = Router();
@@ -16,8 +15,7 @@ export function storiesRouter(deps: AppDeps): Router {
     const runId = claim.id;
     if (!claim.repeated) {
       try {
-        await deps.store.createRun({ id: runId, kind: 'story', request, stages: STORY_STAGES });
-        await enqueueStory(deps.queues.flows, runId, request);
+        await startStoryRun(deps, { request, runId });
       } catch (error) {
         await claim.release();
         throw error;
