@@ -46,3 +46,19 @@ test('a story runs end to end: research feeds the outline, the outline each sect
   assert.ok(result.word_count > 500);
   assert.ok(result.improvements.some((i) => i.type));
 });
+
+test('runs are listed newest first, and can be filtered by status', async () => {
+  const ids: string[] = [];
+  for (const topic of ['a first small tale', 'a second small tale']) {
+    const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic }) });
+    ids.push(body.run_id);
+    await stack.waitForRun(body.run_id);
+  }
+  const listed = await stack.json<{ runs: { run_id: string; status: string }[] }>('/v1/runs?limit=2');
+  assert.equal(listed.status, 200);
+  assert.deepEqual(listed.body.runs.map((r) => r.run_id), [...ids].reverse());
+  const failed = await stack.json<{ runs: unknown[] }>('/v1/runs?status=failed');
+  assert.deepEqual(failed.body.runs, []);
+  const bad = await stack.json<{ error: { code: string } }>('/v1/runs?status=sleeping');
+  assert.equal(bad.status, 400);
+});

@@ -23,7 +23,7 @@ after(async () => {
   await stack.close();
 });
 
-function startWorkerProcess(): ChildProcess {
+function startWorkerProcess(extraEnv: Record<string, string> = {}): ChildProcess {
   const services = stack.toolConfig.services;
   const child = spawn(process.execPath, ['--import', 'tsx', workerMain], {
     env: {
@@ -38,11 +38,19 @@ function startWorkerProcess(): ChildProcess {
       WRITING_SERVICE_URL: services.writing.url,
       EDITING_SERVICE_URL: services.editing.url,
       TOOL_SERVICE_API_KEY: stack.toolConfig.apiKey ?? '',
+      ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
   return child;
+}
+
+async function stopWorkerProcesses(): Promise<void> {
+  await Promise.all(children.filter((c) => c.exitCode === null && c.signalCode === null).map(async (child) => {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }));
 }
 
 async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
@@ -86,4 +94,30 @@ test('a worker killed with SIGKILL while polling an async task is replaced, and 
   assert.deepEqual(attempts, { search: 1, outline: 1, 'write.introduction': 1, 'write.development': 1, 'write.climax': 1, 'write.conclusion': 1, polish: 2 });
   const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
   assert.equal(events.filter((e) => e.event === 'done').length, 1, 'the run ended once');
+  await stopWorkerProcesses();
+});
+
+test('a worker sent SIGTERM lets its active stages finish before it exits, and another worker carries the run on', async (t) => {
+  stack.tools.services.writing.faults.chunkDelayMs = 40;
+  t.after(() => (stack.tools.services.writing.faults.chunkDelayMs = 0));
+  const calls = { ...author.calls };
+  const first = startWorkerProcess({ SHUTDOWN_GRACE_MS: '20000' });
+  const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a bell founder who casts silence' }) });
+  const runId = body.run_id;
+  await readSse(await stack.request(`/v1/runs/${runId}/events`), (e) => e.event === 'content'); // the writers are streaming
+
+  first.kill('SIGTERM');
+  const [code] = (await once(first, 'exit')) as [number | null];
+  assert.equal(code, 0, 'the worker exits cleanly');
+  const midway = (await stack.json<{ stages: { name: string; status: string; attempts: number }[] }>(`/v1/runs/${runId}`)).body;
+  for (const stage of midway.stages.filter((s) => s.name.startsWith('write.'))) {
+    assert.equal(stage.status, 'completed', `${stage.name} finished before the worker left`);
+    assert.equal(stage.attempts, 1);
+  }
+
+  startWorkerProcess();
+  const run = await stack.waitForRun(runId, 30_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.equal(author.calls.writeSection - calls.writeSection, 4, 'no section was written twice');
+  assert.equal(author.calls.polish - calls.polish, 1);
 });

@@ -10,6 +10,14 @@ import { createHttpStoryTools } from './story-tools.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
+
+// Signals are taken from the first moment, so a stop during start-up is a clean stop too.
+let stopRequested: string | undefined;
+let stop: ((signal: string) => void) | undefined;
+const onSignal = (signal: string) => (stop ? stop(signal) : (stopRequested = signal));
+process.once('SIGTERM', () => onSignal('SIGTERM'));
+process.once('SIGINT', () => onSignal('SIGINT'));
+
 const redis = await resolveRedis({ url: config.redisUrl });
 const tools = createHttpStoryTools(config.toolServices, {
   onRetry: (notice) => logger.warn({ notice }, 'tool call retried'),
@@ -27,13 +35,13 @@ const running = await startWorkers({
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');
 
 let stopping = false;
-async function stop(signal: string): Promise<void> {
+stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'stopping: finishing active stages');
-  await running.close(config.shutdownGraceMs);
-  await redis.stop();
-  process.exit(0);
-}
-process.once('SIGTERM', () => void stop('SIGTERM'));
-process.once('SIGINT', () => void stop('SIGINT'));
+  void running
+    .close(config.shutdownGraceMs)
+    .then(() => redis.stop())
+    .then(() => process.exit(0));
+};
+if (stopRequested) stop(stopRequested);
