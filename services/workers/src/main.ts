@@ -3,26 +3,34 @@
  * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
 import { createLogger } from '@switchyard/logger';
-import { resolveRedis } from '@switchyard/redis';
+import { resolveRedis, type RedisHandle } from '@switchyard/redis';
 import { loadEnv } from './env.js';
-import { startWorkers } from './start-workers.js';
+import { startWorkers, type RunningWorkers } from './start-workers.js';
 import { createHttpStoryTools } from './story-tools.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
 
-// Signals are taken from the first moment, so a stop during start-up is a clean stop too.
-let stopRequested: string | undefined;
-let stop: ((signal: string) => void) | undefined;
-const onSignal = (signal: string) => (stop ? stop(signal) : (stopRequested = signal));
-process.once('SIGTERM', () => onSignal('SIGTERM'));
-process.once('SIGINT', () => onSignal('SIGINT'));
+const started: { redis?: RedisHandle; workers?: RunningWorkers } = {};
+let stopping = false;
+// Taken from the first moment: a stop during start-up has nothing active and simply exits.
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping: finishing active stages');
+  await started.workers?.close(config.shutdownGraceMs);
+  await started.redis?.stop();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void stop('SIGTERM'));
+process.once('SIGINT', () => void stop('SIGINT'));
 
 const redis = await resolveRedis({ url: config.redisUrl });
+started.redis = redis;
 const tools = createHttpStoryTools(config.toolServices, {
   onRetry: (notice) => logger.warn({ notice }, 'tool call retried'),
 });
-const running = await startWorkers({
+started.workers = await startWorkers({
   redisUrl: redis.url,
   prefix: config.prefix,
   tools,
@@ -33,15 +41,3 @@ const running = await startWorkers({
   retentionSeconds: config.retentionSeconds,
 });
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');
-
-let stopping = false;
-stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'stopping: finishing active stages');
-  void running
-    .close(config.shutdownGraceMs)
-    .then(() => redis.stop())
-    .then(() => process.exit(0));
-};
-if (stopRequested) stop(stopRequested);
