@@ -1,0 +1,11 @@
+export { MODULE_TYPES, NAME_PATTERN, MAX_NAME_LENGTH, MAX_DEPTH, ModuleNameError, generateHierarchicalName, ancestorsOf } from './module.js';
+export type { Module, ModuleType, SearchResult } from './module.js';
+export { TYPE_STRUCTURES } from './type-structures.js';
+export type { TypeStructure, FieldDefinition } from './type-structures.js';
+export { PARAMETER_VALIDATION_RULES, MODULE_DOCS_TOOLS, checkParameters, rulesToJsonSchema } from './rules.js';
+export type { ValidationRule, ModuleDocsTool, RuleViolation } from './rules.js';
+export { relevance, searchModules } from './search.js';
+export type { SearchCriteria, SearchPage } from './search.js';
+export { ModuleStore, ModuleStoreError } from './store.js';
+export { listAvailableTools, createModuleDocsHandler, ERROR_CODES } from './tools.js';
+export type { ToolCall, McpResponse, McpError, RequestId } from './tools.js';
