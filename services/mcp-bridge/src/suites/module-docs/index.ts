@@ -1,0 +1,49 @@
+/**
+ * The module-docs suite (seed 003): add_module, get_module_by_name, smart_search and
+ * get_type_structure over a Redis store per project. The seed's rules table is the input schema;
+ * a refusal is an `isError` result holding the seed's JSON-RPC error.
+ */
+import type { Redis } from 'ioredis';
+import { createModuleDocsHandler, listAvailableTools, ModuleStore, type ModuleDocsTool } from '@switchyard/module-docs';
+import type { JsonSchema, ToolAnnotations, ToolSuite } from '@switchyard/tool-suite';
+
+const ANNOTATIONS: Record<ModuleDocsTool, ToolAnnotations> = {
+  add_module: { title: 'Add a module', readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  get_module_by_name: { title: 'Get a module by name', readOnlyHint: true, idempotentHint: true },
+  smart_search: { title: 'Search modules', readOnlyHint: true, idempotentHint: true },
+  get_type_structure: { title: 'Describe a module type', readOnlyHint: true, idempotentHint: true },
+};
+
+/** Every reply is a JSON-RPC 2.0 response object (seed 003's MCPResponse). */
+const RESPONSE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'number', 'null'] },
+    result: { type: 'object' },
+    error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} }, required: ['code', 'message'] },
+  },
+  required: ['jsonrpc', 'id'],
+};
+
+/** @param deps.prefix key prefix of the deployment (the queues' prefix) */
+export function moduleDocsSuite(deps: { redis: Redis; prefix: string }): ToolSuite {
+  const handle = createModuleDocsHandler(new ModuleStore(deps));
+  let calls = 0;
+  return {
+    name: 'module-docs',
+    description: 'Code documentation modules with hierarchical names, ranked search and type structures (seed 003).',
+    tools: listAvailableTools().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: RESPONSE_SCHEMA,
+      annotations: ANNOTATIONS[tool.name],
+      handler: async (args) => {
+        calls += 1;
+        const response = await handle(tool.name, args, calls);
+        return { content: response as unknown as Record<string, unknown>, isError: 'error' in response };
+      },
+    })),
+  };
+}
