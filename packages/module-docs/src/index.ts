@@ -9,3 +9,4 @@ export type { SearchCriteria, SearchPage } from './search.js';
 export { ModuleStore, ModuleStoreError } from './store.js';
 export { listAvailableTools, createModuleDocsHandler, ERROR_CODES } from './tools.js';
 export type { ToolCall, McpResponse, McpError, RequestId } from './tools.js';
+export { benchModuleSearch } from './bench.js';
