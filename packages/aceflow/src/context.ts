@@ -33,6 +33,12 @@ export async function openProject(context: EngineContext, reference: unknown): P
   const mode = ref.mode ?? context.defaultMode;
   const created = now();
   const record = await context.store.open({ name: ref.name, mode, workspace, created_at: created, current_stage: stagesForMode(mode)[0] as StageId });
+  if ('taken' in record) {
+    const field = ref.workspace === undefined ? 'project.name' : 'project.workspace';
+    throw invalidData(field, `workspace "${workspace}" belongs to project "${record.taken}"`, { value: workspace, owner: record.taken }, [
+      'Pass project.workspace naming a directory of its own',
+    ]);
+  }
   if (ref.mode && ref.mode !== record.mode) {
     throw invalidData('project.mode', `project "${ref.name}" was created in mode "${record.mode}"; a project's mode cannot change`, { value: ref.mode, current: record.mode }, [
       `Omit project.mode, or pass "${record.mode}"`,

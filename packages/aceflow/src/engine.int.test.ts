@@ -221,6 +221,15 @@ test('a project is named safely, and its mode and workspace are fixed when it is
   assert.equal(expectError(await engine.stage('status', undefined, undefined, { name: 'fixed', workspace: 'elsewhere' }), 'INVALID_DATA').error_details.field, 'project.workspace');
 });
 
+test('two projects cannot share a workspace, so neither overwrites the other\'s outputs', async () => {
+  expectSuccess('status', await engine.stage('status', undefined, undefined, { name: 'owner', workspace: 'shared/place' }));
+  const taken = expectError(await engine.stage('status', undefined, undefined, { name: 'intruder', workspace: 'shared/place' }), 'INVALID_DATA');
+  assert.deepEqual([taken.error_details.field, taken.error_details.owner], ['project.workspace', 'owner']);
+  expectSuccess('status', await engine.stage('status', undefined, undefined, { name: 'claimed', workspace: 'named-later' }));
+  assert.equal(expectError(await engine.stage('status', undefined, undefined, { name: 'named-later' }), 'INVALID_DATA').error_details.field, 'project.name');
+  expectSuccess('status', await engine.stage('status', undefined, undefined, { name: 'intruder', workspace: 'shared/other' }));
+});
+
 test('an unknown action is INVALID_DATA naming the actions there are', async () => {
   const error = expectError(await engine.stage('launch', undefined, undefined, { name: 'actions' }), 'INVALID_DATA');
   assert.equal(error.error_details.field, 'action');

@@ -1,15 +1,17 @@
 /**
  * AceFlow projects in Redis, so that every bridge and worker process sees the same flow. Per
- * project, under `{prefix}:aceflow:{name}`:
+ * project, under `{prefix}:aceflow:project:{name}`:
  *
  *   (hash)            name, mode, workspace, created_at, last_updated, current_stage
  *   :analysis (hash)  data (JSON), version, analysis_id, updated_at
  *   :outputs (hash)   stage → JSON {content, metadata, artifacts, saved_at}
  *   :prepared (set)   stages whose data package was fetched (their status is in_progress)
  *
- * Whatever two processes could race on is one atomic step: creating a project (once), merging the
- * analysis (compare-and-set on its version), moving the current stage (compare-and-set on it,
- * with the required outputs checked in the same script). Outputs are only ever added, so checking
+ * and `{prefix}:aceflow:workspaces` (hash) maps each claimed workspace to its project.
+ *
+ * Whatever two processes could race on is one atomic step: creating a project (once, with its
+ * workspace claimed), merging the analysis (compare-and-set on its version), moving the current
+ * stage (compare-and-set on it, with the required outputs checked in the same script). Outputs are only ever added, so checking
  * that one exists before acting on it stays true. For Redis Cluster give a hash-tagged prefix
  * (`{sy}`), as for the queues, so that a project's keys share a slot.
  */
@@ -49,11 +51,20 @@ export interface ProjectSnapshot {
   prepared: Set<StageId>;
 }
 
+/**
+ * Creates the project unless it exists, claiming its workspace in the same step so that two
+ * projects never write to one `aceflow_result/`. Answers {'ok', hash…} or {'taken', owner}.
+ */
 const OPEN_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then
+  local owner = redis.call('HGET', KEYS[2], ARGV[3])
+  if owner and owner ~= ARGV[1] then return {'taken', owner} end
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
   redis.call('HSET', KEYS[1], 'name', ARGV[1], 'mode', ARGV[2], 'workspace', ARGV[3], 'created_at', ARGV[4], 'last_updated', ARGV[4], 'current_stage', ARGV[5])
 end
-return redis.call('HGETALL', KEYS[1])
+local reply = redis.call('HGETALL', KEYS[1])
+table.insert(reply, 1, 'ok')
+return reply
 `;
 
 const ANALYSIS_CAS_SCRIPT = `
@@ -89,16 +100,21 @@ export class ProjectStore {
   }
 
   keys(name: string) {
-    const project = `${this.#prefix}:aceflow:${name}`;
-    return { project, analysis: `${project}:analysis`, outputs: `${project}:outputs`, prepared: `${project}:prepared` };
+    // Names cannot hold ":", so no project's keys meet the workspace index.
+    const project = `${this.#prefix}:aceflow:project:${name}`;
+    return { project, analysis: `${project}:analysis`, outputs: `${project}:outputs`, prepared: `${project}:prepared`, workspaces: `${this.#prefix}:aceflow:workspaces` };
   }
 
-  /** The project, created with these values unless it exists; an existing one is returned as is. */
-  async open(init: Omit<ProjectRecord, 'last_updated'>): Promise<ProjectRecord> {
-    const { project } = this.keys(init.name);
-    const flat = (await this.#redis.eval(OPEN_SCRIPT, 1, project, init.name, init.mode, init.workspace, init.created_at, init.current_stage)) as string[];
+  /**
+   * The project, created with these values unless it exists; an existing one is returned as is.
+   * `{ taken: owner }` when creating it would share the workspace of project `owner`.
+   */
+  async open(init: Omit<ProjectRecord, 'last_updated'>): Promise<ProjectRecord | { taken: string }> {
+    const keys = this.keys(init.name);
+    const [kind, ...rest] = (await this.#redis.eval(OPEN_SCRIPT, 2, keys.project, keys.workspaces, init.name, init.mode, init.workspace, init.created_at, init.current_stage)) as string[];
+    if (kind === 'taken') return { taken: rest[0] ?? '' };
     const hash: Record<string, string> = {};
-    for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
+    for (let i = 0; i + 1 < rest.length; i += 2) hash[rest[i] as string] = rest[i + 1] as string;
     return toRecord(hash);
   }
 
