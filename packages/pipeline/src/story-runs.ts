@@ -73,7 +73,7 @@ export function toRunView(run: RunRecord): RunView {
     run_id: run.id,
     kind: run.kind,
     status: run.status,
-    progress: run.status === 'completed' ? 100 : run.progress,
+    progress: run.status === 'completed' ? 100 : Math.min(run.progress, 99),
     created_at: run.created_at,
     updated_at: run.updated_at,
     batch_id: run.batch_id,
