@@ -25,6 +25,7 @@ export function progressLine(run: RunLine, topicWidth = 40): string {
 export function slugOf(topic: string): string {
   const slug = topic
     .normalize('NFKD')
+    .replace(/\p{Mn}/gu, '') // accents, split off by NFKD
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
