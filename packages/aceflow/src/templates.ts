@@ -41,12 +41,16 @@ export class TemplateStore {
   readonly dir: string;
   readonly #maxBytes: number;
   readonly #cache = new Map<StageId, Cached>();
-  /** How many times a file was actually read: what the cache saves is observable. */
-  loads = 0;
+  #loads = 0;
 
   constructor(options: TemplateStoreOptions = {}) {
     this.dir = path.resolve(options.dir ?? DEFAULT_TEMPLATES_DIR);
     this.#maxBytes = options.maxBytes ?? LIMITS.templateBytes;
+  }
+
+  /** How many times a file was actually read, so that what the cache saves is observable. */
+  get loads(): number {
+    return this.#loads;
   }
 
   async get(stage: StageId): Promise<StageTemplate> {
@@ -70,7 +74,7 @@ export class TemplateStore {
     if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.template;
 
     const content = await readFile(file, 'utf8');
-    this.loads += 1;
+    this.#loads += 1;
     const size = Buffer.byteLength(content);
     // The file may have grown between the stat and the read.
     if (size > this.#maxBytes) throw notFound(`it is ${size} bytes, over the ${this.#maxBytes / MIB} MB limit`, { reason: 'too_large', size_bytes: size, limit_bytes: this.#maxBytes });
