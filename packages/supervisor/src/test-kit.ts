@@ -12,6 +12,7 @@ import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { memorySession } from '@switchyard/tool-suite';
 import type { SupervisorTool } from './args.js';
 import { SupervisorEngine, type SupervisorEngineOptions } from './engine.js';
+import { TOOL_OUTPUTS } from './outputs.js';
 import type { SupervisorReply } from './replies.js';
 import type { SessionStore } from './session.js';
 
@@ -41,8 +42,18 @@ export interface Agent {
   fails(tool: SupervisorTool, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
+/** Every answer has exactly the seed's fields for its tool, and is flagged a failure exactly when it is one. */
+export function checkReply(tool: SupervisorTool, reply: SupervisorReply): SupervisorReply {
+  const parsed = TOOL_OUTPUTS[tool].safeParse(reply.content);
+  assert.ok(parsed.success, `${tool} answered a shape the seed does not have: ${JSON.stringify(reply.content)}\n${parsed.error?.message ?? ''}`);
+  const { content } = reply;
+  const failed = content.status === 'error' || content.success === false || (content.error !== undefined && content.error_code !== undefined);
+  assert.equal(reply.isError === true, failed, `${tool}: isError does not match ${JSON.stringify(content)}`);
+  return reply;
+}
+
 export function agent(engine: SupervisorEngine, session: SessionStore = memorySession()): Agent {
-  const call = (tool: SupervisorTool, args: Record<string, unknown> = {}) => engine.call(tool, args, session);
+  const call = async (tool: SupervisorTool, args: Record<string, unknown> = {}) => checkReply(tool, await engine.call(tool, args, session));
   return {
     session,
     call,
