@@ -26,7 +26,8 @@ export const writeStage = (section: SectionName) => `write.${section}`;
 export const RemoteTaskRef = z.object({ task_id: z.string().min(1), poll_url: z.string().min(1) });
 export type RemoteTaskRef = z.infer<typeof RemoteTaskRef>;
 
-const RunRef = { run_id: z.string().min(1), remote_task: RemoteTaskRef.optional() };
+// The batch id rides along so a stage can keep its batch's counts without looking it up.
+const RunRef = { run_id: z.string().min(1), batch_id: z.string().min(1).optional(), remote_task: RemoteTaskRef.optional() };
 
 export const SearchJob = z.object({ ...RunRef, request: StoryRequest });
 export const OutlineJob = z.object({ ...RunRef, request: StoryRequest });

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
-import { TRANSITION_SCRIPT } from './finish-script.js';
+import { runScripts, type RunScripts } from './stage-scripts.js';
 import { runKeys, type RunKeys } from './keys.js';
 
 export interface RunRecord {
@@ -23,6 +23,13 @@ export interface RunRecord {
   result: unknown;
   error: RunError | null;
 }
+
+/** What a stage finds when it starts. `inputs` are the outputs of the stages it asked for. */
+export type StageStart =
+  | { kind: 'missing' }
+  | { kind: 'ended'; status: RunStatus }
+  | { kind: 'done'; output: unknown; inputs: Record<string, unknown> }
+  | { kind: 'started'; attempt: number; inputs: Record<string, unknown> };
 
 export interface NewRun {
   id?: string;
@@ -53,12 +60,14 @@ export class RunStore {
   readonly keys: RunKeys;
   readonly prefix: string;
   readonly #retentionSeconds: number;
+  readonly #scripts: RunScripts;
 
   constructor(options: RunStoreOptions) {
     this.redis = options.redis;
     this.prefix = options.prefix;
     this.keys = runKeys(options.prefix);
     this.#retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
+    this.#scripts = runScripts(options.redis);
   }
 
   /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
@@ -78,8 +87,7 @@ export class RunStore {
         stage_names: JSON.stringify(run.stages),
       });
       pipeline.zadd(this.keys.runIndex, Date.parse(created), id);
-      const pending = run.stages.flatMap((name) => [name, JSON.stringify(emptyStage(name))]);
-      if (pending.length > 0) pipeline.hset(this.keys.stages(id), ...pending);
+      // Stage records are written when stages start; until then a stage reads as pending.
       return id;
     });
     await pipeline.exec();
@@ -167,15 +175,14 @@ export class RunStore {
    * Moves a run to `to` when its status is one of `from`. Returns whether it moved and the status
    * it had. Ending a run writes its `done` event and starts its retention clock in the same step.
    */
-  async transition(options: { runId: string; from: readonly RunStatus[]; to: RunStatus; result?: unknown; error?: RunError }): Promise<{ moved: boolean; previous: RunStatus | null }> {
+  async transition(options: { runId: string; from: readonly RunStatus[]; to: RunStatus; result?: unknown; error?: RunError; batchId?: string | null }): Promise<{ moved: boolean; previous: RunStatus | null }> {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
-    const batchId = await this.getBatchId(runId);
+    const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
     const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.run(runId)];
     if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
     const done: RunEventData['done'] = { status: to, ...(options.result !== undefined ? { result: options.result } : {}), ...(options.error ? { error: options.error } : {}) };
-    const reply = (await this.redis.eval(
-      TRANSITION_SCRIPT,
+    const reply = (await this.#scripts.transition(
       keys.length,
       ...keys,
       to,
@@ -188,6 +195,36 @@ export class RunStore {
       String(this.#retentionSeconds),
     )) as [number, string?];
     return { moved: reply[0] === 1, previous: (reply[1] as RunStatus | undefined) ?? null };
+  }
+
+  /**
+   * Starts a stage in one step: unless the run has ended or the stage's output is already stored,
+   * moves a queued run to running, counts the attempt and announces it. Returns the outputs of
+   * the `inputs` stages either way, so the stage needs no further reads.
+   */
+  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[] }): Promise<StageStart> {
+    const { runId } = options;
+    const inputs = options.inputs ?? [];
+    const keys = [this.keys.run(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    if (options.batchId) keys.push(this.keys.batch(options.batchId));
+    const reply = (await this.#scripts.stageStart(keys.length, ...keys, options.stage, now(), EVENT_STREAM_MAXLEN, ...inputs)) as string[];
+    const readInputs = (values: string[]) => Object.fromEntries(inputs.map((name, i) => [name, values[i] ? (JSON.parse(values[i] as string) as unknown) : null]));
+    switch (reply[0]) {
+      case 'missing':
+        return { kind: 'missing' };
+      case 'ended':
+        return { kind: 'ended', status: reply[1] as RunStatus };
+      case 'done':
+        return { kind: 'done', output: JSON.parse(reply[1] as string) as unknown, inputs: readInputs(reply.slice(2)) };
+      default:
+        return { kind: 'started', attempt: Number(reply[1]), inputs: readInputs(reply.slice(2)) };
+    }
+  }
+
+  /** Stores a stage's output, marks it completed, and appends its `stage` and `progress` events. */
+  async completeStage(options: { runId: string; stage: string; output: unknown }): Promise<void> {
+    const { runId } = options;
+    await this.#scripts.stageComplete(this.keys.stages(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.run(runId), options.stage, now(), EVENT_STREAM_MAXLEN, JSON.stringify(options.output));
   }
 
   /** Updates one stage's record (only the worker holding that stage's job writes it). */

@@ -21,7 +21,7 @@ export function dispatchProcessor(deps: { store: RunStore; batches: BatchStore; 
       const runs = runIds.flatMap((runId, i) => {
         const request = StoryRequest.safeParse(requests[i]);
         // A run cancelled before its turn needs no jobs.
-        return statuses[i] === 'queued' && request.success ? [{ runId, request: request.data }] : [];
+        return statuses[i] === 'queued' && request.success ? [{ runId, request: request.data, batchId }] : [];
       });
       await enqueueStories(deps.flows, runs);
       await deps.batches.markDispatched(batchId, cursor + runIds.length);

@@ -55,11 +55,13 @@ export function searchProcessor(deps: ProcessorDeps) {
   return async (job: Job): Promise<SearchOutput> => {
     const data = await parsePayload(deps, job, SearchJob);
     const { topic, depth } = data.request;
-    return runStage(deps, job, {
+    const { output } = await runStage(deps, job, {
       runId: data.run_id,
+      batchId: data.batch_id,
       name: 'search',
       work: ({ signal }) => withRemoteTask(job, data.remote_task, (hooks) => deps.tools.search({ topic, ...(depth ? { depth } : {}) }, { signal, ...hooks })),
     });
+    return output;
   };
 }
 
@@ -67,17 +69,19 @@ export function outlineProcessor(deps: ProcessorDeps) {
   return async (job: Job): Promise<OutlineOutput> => {
     const data = await parsePayload(deps, job, OutlineJob);
     const { topic, structure } = data.request;
-    const outline = await runStage(deps, job, {
+    const { output: outline } = await runStage(deps, job, {
       runId: data.run_id,
+      batchId: data.batch_id,
       name: 'outline',
-      work: async ({ signal }) => {
-        const research = await requireOutput<SearchOutput>(deps, data.run_id, 'search');
+      inputs: ['search'],
+      work: async ({ signal, inputs }) => {
+        const research = requireInput<SearchOutput>(inputs, 'search', data.run_id);
         const items = research.results.slice(0, 50).map((r) => ({ title: r.title.slice(0, 300) || topic.slice(0, 300), content: r.snippet.slice(0, 5000) }));
         return withRemoteTask(job, data.remote_task, (hooks) => deps.tools.outline({ topic, research: items, ...(structure ? { structure } : {}) }, { signal, ...hooks }));
       },
     });
     // Also when the outline was stored before a crash: adding the flow again adds nothing twice.
-    await deps.flows.add(storySectionsFlow(data.run_id, data.request, outline));
+    await deps.flows.add(storySectionsFlow(data.run_id, data.request, outline, data.batch_id));
     return outline;
   };
 }
@@ -86,8 +90,9 @@ export function writeProcessor(deps: ProcessorDeps) {
   return async (job: Job): Promise<StageResults['write']> => {
     const data = await parsePayload(deps, job, WriteJob);
     const stage = writeStage(data.section);
-    return runStage(deps, job, {
+    const { output } = await runStage(deps, job, {
       runId: data.run_id,
+      batchId: data.batch_id,
       name: stage,
       work: async ({ signal, attempt }) => {
         const pending: Promise<unknown>[] = [];
@@ -109,6 +114,7 @@ export function writeProcessor(deps: ProcessorDeps) {
         return { ...output, section: data.section };
       },
     });
+    return output;
   };
 }
 
@@ -116,33 +122,36 @@ export function polishProcessor(deps: ProcessorDeps) {
   return async (job: Job): Promise<PolishOutput> => {
     const data = await parsePayload(deps, job, PolishJob);
     const { focus_areas, target_audience } = data.request;
-    const polished = await runStage(deps, job, {
+    const { output: polished, inputs } = await runStage(deps, job, {
       runId: data.run_id,
+      batchId: data.batch_id,
       name: 'polish',
-      work: async ({ signal }) => {
-        const sections = await Promise.all(SECTION_ORDER.map((s) => requireOutput<StageResults['write']>(deps, data.run_id, writeStage(s))));
+      // The writers' outputs feed the polish; research and outline go into the result.
+      inputs: ['search', 'outline', ...SECTION_ORDER.map(writeStage)],
+      work: async ({ signal, inputs }) => {
+        const sections = SECTION_ORDER.map((s) => requireInput<StageResults['write']>(inputs, writeStage(s), data.run_id));
         const draft = sections.map((s) => s.content.trim()).join('\n\n');
         return withRemoteTask(job, data.remote_task, (hooks) =>
           deps.tools.polish({ draft, ...(focus_areas ? { focus_areas } : {}), ...(target_audience ? { target_audience } : {}) }, { signal, ...hooks }),
         );
       },
     });
-    const result = await assembleResult(deps, data.run_id, polished);
-    await deps.store.transition({ runId: data.run_id, from: ['running', 'queued'], to: 'completed', result });
+    const result = assembleResult(data.run_id, polished, inputs);
+    await deps.store.transition({ runId: data.run_id, from: ['running', 'queued'], to: 'completed', result, batchId: data.batch_id ?? null });
     return polished;
   };
 }
 
-async function requireOutput<T>(deps: StageDeps, runId: string, stage: string): Promise<T> {
-  const output = await deps.store.getOutput<T>(runId, stage);
-  if (output === null) throw new UnrecoverableError(`stage ${stage} of run ${runId} has no output`);
-  return output;
+function requireInput<T>(inputs: Record<string, unknown>, stage: string, runId: string): T {
+  const output = inputs[stage];
+  if (output === null || output === undefined) throw new UnrecoverableError(`stage ${stage} of run ${runId} has no output`);
+  return output as T;
 }
 
-async function assembleResult(deps: StageDeps, runId: string, polished: PolishOutput): Promise<StoryResult> {
-  const research = await requireOutput<SearchOutput>(deps, runId, 'search');
-  const outline = await requireOutput<OutlineOutput>(deps, runId, 'outline');
-  const sections = await Promise.all(SECTION_ORDER.map((s) => requireOutput<StageResults['write']>(deps, runId, writeStage(s))));
+function assembleResult(runId: string, polished: PolishOutput, inputs: Record<string, unknown>): StoryResult {
+  const research = requireInput<SearchOutput>(inputs, 'search', runId);
+  const outline = requireInput<OutlineOutput>(inputs, 'outline', runId);
+  const sections = SECTION_ORDER.map((s) => requireInput<StageResults['write']>(inputs, writeStage(s), runId));
   return {
     title: outline.title,
     content: polished.polished_content,

@@ -21,6 +21,8 @@ export interface StageWork {
   signal: AbortSignal;
   /** 1 for the stage's first start, more after a retry or a crashed worker. */
   attempt: number;
+  /** Outputs of the stages asked for in `inputs`. */
+  inputs: Record<string, unknown>;
 }
 
 export function toRunError(error: unknown, stage: string): RunError {
@@ -29,28 +31,36 @@ export function toRunError(error: unknown, stage: string): RunError {
   return { code: 'stage_error', message: error instanceof Error ? error.message : String(error), stage, retryable: !(error instanceof UnrecoverableError) };
 }
 
-/** Runs `work` as stage `stage` of run `runId`; resolves with its output, stored in the run. */
-export async function runStage<T>(deps: StageDeps, job: Job, stage: { runId: string; name: string; work: (ctx: StageWork) => Promise<T> }): Promise<T> {
+export interface StageSpec<T> {
+  runId: string;
+  batchId?: string | undefined;
+  name: string;
+  /** Earlier stages whose outputs this stage reads. */
+  inputs?: readonly string[];
+  work: (ctx: StageWork) => Promise<T>;
+}
+
+/**
+ * Runs `work` as stage `name` of run `runId`; resolves with its output (stored in the run) and
+ * the inputs it was given. Two round trips to Redis around the work: start and completion.
+ */
+export async function runStage<T>(deps: StageDeps, job: Job, stage: StageSpec<T>): Promise<{ output: T; inputs: Record<string, unknown> }> {
   const { store } = deps;
   const { runId, name } = stage;
-  const status = await store.getStatus(runId);
-  if (!status) throw new UnrecoverableError(`run ${runId} does not exist`);
-  if (TERMINAL_STATUSES.includes(status)) {
+  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs });
+  if (start.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
+  if (start.kind === 'ended') {
     await markEnded(deps, runId, name);
-    throw new UnrecoverableError(`run ${runId} is ${status}`);
+    throw new UnrecoverableError(`run ${runId} is ${start.status}`);
   }
-  const stored = await store.getOutput<T>(runId, name);
-  if (stored !== null) return stored; // finished before a crash: never run it again
+  // Finished before a crash: never run it again.
+  if (start.kind === 'done') return { output: start.output as T, inputs: start.inputs };
 
-  await store.transition({ runId, from: ['queued'], to: 'running' });
-  const view = await store.setStageStatus({ runId, stage: name, status: 'running', startAttempt: true });
   const tracked = deps.aborts.track(runId);
   try {
-    const output = await stage.work({ signal: tracked.signal, attempt: view.attempts });
-    await store.saveOutput(runId, name, output);
-    await store.setStageStatus({ runId, stage: name, status: 'completed', error: null });
-    await store.emitProgress(runId);
-    return output;
+    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs });
+    await store.completeStage({ runId, stage: name, output });
+    return { output, inputs: start.inputs };
   } catch (error) {
     throw await handleFailure(deps, job, { runId, name, error });
   } finally {
