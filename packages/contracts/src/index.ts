@@ -59,3 +59,4 @@ export {
   BatchCounts,
 } from './story-runs.js';
 export type { RunEventData } from './story-runs.js';
+export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutput } from './stage-document.js';

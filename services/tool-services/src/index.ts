@@ -4,7 +4,7 @@ export { startToolServices } from './stack.js';
 export type { StartToolServicesOptions, ToolServicesStack, RunningToolService } from './stack.js';
 export { defaultFaults } from './faults.js';
 export type { FaultKnobs } from './faults.js';
-export { STORY_TOOLS } from './tools.js';
+export { STORY_TOOLS, STAGE_DOCUMENT, SERVICE_TOOLS } from './tools.js';
 export type { ToolDefinition } from './tools.js';
 export type { StoryAuthor, AuthorCallOptions } from './authors/author.js';
 export { createOfflineAuthor } from './authors/offline/index.js';

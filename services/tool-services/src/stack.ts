@@ -8,7 +8,7 @@ import type { Logger } from '@switchyard/logger';
 import { createToolServiceApp } from './app.js';
 import type { StoryAuthor } from './authors/author.js';
 import { defaultFaults, type FaultKnobs } from './faults.js';
-import { STORY_TOOLS } from './tools.js';
+import { SERVICE_TOOLS } from './tools.js';
 
 export interface RunningToolService {
   key: ToolServiceKey;
@@ -45,7 +45,7 @@ export async function startToolServices(options: StartToolServicesOptions): Prom
       const faults = defaultFaults(options.faults);
       const app = createToolServiceApp({
         name: `${key}_service`,
-        tools: [STORY_TOOLS[key]],
+        tools: SERVICE_TOOLS[key],
         author: options.author,
         apiKeys: options.apiKeys ?? [],
         faults,

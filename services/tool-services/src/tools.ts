@@ -7,14 +7,16 @@ import {
   OutlineInput,
   PolishInput,
   SearchInput,
+  STAGE_DOCUMENT_TOOL,
+  StageDocumentInput,
   WriteSectionInput,
-  type StoryToolName,
   type ToolServiceKey,
 } from '@switchyard/contracts';
 import type { AuthorCallOptions, StoryAuthor } from './authors/author.js';
+import { stageDocumentChunks, writeStageDocument } from './authors/offline/stage-document.js';
 
 export interface ToolDefinition {
-  name: StoryToolName;
+  name: string;
   description: string;
   input: z.ZodType;
   /** Whether the tool produces text chunks worth streaming as `content` events. */
@@ -23,7 +25,7 @@ export interface ToolDefinition {
 }
 
 function define<S extends z.ZodType>(tool: {
-  name: StoryToolName;
+  name: string;
   description: string;
   input: S;
   streamsContent: boolean;
@@ -61,6 +63,31 @@ export const STORY_TOOLS: Record<ToolServiceKey, ToolDefinition> = {
     streamsContent: true,
     run: (author, input, options) => author.polish(input, options),
   }),
+};
+
+/**
+ * The AceFlow stage writer, hosted by the writing service beside write_story_section. The offline
+ * writer fills the template; its chunks are paragraphs, streamed like a section's sentences.
+ */
+export const STAGE_DOCUMENT: ToolDefinition = define({
+  name: STAGE_DOCUMENT_TOOL,
+  description: 'Writes one AceFlow stage document from its template, the project analysis, earlier stages and feedback on a previous draft.',
+  input: StageDocumentInput,
+  streamsContent: true,
+  run: async (_author, input, options) => {
+    options.signal.throwIfAborted();
+    const output = writeStageDocument(input);
+    for (const chunk of stageDocumentChunks(output.content)) options.onChunk?.(chunk);
+    return output;
+  },
+});
+
+/** The tools each reference service hosts. */
+export const SERVICE_TOOLS: Record<ToolServiceKey, readonly ToolDefinition[]> = {
+  search: [STORY_TOOLS.search],
+  outline: [STORY_TOOLS.outline],
+  writing: [STORY_TOOLS.writing, STAGE_DOCUMENT],
+  editing: [STORY_TOOLS.editing],
 };
 
 /** JSON Schema of a tool's input as published on `GET /tools`. */
