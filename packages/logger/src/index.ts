@@ -8,9 +8,11 @@ export type { Logger };
 /**
  * @param options.name the service or component, added to every line
  * @param options.level minimum level (default "info")
+ * @param options.stream where lines go (default "stdout"; a stdio MCP server keeps stdout for the protocol)
  */
-export function createLogger(options: { name: string; level?: LevelWithSilent }): Logger {
-  return pino({ level: options.level ?? 'info', base: { service: options.name } });
+export function createLogger(options: { name: string; level?: LevelWithSilent; stream?: 'stdout' | 'stderr' }): Logger {
+  const base = { level: options.level ?? 'info', base: { service: options.name } };
+  return options.stream === 'stderr' ? pino(base, pino.destination(2)) : pino(base);
 }
 
 export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

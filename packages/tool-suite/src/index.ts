@@ -62,6 +62,20 @@ export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
   return rest;
 }
 
+/**
+ * Thrown by a handler for arguments its input schema could not rule out (e.g. a batch item that is
+ * incomplete only once merged over the defaults). The bridge answers it as the protocol's
+ * invalid-params error, like a schema mismatch; the handler must not have changed anything.
+ */
+export class InvalidArgumentsError extends Error {
+  override name = 'InvalidArgumentsError';
+  readonly details: unknown;
+  constructor(message: string, details?: unknown) {
+    super(message);
+    this.details = details;
+  }
+}
+
 export const success = (content: Record<string, unknown>): ToolOutcome => ({ content });
 export const failure = (content: Record<string, unknown>): ToolOutcome => ({ content, isError: true });
 

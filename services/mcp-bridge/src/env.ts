@@ -1,0 +1,61 @@
+/**
+ * Configuration of the MCP bridge, parsed once at start-up. The stdio entry reads the same
+ * variables and ignores those of the HTTP endpoint.
+ */
+import { z } from 'zod';
+import { commaList, loadEnv as load } from '@switchyard/config';
+import { LogLevel } from '@switchyard/logger';
+
+const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
+
+export const BridgeEnv = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8090),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** The orchestrator's keys; unset uses (or generates) the local key in .data/api-key. */
+  API_KEYS: commaList.optional(),
+  /** Origins a browser may call from; a request with any other Origin is refused (403). */
+  ALLOWED_ORIGINS: commaList.pipe(z.array(Origin)).default([]),
+  REDIS_URL: z.string().min(1).optional(),
+  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
+  LOG_LEVEL: z.enum(LogLevel).default('info'),
+  RUN_RETENTION_S: z.coerce.number().int().positive().default(7 * 24 * 3600),
+  /** Seconds an idle MCP session (and its state) is kept in Redis. */
+  SESSION_TTL_S: z.coerce.number().int().positive().default(24 * 3600),
+  /** Seconds a session's stream events stay replayable after the last one. */
+  EVENT_TTL_S: z.coerce.number().int().positive().default(3600),
+  ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
+  SUPERVISOR_WORKSPACE_ROOT: z.string().min(1).optional(),
+});
+
+export interface BridgeConfig {
+  port: number;
+  host: string;
+  apiKeys: string[] | undefined;
+  allowedOrigins: string[];
+  redisUrl: string | undefined;
+  prefix: string;
+  logLevel: z.infer<typeof BridgeEnv>['LOG_LEVEL'];
+  retentionSeconds: number;
+  sessionTtlSeconds: number;
+  eventTtlSeconds: number;
+  aceflowRoot: string | undefined;
+  supervisorRoot: string | undefined;
+}
+
+export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
+  const env = load({ service: 'mcp-bridge', schema: BridgeEnv, source });
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    apiKeys: env.API_KEYS && env.API_KEYS.length > 0 ? env.API_KEYS : undefined,
+    allowedOrigins: env.ALLOWED_ORIGINS,
+    redisUrl: env.REDIS_URL,
+    prefix: env.QUEUE_PREFIX,
+    logLevel: env.LOG_LEVEL,
+    retentionSeconds: env.RUN_RETENTION_S,
+    sessionTtlSeconds: env.SESSION_TTL_S,
+    eventTtlSeconds: env.EVENT_TTL_S,
+    aceflowRoot: env.ACEFLOW_WORKSPACE_ROOT,
+    supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
+  };
+}

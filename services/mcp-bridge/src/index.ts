@@ -1,0 +1,14 @@
+export { createBridgeServer, toCallToolResult, SERVER_INFO } from './server.js';
+export type { BridgeServerOptions } from './server.js';
+export { ToolRegistry } from './registry.js';
+export type { RegisteredTool } from './registry.js';
+export { openBridgeDeps } from './deps.js';
+export type { BridgeDeps, BridgeDepsOptions } from './deps.js';
+export { bridgeSuites } from './suites/index.js';
+export type { SuiteDeps } from './suites/index.js';
+export { jobsSuite } from './suites/jobs/index.js';
+export type { JobSuiteDeps } from './suites/jobs/index.js';
+export { waitForRun } from './suites/jobs/wait.js';
+export type { RunProgress, WaitOptions } from './suites/jobs/wait.js';
+export { loadEnv, BridgeEnv } from './env.js';
+export type { BridgeConfig } from './env.js';

@@ -1,0 +1,88 @@
+/**
+ * Every suite's tools under one namespace, each with its published JSON Schema compiled once, so
+ * that a call is checked before any handler runs (a handler may then trust its arguments). The
+ * check uses the SDK's own validator, the one its Client applies to output schemas.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchema, SuiteTool, ToolSuite } from '@switchyard/tool-suite';
+
+export interface RegisteredTool {
+  suite: string;
+  tool: SuiteTool;
+  /** The tool as `tools/list` shows it. */
+  descriptor: Tool;
+  /** What is wrong with `args` against the input schema, one line each; empty when they pass. */
+  check(args: Record<string, unknown>): string[];
+}
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, RegisteredTool>();
+  readonly #validator = new AjvJsonSchemaValidator();
+
+  /** Throws when two tools share a name or a schema does not compile: both are wiring mistakes. */
+  constructor(suites: readonly ToolSuite[]) {
+    for (const suite of suites) {
+      for (const tool of suite.tools) {
+        const existing = this.#tools.get(tool.name);
+        if (existing) throw new Error(`Tool ${tool.name} of suite ${suite.name} clashes with suite ${existing.suite}`);
+        this.#tools.set(tool.name, this.#register(suite.name, tool));
+      }
+    }
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  list(): Tool[] {
+    return [...this.#tools.values()].map((entry) => entry.descriptor);
+  }
+
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  #register(suite: string, tool: SuiteTool): RegisteredTool {
+    const validate = this.#compile(tool.inputSchema);
+    const known = knownProperties(tool.inputSchema);
+    const { title, ...hints } = tool.annotations ?? {};
+    const descriptor: Tool = {
+      name: tool.name,
+      ...(title ? { title } : {}),
+      description: tool.description,
+      inputSchema: { ...tool.inputSchema, type: 'object' },
+      ...(tool.outputSchema ? { outputSchema: { ...tool.outputSchema, type: 'object' } } : {}),
+      ...(tool.annotations ? { annotations: { ...(title ? { title } : {}), ...hints } } : {}),
+    };
+    return {
+      suite,
+      tool,
+      descriptor,
+      check: (args) => {
+        const result = validate(args);
+        if (result.valid) return [];
+        // ajv's own line for an unknown property does not name it; an agent needs the name.
+        const unknown = known ? Object.keys(args).filter((key) => !known.has(key)).map((key) => `unknown argument '${key}'`) : [];
+        const lines = result.errorMessage
+          .split(', ')
+          .filter((line) => !(unknown.length > 0 && line.endsWith('must NOT have additional properties')))
+          .map((line) => line.replace(/^data(?=[/ ])/, 'arguments'));
+        return [...unknown, ...lines];
+      },
+    };
+  }
+
+  #compile(schema: JsonSchema): JsonSchemaValidator<unknown> {
+    // A published $id or dialect could clash with another tool's in the shared ajv; the schema is its own root.
+    const { $id: _id, $schema: _dialect, ...rest } = schema;
+    return this.#validator.getValidator(rest as JsonSchemaType);
+  }
+}
+
+/** The top-level properties of a closed object schema (`additionalProperties: false`). */
+function knownProperties(schema: JsonSchema): Set<string> | undefined {
+  if (schema.additionalProperties !== false || !schema.properties || typeof schema.properties !== 'object') return undefined;
+  return new Set(Object.keys(schema.properties));
+}

@@ -1,0 +1,89 @@
+/**
+ * One MCP server per connection (a stdio process, or an HTTP session) over the shared tool
+ * registry. The low-level SDK server is used rather than McpServer because suites publish JSON
+ * Schemas, and because McpServer turns unknown tools and bad arguments into tool results, where
+ * this bridge answers them with the protocol's invalid-params error.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@switchyard/logger';
+import { InvalidArgumentsError, type SessionState, type ToolContext, type ToolOutcome } from '@switchyard/tool-suite';
+import type { ToolRegistry } from './registry.js';
+
+export const SERVER_INFO = { name: 'switchyard', version: '0.1.0' } as const;
+
+const INSTRUCTIONS = [
+  'Switchyard runs story pipelines on a job queue.',
+  'start_story or start_story_batch starts runs and answers their ids at once; wait_for_run follows a run (pass a progressToken for progress notifications);',
+  'get_run reads a run and its story; list_runs lists runs; cancel_run stops one.',
+  'A failed call is a result with isError and {error:{code,message,details}}.',
+].join(' ');
+
+export interface BridgeServerOptions {
+  tools: ToolRegistry;
+  /** The MCP session id, or "stdio" for a stdio connection. */
+  sessionId: string;
+  /** What suites keep for the session (e.g. the current project). */
+  session: SessionState;
+  logger: Logger;
+}
+
+export function createBridgeServer(options: BridgeServerOptions): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.list() }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const entry = options.tools.get(name);
+    if (!entry) throw invalidParams(`Unknown tool: ${name}`, { tool: name });
+    const args = request.params.arguments ?? {};
+    const issues = entry.check(args);
+    if (issues.length > 0) {
+      throw invalidParams(`Invalid arguments for tool ${name}: ${issues.join('; ')}`, { tool: name, issues });
+    }
+
+    const progressToken = request.params._meta?.progressToken;
+    const context: ToolContext = {
+      sessionId: options.sessionId,
+      session: options.session,
+      signal: extra.signal,
+      reportProgress: async (progress) => {
+        if (progressToken === undefined || extra.signal.aborted) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } });
+      },
+    };
+    try {
+      return toCallToolResult(await entry.tool.handler(args, context));
+    } catch (error) {
+      if (error instanceof InvalidArgumentsError) {
+        throw invalidParams(`Invalid arguments for tool ${name}: ${error.message}`, { tool: name, details: error.details });
+      }
+      if (error instanceof McpError) throw error;
+      options.logger.error({ err: error, tool: name, session: options.sessionId }, 'tool failed');
+      // Text only: a suite's output schema need not admit this body, and clients check structured content against it.
+      const body = { error: { code: 'internal_error', message: `${name} failed unexpectedly; the failure is logged` } };
+      return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+    }
+  });
+
+  return server;
+}
+
+/**
+ * The JSON-RPC invalid-params error. Thrown as a plain error with `code` and `data`, which the SDK
+ * sends as they are: an McpError would carry its "MCP error -32602:" prefix into the message, and
+ * the client adds its own.
+ */
+function invalidParams(message: string, data: Record<string, unknown>): Error & { code: number; data: unknown } {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams, data });
+}
+
+/** The outcome as structured content, and as the same JSON in a text block for clients without it. */
+export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(outcome.content) }],
+    structuredContent: outcome.content,
+    ...(outcome.isError ? { isError: true } : {}),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The bridge over stdio, for a local agent that starts it as a child process: one MCP connection
+ * on stdin/stdout, logs on stderr. Same Redis and key prefix as the orchestrator and workers.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createLogger } from '@switchyard/logger';
+import { resolveRedis } from '@switchyard/redis';
+import { memorySession } from '@switchyard/tool-suite';
+import { openBridgeDeps } from './deps.js';
+import { loadEnv } from './env.js';
+import { createBridgeServer } from './server.js';
+
+const config = loadEnv();
+const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
+const redis = await resolveRedis({ url: config.redisUrl });
+const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot });
+const server = createBridgeServer({ tools: deps.tools, sessionId: 'stdio', session: memorySession(), logger });
+
+let stopping = false;
+async function stop(reason: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ reason }, 'stopping');
+  await server.close().catch(() => undefined);
+  await deps.close();
+  await redis.stop();
+  process.exit(0);
+}
+
+// The client ends the connection by closing our stdin (the MCP stdio shutdown).
+server.onclose = () => void stop('connection closed');
+process.stdin.once('end', () => void stop('stdin closed'));
+process.once('SIGTERM', () => void stop('SIGTERM'));
+process.once('SIGINT', () => void stop('SIGINT'));
+
+await server.connect(new StdioServerTransport());
+logger.info({ redis: redis.url, prefix: config.prefix, tools: deps.tools.size }, 'mcp-bridge on stdio');

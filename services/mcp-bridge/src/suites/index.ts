@@ -1,0 +1,31 @@
+/**
+ * The one list of suites the bridge serves. A suite is a folder here exporting a `ToolSuite`
+ * factory; adding one is adding its line below. The job tools come first.
+ */
+import type { Redis } from 'ioredis';
+import type { StoryRunsDeps } from '@switchyard/pipeline';
+import type { ToolSuite } from '@switchyard/tool-suite';
+import { aceflowSuite } from './aceflow/index.js';
+import { jobsSuite } from './jobs/index.js';
+import { moduleDocsSuite } from './module-docs/index.js';
+import { supervisorSuite } from './supervisor/index.js';
+
+export interface SuiteDeps extends StoryRunsDeps {
+  redis: Redis;
+  /** Key prefix of the deployment (the queues' prefix). */
+  prefix: string;
+  /** Root of AceFlow workspaces (default: the AceFlow package's, `.data/aceflow`). */
+  aceflowRoot?: string | undefined;
+  /** Root of Supervisor workspaces (default: the Supervisor package's, `.data/supervisor`). */
+  supervisorRoot?: string | undefined;
+}
+
+export function bridgeSuites(deps: SuiteDeps): ToolSuite[] {
+  const shared = { redis: deps.redis, prefix: deps.prefix };
+  return [
+    jobsSuite(deps),
+    aceflowSuite({ ...shared, ...(deps.aceflowRoot ? { workspaceRoot: deps.aceflowRoot } : {}) }),
+    supervisorSuite({ ...shared, ...(deps.supervisorRoot ? { workspaceRoot: deps.supervisorRoot } : {}) }),
+    moduleDocsSuite(shared),
+  ];
+}

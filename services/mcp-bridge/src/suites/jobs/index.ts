@@ -1,0 +1,173 @@
+/**
+ * The job tools: an agent starts stories and batches, follows a run, reads it, lists runs and
+ * cancels one, through the same pipeline operations as the orchestrator's HTTP API (the bridge
+ * talks to Redis and the queues directly, never to the orchestrator). A call that fails — an
+ * unknown run, cancelling one that has ended — is an `isError` result holding `{error:{code,
+ * message, details}}`, the error body of every HTTP service.
+ */
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { RunView } from '@switchyard/contracts';
+import { describeZodError } from '@switchyard/http-kit';
+import { batchStoryRequests, cancelRun, findRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type StoryRunsDeps } from '@switchyard/pipeline';
+import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import {
+  CancelRunInput,
+  GetRunInput,
+  ListRunsInput,
+  outputSchemaOf,
+  RunList,
+  StartedBatch,
+  StartedRun,
+  StartStoryBatchInput,
+  StartStoryInput,
+  WaitedRun,
+  WaitForRunInput,
+  type RunSummary,
+} from './schemas.js';
+import { waitForRun } from './wait.js';
+
+export interface JobSuiteDeps extends StoryRunsDeps {
+  /** Duplicated for each wait_for_run, which blocks on the run's event stream. */
+  redis: Redis;
+}
+
+const notFound = (runId: string) => failure({ error: { code: 'run_not_found', message: `No run ${runId}`, details: { run_id: runId } } });
+
+function summary(run: RunRecord): RunSummary {
+  const { result: _result, poll_url: _poll, events_url: _events, ...view } = toRunView(run);
+  const title = run.result && typeof run.result === 'object' && 'title' in run.result ? String(run.result.title) : null;
+  return { ...view, title };
+}
+
+/** Args have passed the published JSON Schema; parsing again applies defaults and gives types. */
+function parse<S extends z.ZodType>(schema: S, args: Record<string, unknown>): z.output<S> {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) {
+    const { message, details } = describeZodError(parsed.error);
+    throw new InvalidArgumentsError(message, details);
+  }
+  return parsed.data;
+}
+
+function tool(definition: { name: string; title: string; description: string; input: z.ZodType; output: z.ZodType; annotations: SuiteTool['annotations']; handler: SuiteTool['handler'] }): SuiteTool {
+  return {
+    name: definition.name,
+    description: definition.description,
+    inputSchema: jsonSchemaOf(definition.input),
+    outputSchema: outputSchemaOf(definition.output),
+    annotations: { title: definition.title, openWorldHint: false, ...definition.annotations },
+    handler: definition.handler,
+  };
+}
+
+export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
+  const view = (run: RunRecord): ToolOutcome => success(RunView.parse(toRunView(run)));
+
+  return {
+    name: 'jobs',
+    description: 'Story pipelines: start a story or a batch, follow a run to its end, read the story, list runs, cancel a run.',
+    tools: [
+      tool({
+        name: 'start_story',
+        title: 'Start a story',
+        description: 'Starts a story pipeline (search → outline → four sections written in parallel → polish) and answers its run_id at once. Follow it with wait_for_run; read the story with get_run.',
+        input: StartStoryInput,
+        output: StartedRun,
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+        handler: async (args) => {
+          const request = parse(StartStoryInput, args);
+          const runId = await startStoryRun(deps, { request });
+          return success(StartedRun.parse({ run_id: runId, status: (await deps.store.getStatus(runId)) ?? 'queued' }));
+        },
+      }),
+      tool({
+        name: 'start_story_batch',
+        title: 'Start a batch of stories',
+        description: 'Starts one story run per item; each item is merged over `defaults` and must then have a topic. Answers the batch_id and every run_id in item order.',
+        input: StartStoryBatchInput,
+        output: StartedBatch,
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+        handler: async (args) => {
+          const body = parse(StartStoryBatchInput, args);
+          let requests;
+          try {
+            requests = batchStoryRequests(body);
+          } catch (error) {
+            if (!(error instanceof z.ZodError)) throw error;
+            const { message, details } = describeZodError(error);
+            throw new InvalidArgumentsError(message, details);
+          }
+          const { batchId, runIds } = await startStoryBatch(deps, { requests });
+          return success(StartedBatch.parse({ batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds }));
+        },
+      }),
+      tool({
+        name: 'get_run',
+        title: 'Read a run',
+        description: 'A run: its status, progress, stages and, once completed, the story (title, content, sections, improvements, research, outline).',
+        input: GetRunInput,
+        output: RunView,
+        annotations: { readOnlyHint: true, idempotentHint: true },
+        handler: async (args) => {
+          const { run_id } = parse(GetRunInput, args);
+          const run = await findRun(deps, run_id);
+          return run ? view(run) : notFound(run_id);
+        },
+      }),
+      tool({
+        name: 'list_runs',
+        title: 'List runs',
+        description: 'Runs, newest first, optionally of one status; each without its story (get_run reads it), with the story title once completed.',
+        input: ListRunsInput,
+        output: RunList,
+        annotations: { readOnlyHint: true, idempotentHint: true },
+        handler: async (args) => {
+          const page = parse(ListRunsInput, args);
+          const runs = await deps.store.listRuns(page);
+          return success(RunList.parse({ runs: runs.map(summary), offset: page.offset, limit: page.limit }));
+        },
+      }),
+      tool({
+        name: 'cancel_run',
+        title: 'Cancel a run',
+        description: 'Cancels a queued or running run: its stages stop within moments. Cancelling a cancelled run answers it again; a run that completed or failed cannot be cancelled.',
+        input: CancelRunInput,
+        output: RunView,
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+        handler: async (args) => {
+          const { run_id } = parse(CancelRunInput, args);
+          const outcome = await cancelRun(deps, run_id);
+          switch (outcome.outcome) {
+            case 'not_found':
+              return notFound(run_id);
+            case 'finished':
+              return failure({ error: { code: 'run_finished', message: `Run ${run_id} has already ${outcome.status}`, details: { run_id, status: outcome.status } } });
+            default:
+              return view(outcome.run);
+          }
+        },
+      }),
+      tool({
+        name: 'wait_for_run',
+        title: 'Wait for a run',
+        description:
+          'Waits until the run ends or timeout_s passes, and answers the run (timed_out says which). Pass a progressToken to receive notifications/progress: progress is the percentage (total 100), message the stage that changed.',
+        input: WaitForRunInput,
+        output: WaitedRun,
+        annotations: { readOnlyHint: true, idempotentHint: true },
+        handler: async (args, context) => {
+          const { run_id, timeout_s } = parse(WaitForRunInput, args);
+          const waited = await waitForRun(deps, {
+            runId: run_id,
+            timeoutMs: timeout_s * 1000,
+            signal: context.signal,
+            onProgress: ({ progress, message }) => context.reportProgress({ progress, total: 100, message }),
+          });
+          if (!waited) return notFound(run_id);
+          return success(WaitedRun.parse({ ...toRunView(waited.run), timed_out: waited.timedOut }));
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Inputs and outputs of the job tools. Inputs reuse the run API's request shapes, so an agent and
+ * an HTTP client are held to the same rules; outputs are the run API's views.
+ */
+import { z } from 'zod';
+import { BatchRequest, RunStatus, RunView, StoryRequest } from '@switchyard/contracts';
+import { RUN_ID } from '@switchyard/pipeline';
+import { jsonSchemaOf, type JsonSchema } from '@switchyard/tool-suite';
+
+/** Longest wait_for_run may block, in seconds. */
+export const MAX_WAIT_S = 600;
+
+const RunId = z.string().regex(RUN_ID, 'must be a run id such as run_0123…(32 hex digits)').describe('The run id that start_story or start_story_batch answered');
+
+export const StartStoryInput = StoryRequest;
+export const StartStoryBatchInput = BatchRequest;
+export const GetRunInput = z.strictObject({ run_id: RunId });
+export const CancelRunInput = z.strictObject({ run_id: RunId });
+export const ListRunsInput = z.strictObject({
+  offset: z.number().int().min(0).max(10_000).default(0).describe('Runs to skip, newest first'),
+  limit: z.number().int().min(1).max(200).default(20).describe('Most runs to answer'),
+  status: RunStatus.optional().describe('Only runs with this status'),
+});
+export const WaitForRunInput = z.strictObject({
+  run_id: RunId,
+  timeout_s: z.number().min(0).max(MAX_WAIT_S).default(60).describe(`Seconds to wait for the run to end (default 60, at most ${MAX_WAIT_S}); the current state is answered when they pass`),
+});
+
+export const StartedRun = z.object({ run_id: z.string(), status: RunStatus });
+export const StartedBatch = z.object({ batch_id: z.string(), status: z.literal('queued'), total: z.number().int(), run_ids: z.array(z.string()) });
+
+/** A run in a listing: the view without the story itself, which get_run answers. */
+export const RunSummary = RunView.omit({ result: true, poll_url: true, events_url: true }).extend({
+  title: z.string().nullable().describe('The story title once the run has completed'),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+export const RunList = z.object({ runs: z.array(RunSummary), offset: z.number().int(), limit: z.number().int() });
+export const WaitedRun = RunView.extend({ timed_out: z.boolean().describe('True when the run had not ended when the wait ran out') });
+
+/** The error shape every HTTP service answers, and every failed job tool. */
+export const ToolErrorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+});
+
+/**
+ * A tool's published output schema: its answer, or the error body of a failed call. The SDK's
+ * client checks `structuredContent` against it whether or not the result is an error.
+ */
+export function outputSchemaOf(schema: z.ZodType): JsonSchema {
+  return { type: 'object', anyOf: [jsonSchemaOf(schema), jsonSchemaOf(ToolErrorBody)] };
+}

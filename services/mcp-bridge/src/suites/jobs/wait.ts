@@ -1,0 +1,100 @@
+/**
+ * Following a run until it ends: the run's event stream is read from the event that was last
+ * before the run was looked at, on a Redis connection of its own (a blocked connection serves
+ * nobody else), and every stage change or new percentage is reported as progress.
+ */
+import type { Redis } from 'ioredis';
+import { TERMINAL_STATUSES } from '@switchyard/contracts';
+import { findRun, readEvents, type RunRecord, type RunStore } from '@switchyard/pipeline';
+
+export interface RunProgress {
+  /** 0–100, strictly growing from one report to the next. */
+  progress: number;
+  message: string;
+}
+
+export interface WaitOptions {
+  runId: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  onProgress(progress: RunProgress): Promise<void>;
+  /** Longest single blocking read, so that an abort is noticed (default 5000 ms). */
+  pollMs?: number;
+}
+
+/** The run once it has ended or the time is up; null when there is no such run. */
+export async function waitForRun(deps: { store: RunStore; redis: Redis }, options: WaitOptions): Promise<{ run: RunRecord; timedOut: boolean } | null> {
+  const key = deps.store.keys.events(options.runId);
+  const [last] = await deps.redis.xrevrange(key, '+', '-', 'COUNT', 1);
+  let after = last?.[0] ?? '0';
+  const run = await findRun(deps, options.runId);
+  if (!run) return null;
+  if (TERMINAL_STATUSES.includes(run.status)) return { run, timedOut: false };
+
+  const reporter = progressReporter(options.onProgress);
+  await reporter.report(run.progress, `${run.status}: ${describeStages(run)}`);
+  const deadline = Date.now() + options.timeoutMs;
+  const reader = deps.redis.duplicate();
+  const stop = () => reader.disconnect();
+  options.signal.addEventListener('abort', stop, { once: true });
+  try {
+    let ended = false;
+    while (!ended && !options.signal.aborted) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) break;
+      const events = await readEvents({ redis: reader, key, after, blockMs: Math.max(1, Math.min(remaining, options.pollMs ?? 5000)) });
+      for (const event of events) {
+        after = event.id;
+        const data = parseData(event.data);
+        if (event.type === 'stage') await reporter.report(undefined, `${String(data.stage)} ${String(data.status)}${Number(data.attempt) > 1 ? ` (attempt ${String(data.attempt)})` : ''}`);
+        else if (event.type === 'progress') await reporter.report(Number(data.percent), `${String(data.completed_stages)} of ${String(data.total_stages)} stages done`);
+        else if (event.type === 'done') {
+          await reporter.report(undefined, `run ${String(data.status)}`, String(data.status) === 'completed');
+          ended = true;
+        }
+      }
+    }
+  } catch (error) {
+    // Disconnecting the reader on abort fails its pending read; anything else is a real failure.
+    if (!options.signal.aborted) throw error;
+  } finally {
+    options.signal.removeEventListener('abort', stop);
+    reader.disconnect();
+  }
+  const current = (await deps.store.getRun(options.runId)) ?? run;
+  return { run: current, timedOut: !TERMINAL_STATUSES.includes(current.status) };
+}
+
+function parseData(raw: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function describeStages(run: RunRecord): string {
+  const active = run.stages.filter((s) => s.status === 'running' || s.status === 'retrying').map((s) => s.name);
+  const done = run.stages.filter((s) => s.status === 'completed').length;
+  return `${done} of ${run.stages.length} stages done${active.length > 0 ? `, ${active.join(', ')} running` : ''}`;
+}
+
+/**
+ * MCP requires each progress value to be greater than the last. A stage change with no new
+ * percentage still moves the value on by a hundredth, and only the end of a completed run
+ * reaches 100 (a run that failed or was cancelled stops short of it).
+ */
+function progressReporter(send: (progress: RunProgress) => Promise<void>) {
+  let last = -1;
+  return {
+    async report(percent: number | undefined, message: string, final = false) {
+      const ceiling = final ? 100 : 99.99;
+      const target = final ? 100 : percent === undefined ? last : Math.min(percent, 99);
+      const next = Math.round(Math.min(ceiling, Math.max(target, last + 0.01)) * 100) / 100;
+      if (next <= last) return; // nothing more can be said without breaking the rule
+      last = next;
+      await send({ progress: next, message });
+    },
+  };
+}
