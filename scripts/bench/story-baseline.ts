@@ -1,0 +1,127 @@
+/**
+ * The baseline: plain BullMQ written by hand, with a story run's seven-job shape (outline←search,
+ * then polish←four writers, the second flow added by the outline job), the same queue names, job
+ * options, job ids and worker settings as Switchyard, and processors that only return the
+ * instant tools' outputs. The gap between the two is what Switchyard adds: HTTP, the run store,
+ * stage records and events, cancellation tracking.
+ */
+import { FlowProducer, Worker, type FlowJob, type Job } from 'bullmq';
+import { SECTION_ORDER } from '@switchyard/contracts';
+import { QUEUES, STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
+import { OUTLINE_OUTPUT, POLISH_OUTPUT, SEARCH_OUTPUT, SECTION_OUTPUT, type ToolProbe, type ToolStage } from './instant-tools.js';
+import { deletePrefix } from './story-stats.js';
+
+export interface BaselineUnderTest {
+  /** Adds `count` stories' first flows (250 per transaction, as the batch dispatcher does) and waits for every polish job. */
+  runBatch(count: number): Promise<void>;
+  /** Adds one story and waits for its polish job. */
+  runStory(storyId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CHUNK = 250;
+const STALL_MS = 60_000;
+const child = (id: string) => ({ ...STAGE_JOB_OPTIONS, jobId: id, failParentOnFailure: true });
+
+function startFlow(storyId: string): FlowJob {
+  const request = { topic: `baseline story ${storyId}` };
+  return {
+    name: 'story.outline',
+    queueName: QUEUES.outline,
+    data: { run_id: storyId, request },
+    opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.outline` },
+    children: [{ name: 'story.search', queueName: QUEUES.search, data: { run_id: storyId, request }, opts: child(`${storyId}.search`) }],
+  };
+}
+
+function sectionsFlow(storyId: string, request: unknown): FlowJob {
+  return {
+    name: 'story.polish',
+    queueName: QUEUES.polish,
+    data: { run_id: storyId, request },
+    opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.polish` },
+    children: SECTION_ORDER.map((section) => ({
+      name: 'story.write',
+      queueName: QUEUES.write,
+      data: { run_id: storyId, section, outline: OUTLINE_OUTPUT.sections[section], story_title: OUTLINE_OUTPUT.title, characters: OUTLINE_OUTPUT.sections.introduction.characters },
+      opts: child(`${storyId}.write.${section}`),
+    })),
+  };
+}
+
+export async function startBaseline(options: { redisUrl: string; prefix: string; concurrency: number; probe?: ToolProbe }): Promise<BaselineUnderTest> {
+  const connection = createRedisClient(options.redisUrl);
+  const flows = new FlowProducer({ connection, prefix: options.prefix });
+  const tool = <T>(stage: ToolStage, output: T): T => {
+    options.probe?.enter(stage);
+    options.probe?.exit(stage);
+    return output;
+  };
+  type Data = { run_id: string; request?: unknown; section?: string };
+  const processors = {
+    [QUEUES.search]: async () => tool('search', SEARCH_OUTPUT),
+    [QUEUES.outline]: async (job: Job<Data>) => {
+      const outline = tool('outline', OUTLINE_OUTPUT);
+      await flows.add(sectionsFlow(job.data.run_id, job.data.request));
+      return outline;
+    },
+    [QUEUES.write]: async (job: Job<Data>) => ({ ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
+    [QUEUES.polish]: async () => tool('polish', POLISH_OUTPUT),
+  };
+  const workers = Object.entries(processors).map(
+    ([queue, processor]) =>
+      new Worker(queue, processor, { connection, prefix: options.prefix, concurrency: options.concurrency, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 }),
+  );
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  const polishWorker = workers.find((w) => w.name === QUEUES.polish) as Worker;
+  const failures: string[] = [];
+  for (const worker of workers) worker.on('failed', (job, err) => failures.push(`${job?.id}: ${err.message}`));
+
+  /** Resolves when `done(id)` has held for `count` completed polish jobs; fails after a minute without one. */
+  const completions = (count: number, done: (jobId: string) => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      let seen = 0;
+      const stalled = () => finish(new Error(`baseline: no story finished for a minute (${seen} of ${count})`));
+      const timer = setTimeout(stalled, STALL_MS);
+      const onCompleted = (job: Job) => {
+        if (!done(job.id ?? '')) return;
+        seen += 1;
+        timer.refresh();
+        if (seen >= count) finish();
+      };
+      const onFailed = () => finish(new Error(`baseline jobs failed: ${failures.slice(0, 3).join('; ')}`));
+      const finish = (error?: Error) => {
+        clearTimeout(timer);
+        polishWorker.off('completed', onCompleted);
+        for (const w of workers) w.off('failed', onFailed);
+        if (error) reject(error);
+        else resolve();
+      };
+      polishWorker.on('completed', onCompleted);
+      for (const w of workers) w.on('failed', onFailed);
+    });
+
+  let batches = 0;
+  return {
+    async runBatch(count) {
+      batches += 1;
+      const batch = `batch${batches}`;
+      const ids = Array.from({ length: count }, (_, i) => `${batch}-${i}`);
+      const allDone = completions(count, (id) => id.startsWith(`${batch}-`));
+      for (let i = 0; i < ids.length; i += CHUNK) await flows.addBulk(ids.slice(i, i + CHUNK).map(startFlow));
+      await allDone;
+    },
+    async runStory(storyId) {
+      const done = completions(1, (id) => id === `${storyId}.polish`);
+      await flows.add(startFlow(storyId));
+      await done;
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await flows.close();
+      await deletePrefix(connection, options.prefix);
+      await connection.quit();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Runs the story pipeline's benchmark on its own and prints one JSON document on stdout
+ * (progress on stderr). Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
+ * the end. BENCH_STORIES (N, default 500), BENCH_HOP_STORIES (default 200) and
+ * BENCH_ROUNDS (throughput rounds, default 3) and BENCH_CONCURRENCY (per stage queue, default 8)
+ * change the sizes.
+ */
+import os from 'node:os';
+import { REPO_ROOT, createRedisClient, resolveRedis } from '@switchyard/redis';
+import { benchStoryPipeline, TARGETS } from './story-pipeline.js';
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+function sizeFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`${name} must be a whole number above 0, got "${raw}"\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const options = {
+  stories: sizeFromEnv('BENCH_STORIES', 500),
+  hopStories: sizeFromEnv('BENCH_HOP_STORIES', 200),
+  rounds: sizeFromEnv('BENCH_ROUNDS', 3),
+  concurrency: sizeFromEnv('BENCH_CONCURRENCY', 8),
+  batchItems: 10_000,
+  acceptRepeats: 3,
+};
+
+const started = performance.now();
+const loadAtStart = os.loadavg()[0] ?? 0;
+const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: `${REPO_ROOT}.data/redis-bench` });
+let exitCode = 0;
+try {
+  const info = createRedisClient(redis.url);
+  const redisVersion = /redis_version:(\S+)/.exec(await info.info('server'))?.[1] ?? 'unknown';
+  await info.quit();
+  const results = await benchStoryPipeline({ redisUrl: redis.url, ...options });
+  const report = {
+    benchmark: 'switchyard story pipeline',
+    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
+    n: options.stories,
+    settings: { stories: options.stories, throughput_rounds: options.rounds, hop_stories: options.hopStories, concurrency_per_queue: options.concurrency, batch_items: options.batchItems, tools: 'in-process, zero latency' },
+    targets: TARGETS,
+    ...results,
+    total_s: Math.round((performance.now() - started) / 100) / 10,
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} catch (error) {
+  process.stderr.write(`The benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  exitCode = 1;
+} finally {
+  await redis.stop();
+}
+process.exit(exitCode);

@@ -1,0 +1,163 @@
+/**
+ * The story pipeline's benchmark: (a) stories per second through the real orchestrator and
+ * workers beside a plain-BullMQ baseline of the same shape, same N and concurrency; (b) stage-hop
+ * latency, stories run one at a time on an idle system; (c) seconds to accept a 10,000-item batch.
+ * Every measurement runs under a prefix of its own, whose keys are deleted afterwards.
+ */
+import { createRedisClient, uniquePrefix } from '@switchyard/redis';
+import { startBaseline } from './story-baseline.js';
+import { HopRecorder, JobHopReader, round, say } from './story-stats.js';
+import { startSwitchyard } from './story-switchyard.js';
+
+export interface StoryBenchOptions {
+  redisUrl: string;
+  /** N: stories per throughput measurement. */
+  stories: number;
+  /** Stories run one at a time for stage hops. */
+  hopStories: number;
+  /** Items in the batch whose acceptance is timed. */
+  batchItems: number;
+  /** Timed acceptances (the median is reported). */
+  acceptRepeats: number;
+  /** Throughput rounds (each: baseline, then Switchyard). */
+  rounds: number;
+  /** Workers' concurrency per stage queue, the same for both systems. */
+  concurrency: number;
+}
+
+export const TARGETS = { throughput_ratio_min: 0.8, stage_hop_p50_ms_max: 2, batch_accept_s_max: 2 } as const;
+
+const WARM_UP_STORIES = 50;
+const rate = (stories: number, ms: number) => round(stories / (ms / 1000), 1);
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
+
+/**
+ * (a) The same N stories through each system, in rounds of baseline then Switchyard back to back
+ * (both started, each idle while the other runs), so that load from elsewhere on the machine
+ * touches both alike; the ratio is the median of the rounds' ratios.
+ */
+async function measureThroughput(options: StoryBenchOptions) {
+  const baseline = await startBaseline({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-baseline'), concurrency: options.concurrency });
+  const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-switchyard'), concurrency: options.concurrency, workers: true });
+  const rounds: { baseline_stories_per_s: number; switchyard_stories_per_s: number; ratio: number }[] = [];
+  try {
+    say(`throughput: warming up with ${WARM_UP_STORIES} stories each…`);
+    await baseline.runBatch(WARM_UP_STORIES);
+    await switchyard.runBatch(WARM_UP_STORIES);
+    for (let r = 1; r <= options.rounds; r += 1) {
+      say(`throughput round ${r}/${options.rounds}: ${options.stories} stories through plain BullMQ, then through Switchyard (HTTP batch, orchestrator, workers)…`);
+      let started = performance.now();
+      await baseline.runBatch(options.stories);
+      const baselineRate = rate(options.stories, performance.now() - started);
+      started = performance.now();
+      const counts = await switchyard.runBatch(options.stories);
+      const switchyardRate = rate(options.stories, performance.now() - started);
+      if (counts.completed !== options.stories) throw new Error(`switchyard completed ${counts.completed ?? 0} of ${options.stories} stories: ${JSON.stringify(counts)}`);
+      rounds.push({ baseline_stories_per_s: baselineRate, switchyard_stories_per_s: switchyardRate, ratio: round(switchyardRate / baselineRate) });
+    }
+  } finally {
+    await switchyard.close();
+    await baseline.close();
+  }
+  const ratio = median(rounds.map((r) => r.ratio));
+  return {
+    stories: options.stories,
+    concurrency_per_queue: options.concurrency,
+    switchyard_stories_per_s: median(rounds.map((r) => r.switchyard_stories_per_s)),
+    baseline_stories_per_s: median(rounds.map((r) => r.baseline_stories_per_s)),
+    ratio,
+    rounds,
+    measured_as: `median of ${options.rounds} rounds; Switchyard: POST /v1/batches → batch done event; baseline: FlowProducer.addBulk 250 at a time → last polish job completed`,
+    target_ratio_min: TARGETS.throughput_ratio_min,
+    met: ratio >= TARGETS.throughput_ratio_min,
+  };
+}
+
+/**
+ * (b) One story at a time, alternating between the systems: hops at the tool boundary
+ * (performance.now in the in-process tools) and from BullMQ's job timestamps.
+ */
+async function measureHops(options: StoryBenchOptions) {
+  const warmUp = 20;
+  say(`stage hops: ${options.hopStories} stories one at a time through each system, alternating…`);
+  const connection = createRedisClient(options.redisUrl);
+  const prefix = uniquePrefix('bench-hops');
+  const baselinePrefix = uniquePrefix('bench-hops-baseline');
+  const recorder = new HopRecorder();
+  const baselineRecorder = new HopRecorder();
+  const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, workers: true, probe: recorder.probe });
+  const baseline = await startBaseline({ redisUrl: options.redisUrl, prefix: baselinePrefix, concurrency: options.concurrency, probe: baselineRecorder.probe });
+  const jobHops = new JobHopReader({ connection, prefix });
+  const baselineJobHops = new JobHopReader({ connection, prefix: baselinePrefix });
+  try {
+    for (let i = 0; i < warmUp + options.hopStories; i += 1) {
+      const measured = i >= warmUp;
+      const polished = recorder.startStory();
+      const { runId, status } = await switchyard.runStory(`hop story ${i}`, polished);
+      if (status !== 'completed') throw new Error(`run ${runId} ended ${status}`);
+      if (measured) {
+        recorder.endStory();
+        await jobHops.addStory(runId);
+      }
+      const baselinePolished = baselineRecorder.startStory();
+      await baseline.runStory(`hop${i}`);
+      await baselinePolished;
+      if (measured) {
+        baselineRecorder.endStory();
+        await baselineJobHops.addStory(`hop${i}`);
+      }
+    }
+  } finally {
+    await jobHops.close();
+    await baselineJobHops.close();
+    await switchyard.close();
+    await baseline.close();
+    await connection.quit();
+  }
+
+  const tool = recorder.summary();
+  return {
+    stories: options.hopStories,
+    hops_per_story: 6,
+    measured_as: 'a stage\'s tool call returning → the next stage\'s tool call starting (performance.now in the in-process tools): search→outline, outline→each of 4 writers, last writer→polish',
+    switchyard: tool,
+    baseline: baselineRecorder.summary(),
+    bullmq_job_timestamps: {
+      measured_as: 'parent processedOn − child finishedOn (search→outline, last writer→polish); writer processedOn − its creation; whole ms',
+      switchyard: jobHops.summary(),
+      baseline: baselineJobHops.summary(),
+    },
+    target_p50_ms_max: TARGETS.stage_hop_p50_ms_max,
+    met: tool.p50_ms <= TARGETS.stage_hop_p50_ms_max,
+  };
+}
+
+/** (c) POST /v1/batches with `batchItems` items until the 202, the orchestrator alone (the dispatch happens later, in a worker). */
+async function measureAccept(options: StoryBenchOptions) {
+  say(`batch acceptance: ${options.acceptRepeats} × ${options.batchItems} items…`);
+  const prefix = uniquePrefix('bench-accept');
+  const api = await startSwitchyard({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, workers: false });
+  const samples: number[] = [];
+  try {
+    await api.acceptBatch(100); // warm-up
+    for (let i = 0; i < options.acceptRepeats; i += 1) samples.push(await api.acceptBatch(options.batchItems));
+  } finally {
+    await api.close();
+  }
+  const seconds = median(samples);
+  return {
+    items: options.batchItems,
+    seconds: round(seconds),
+    samples_s: samples.map((s) => round(s)),
+    measured_as: `median of ${options.acceptRepeats}: request sent → 202 received, orchestrator alone`,
+    target_s_max: TARGETS.batch_accept_s_max,
+    met: seconds <= TARGETS.batch_accept_s_max,
+  };
+}
+
+export async function benchStoryPipeline(options: StoryBenchOptions) {
+  const throughput = await measureThroughput(options);
+  const stageHop = await measureHops(options);
+  const batchAccept = await measureAccept(options);
+  return { throughput, stage_hop: stageHop, batch_accept: batchAccept, all_targets_met: throughput.met && stageHop.met && batchAccept.met };
+}

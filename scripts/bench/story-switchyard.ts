@@ -1,0 +1,106 @@
+/**
+ * Switchyard as the benchmark drives it: the real orchestrator (HTTP) and real workers in this
+ * process, the workers calling the instant tools, under a prefix of its own. Completion is
+ * awaited on the run's or batch's event stream, the way an SSE client follows it.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { parseToolServicesEnv } from '@switchyard/contracts';
+import { createLogger } from '@switchyard/logger';
+import { startOrchestrator } from '@switchyard/orchestrator';
+import { readEvents, runKeys, STAGE_QUEUE_KEYS } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
+import { startWorkers, type RunningWorkers } from '@switchyard/workers';
+import { createInstantTools, type ToolProbe } from './instant-tools.js';
+import { deletePrefix } from './story-stats.js';
+
+export interface SwitchyardUnderTest {
+  /** POST /v1/batches with `count` stories, then waits for the batch's `done`; returns its counts. */
+  runBatch(count: number): Promise<Record<string, number>>;
+  /** POST /v1/stories, then waits for the run's `done`; returns the run id and its final status. */
+  runStory(topic: string, polished?: Promise<void>): Promise<{ runId: string; status: string }>;
+  /** Times POST /v1/batches with `count` items until the 202 (seconds). */
+  acceptBatch(count: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+const POLISH_GUARD_MS = 30_000;
+const topics = (count: number, label: string) => Array.from({ length: count }, (_, i) => ({ topic: `${label} story ${i}` }));
+
+/**
+ * @param options.workers start workers (false: the orchestrator alone, for timing acceptance)
+ * @param options.concurrency per stage queue
+ */
+export async function startSwitchyard(options: { redisUrl: string; prefix: string; concurrency: number; workers: boolean; probe?: ToolProbe }): Promise<SwitchyardUnderTest> {
+  const logger = createLogger({ name: 'bench', level: 'silent' });
+  const apiKey = `bench-${randomBytes(12).toString('hex')}`;
+  let workers: RunningWorkers | undefined;
+  if (options.workers) {
+    workers = await startWorkers({
+      redisUrl: options.redisUrl,
+      prefix: options.prefix,
+      logger,
+      tools: createInstantTools(options.probe),
+      queues: Object.fromEntries(STAGE_QUEUE_KEYS.map((key) => [key, { concurrency: options.concurrency }])),
+    });
+  }
+  // The tool services are never called: the orchestrator only needs their addresses for /health.
+  const api = await startOrchestrator({ redisUrl: options.redisUrl, prefix: options.prefix, apiKeys: [apiKey], toolServices: parseToolServicesEnv({}), logger });
+  // Blocking reads need a connection of their own.
+  const reader: Redis = createRedisClient(options.redisUrl);
+  const keys = runKeys(options.prefix);
+
+  const post = async <T>(path: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${api.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 202) throw new Error(`POST ${path} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+    return (await res.json()) as T;
+  };
+  /** Follows a stream until its `done` event and returns that event's data; fails after a minute without events. */
+  const waitForDone = async (key: string): Promise<unknown> => {
+    let after = '0';
+    for (let quiet = 0; quiet < 6; ) {
+      const events = await readEvents({ redis: reader, key, after, blockMs: 10_000, count: 1000 });
+      const done = events.find((e) => e.type === 'done');
+      if (done) return JSON.parse(done.data) as unknown;
+      quiet = events.length === 0 ? quiet + 1 : 0;
+      after = events.at(-1)?.id ?? after;
+    }
+    throw new Error(`no event on ${key} for a minute`);
+  };
+
+  return {
+    async runBatch(count) {
+      const { batch_id } = await post<{ batch_id: string }>('/v1/batches', { items: topics(count, 'throughput') });
+      const done = (await waitForDone(keys.batchEvents(batch_id))) as { counts: Record<string, number> };
+      return done.counts;
+    },
+    async runStory(topic, polished) {
+      const { run_id } = await post<{ run_id: string }>('/v1/stories', { topic });
+      // Waiting in process first keeps the blocking reader from waking on every event of the run;
+      // a run that fails never polishes, so after a while the stream is read anyway.
+      if (polished) {
+        const guard = new AbortController();
+        await Promise.race([polished, sleep(POLISH_GUARD_MS, undefined, { signal: guard.signal }).catch(() => undefined)]);
+        guard.abort();
+      }
+      const done = (await waitForDone(keys.events(run_id))) as { status: string };
+      return { runId: run_id, status: done.status };
+    },
+    async acceptBatch(count) {
+      const body = JSON.stringify({ items: topics(count, 'accept') });
+      const started = performance.now();
+      const res = await fetch(`${api.url}/v1/batches`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body });
+      const seconds = (performance.now() - started) / 1000;
+      if (res.status !== 202) throw new Error(`POST /v1/batches answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+      await res.arrayBuffer();
+      return seconds;
+    },
+    async close() {
+      await api.close();
+      await workers?.close(5000);
+      await deletePrefix(reader, options.prefix);
+      await reader.quit();
+    },
+  };
+}
