@@ -60,3 +60,4 @@ export {
 } from './story-runs.js';
 export type { RunEventData } from './story-runs.js';
 export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutput } from './stage-document.js';
+export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest } from './aceflow-runs.js';

@@ -4,7 +4,7 @@
  */
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
-import { SectionName, SectionOutline, StoryRequest, type SearchOutput, type OutlineOutput, type WriteSectionOutput, type PolishOutput } from '@switchyard/contracts';
+import { AceflowRunRequest, AceflowStageId, SectionName, SectionOutline, StoryRequest, type SearchOutput, type OutlineOutput, type WriteSectionOutput, type PolishOutput } from '@switchyard/contracts';
 
 /** One queue per stage, so each scales and is rate-limited on its own. */
 export const QUEUES = {
@@ -13,6 +13,7 @@ export const QUEUES = {
   write: 'story-write',
   polish: 'story-polish',
   dispatch: 'run-dispatch',
+  aceflow: 'aceflow-stage',
 } as const;
 export type QueueKey = keyof typeof QUEUES;
 export const STAGE_QUEUE_KEYS = ['search', 'outline', 'write', 'polish'] as const satisfies readonly QueueKey[];
@@ -41,12 +42,22 @@ export const WriteJob = z.object({
 });
 export const PolishJob = z.object({ ...RunRef, request: StoryRequest });
 export const DispatchJob = z.object({ batch_id: z.string().min(1) });
+export const AceflowStageJob = z.object({
+  ...RunRef,
+  project: AceflowRunRequest.shape.project,
+  stage: AceflowStageId,
+  /** The run's last stage, which ends the run. */
+  final: z.boolean().default(false),
+  /** The first stage carries the run's analysis and sets it before anything else. */
+  analysis: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+});
 
 export type SearchJob = z.infer<typeof SearchJob>;
 export type OutlineJob = z.infer<typeof OutlineJob>;
 export type WriteJob = z.infer<typeof WriteJob>;
 export type PolishJob = z.infer<typeof PolishJob>;
 export type DispatchJob = z.infer<typeof DispatchJob>;
+export type AceflowStageJob = z.infer<typeof AceflowStageJob>;
 
 /** What each stage job returns (and stores as the stage's output). */
 export interface StageResults {
@@ -73,6 +84,8 @@ export const JOB_CATALOG = {
   'story.outline': { queue: QUEUES.outline, payload: OutlineJob, options: STAGE_JOB_OPTIONS },
   'story.write': { queue: QUEUES.write, payload: WriteJob, options: STAGE_JOB_OPTIONS },
   'story.polish': { queue: QUEUES.polish, payload: PolishJob, options: STAGE_JOB_OPTIONS },
+  // Each stage's writer is retried inside the job (validation loop); the job itself as a story stage.
+  'aceflow.stage': { queue: QUEUES.aceflow, payload: AceflowStageJob, options: STAGE_JOB_OPTIONS },
   'runs.dispatch': { queue: QUEUES.dispatch, payload: DispatchJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } } },
 } as const satisfies Record<string, { queue: string; payload: z.ZodType; options: JobsOptions }>;
 export type JobName = keyof typeof JOB_CATALOG;

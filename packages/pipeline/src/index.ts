@@ -9,6 +9,7 @@ export {
   WriteJob,
   PolishJob,
   DispatchJob,
+  AceflowStageJob,
   STAGE_JOB_OPTIONS,
   JOB_CATALOG,
   jobId,
@@ -27,3 +28,4 @@ export { createPipelineQueues } from './queues.js';
 export type { PipelineQueues } from './queues.js';
 export { startStoryRun, batchStoryRequests, startStoryBatch, cancelRun, findRun, toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID } from './story-runs.js';
 export type { StoryRunsDeps, CancelOutcome } from './story-runs.js';
+export { ACEFLOW_MODE_STAGES, AceflowRangeError, aceflowRunStages, aceflowFlow, startAceflowRun } from './aceflow-flow.js';

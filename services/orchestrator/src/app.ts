@@ -4,6 +4,7 @@
 import express, { type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, notFoundHandler } from '@switchyard/http-kit';
 import type { AppDeps } from './deps.js';
+import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
 import { healthRouter } from './routes/health.js';
 import { runsRouter } from './routes/runs.js';
@@ -18,6 +19,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(storiesRouter(deps));
   app.use(runsRouter(deps));
   app.use(batchesRouter(deps));
+  app.use(aceflowRouter(deps));
   app.use(notFoundHandler);
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -8,3 +8,4 @@ export { STORY_TOOLS, STAGE_DOCUMENT, SERVICE_TOOLS } from './tools.js';
 export type { ToolDefinition } from './tools.js';
 export type { StoryAuthor, AuthorCallOptions } from './authors/author.js';
 export { createOfflineAuthor } from './authors/offline/index.js';
+export { writeStageDocument, stageDocumentChunks } from './authors/offline/stage-document.js';

@@ -74,7 +74,8 @@ export const STAGE_DOCUMENT: ToolDefinition = define({
   description: 'Writes one AceFlow stage document from its template, the project analysis, earlier stages and feedback on a previous draft.',
   input: StageDocumentInput,
   streamsContent: true,
-  run: async (_author, input, options) => {
+  run: async (author, input, options) => {
+    if (author.writeStageDocument) return author.writeStageDocument(input, options);
     options.signal.throwIfAborted();
     const output = writeStageDocument(input);
     for (const chunk of stageDocumentChunks(output.content)) options.onChunk?.(chunk);

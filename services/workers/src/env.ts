@@ -18,7 +18,7 @@ const rate = z
     return { max, duration };
   });
 
-const QUEUE_KEYS = ['search', 'outline', 'write', 'polish', 'dispatch'] as const satisfies readonly QueueKey[];
+const QUEUE_KEYS = ['search', 'outline', 'write', 'polish', 'dispatch', 'aceflow'] as const satisfies readonly QueueKey[];
 const perQueue = Object.fromEntries(
   QUEUE_KEYS.flatMap((key) => [
     [`${key.toUpperCase()}_QUEUE_CONCURRENCY`, positiveInt(1000).optional()],
@@ -39,6 +39,10 @@ export const WorkersEnv = z.object({
   /** On SIGTERM, how long active stages may take to finish before they are handed back. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
   RUN_RETENTION_S: positiveInt(365 * 24 * 3600).default(7 * 24 * 3600),
+  /** Where AceFlow project workspaces live (default `.data/aceflow`). */
+  ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
+  ACEFLOW_MAX_REGENERATIONS: z.coerce.number().int().min(0).max(10).default(2),
+  ACEFLOW_MAX_DEFECT_LOOPS: z.coerce.number().int().min(0).max(10).default(2),
   ...perQueue,
   ...toolServicesEnvShape,
 });
@@ -57,6 +61,7 @@ export interface WorkersConfig {
   stalledIntervalMs: number;
   shutdownGraceMs: number;
   retentionSeconds: number;
+  aceflow: { workspaceRoot: string | undefined; maxRegenerations: number; maxDefectLoops: number };
   toolServices: ToolServicesConfig;
 }
 
@@ -74,6 +79,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     retentionSeconds: env.RUN_RETENTION_S,
+    aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     toolServices: toolServicesFromEnv(env),
   };
 }

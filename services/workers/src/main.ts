@@ -3,7 +3,9 @@
  * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
 import { createLogger } from '@switchyard/logger';
-import { resolveRedis, type RedisHandle } from '@switchyard/redis';
+import { createAceflowEngine } from '@switchyard/aceflow';
+import { createRedisClient, resolveRedis, type RedisHandle } from '@switchyard/redis';
+import { createHttpStageWriter } from './aceflow/stage-writer.js';
 import { loadEnv } from './env.js';
 import { startWorkers, type RunningWorkers } from './start-workers.js';
 import { createHttpStoryTools } from './story-tools.js';
@@ -30,7 +32,15 @@ started.redis = redis;
 const tools = createHttpStoryTools(config.toolServices, {
   onRetry: (notice) => logger.warn({ notice }, 'tool call retried'),
 });
+const engineRedis = createRedisClient(redis.url);
+const aceflow = {
+  engine: createAceflowEngine({ redis: engineRedis, prefix: config.prefix, workspaceRoot: config.aceflow.workspaceRoot }),
+  writer: createHttpStageWriter(config.toolServices),
+  maxRegenerations: config.aceflow.maxRegenerations,
+  maxDefectLoops: config.aceflow.maxDefectLoops,
+};
 started.workers = await startWorkers({
+  aceflow,
   redisUrl: redis.url,
   prefix: config.prefix,
   tools,

@@ -25,7 +25,20 @@ export interface StageWork {
   inputs: Record<string, unknown>;
 }
 
+/** A stage failure that retrying cannot mend, with the code and details callers should see. */
+export class StageFailedError extends Error {
+  override name = 'StageFailedError';
+  readonly code: string;
+  readonly details: unknown;
+  constructor(options: { code: string; message: string; details?: unknown }) {
+    super(options.message);
+    this.code = options.code;
+    this.details = options.details;
+  }
+}
+
 export function toRunError(error: unknown, stage: string): RunError {
+  if (error instanceof StageFailedError) return { code: error.code, message: error.message, stage, retryable: false, details: error.details };
   if (error instanceof ToolCallError) return { code: error.code, message: error.message, stage, retryable: error.retryable, details: { service: error.service, tool: error.tool, details: error.details } };
   if (error instanceof ZodError) return { code: 'invalid_job', message: `Invalid job data: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, stage, retryable: false };
   return { code: 'stage_error', message: error instanceof Error ? error.message : String(error), stage, retryable: !(error instanceof UnrecoverableError) };

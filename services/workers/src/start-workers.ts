@@ -7,6 +7,9 @@ import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
 import { BatchStore, createPipelineQueues, QUEUES, RunStore, type QueueKey } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
+import type { AceflowEngine } from '@switchyard/aceflow';
+import { aceflowProcessor } from './aceflow/processor.js';
+import type { StageWriter } from './aceflow/stage-writer.js';
 import { dispatchProcessor } from './dispatch.js';
 import { outlineProcessor, polishProcessor, searchProcessor, writeProcessor } from './processors.js';
 import { RunAborts } from './run-aborts.js';
@@ -27,6 +30,8 @@ export interface StartWorkersOptions {
   stalledIntervalMs?: number;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
+  /** AceFlow stage pipelines; their queue is served only when given. */
+  aceflow?: { engine: AceflowEngine; writer: StageWriter; maxRegenerations?: number; maxDefectLoops?: number };
 }
 
 export interface RunningWorkers {
@@ -45,16 +50,19 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   await aborts.start();
   const deps = { store, aborts, logger: options.logger, tools: options.tools, flows: queues.flows };
 
-  const processors: Record<QueueKey, Processor> = {
+  const processors: Partial<Record<QueueKey, Processor>> = {
     search: searchProcessor(deps),
     outline: outlineProcessor(deps),
     write: writeProcessor(deps),
     polish: polishProcessor(deps),
     dispatch: dispatchProcessor({ store, batches, flows: queues.flows }),
   };
+  if (options.aceflow) {
+    processors.aceflow = aceflowProcessor({ ...deps, ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
+  }
   const workers = (Object.keys(processors) as QueueKey[]).map((key) => {
     const settings = options.queues?.[key];
-    const worker = new Worker(QUEUES[key], processors[key], {
+    const worker = new Worker(QUEUES[key], processors[key] as Processor, {
       connection,
       prefix,
       concurrency: settings?.concurrency ?? 8,

@@ -3,11 +3,15 @@
  * the orchestrator, under a key prefix of the test's own. Workers run in this process unless the
  * test starts worker processes itself (see `workerProcessEnv`).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createAceflowEngine } from '@switchyard/aceflow';
 import { parseToolServicesEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
-import { testRedis, uniquePrefix } from '@switchyard/redis';
+import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
-import { createHttpStoryTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
+import { createHttpStageWriter, createHttpStoryTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -15,6 +19,8 @@ const TOOL_KEY = 'tool-key-test';
 
 export interface TestStack {
   api: RunningOrchestrator;
+  /** Where the AceFlow workers keep project workspaces (a fresh temporary directory). */
+  aceflowRoot: string;
   tools: ToolServicesStack;
   toolConfig: ToolServicesConfig;
   workers: RunningWorkers | undefined;
@@ -39,6 +45,8 @@ export interface TestStackOptions {
   /** Tool client retries per call (default 1 with short waits, to keep failure tests quick). */
   clientRetries?: number;
   lockDurationMs?: number;
+  /** AceFlow loop bounds for the in-process workers (defaults 2 and 2). */
+  aceflow?: { maxRegenerations?: number; maxDefectLoops?: number };
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -54,6 +62,8 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     TOOL_SERVICE_API_KEY: TOOL_KEY,
     ...options.toolEnv,
   });
+  const aceflowRoot = mkdtempSync(path.join(os.tmpdir(), 'switchyard-aceflow-'));
+  const engineRedis = createRedisClient(redis.url);
   const workers =
     options.inProcessWorkers === false
       ? undefined
@@ -67,6 +77,11 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           }),
           lockDurationMs: options.lockDurationMs ?? 5000,
           stalledIntervalMs: 1000,
+          aceflow: {
+            engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
+            writer: createHttpStageWriter(toolConfig, { retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 } }),
+            ...options.aceflow,
+          },
         });
   const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000 });
 
@@ -82,6 +97,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
   };
   return {
     api,
+    aceflowRoot,
     tools,
     toolConfig,
     workers,
@@ -102,6 +118,8 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
       await api.close();
       await workers?.close(2000);
       await tools.close();
+      await engineRedis.quit();
+      rmSync(aceflowRoot, { recursive: true, force: true });
     },
   };
 }

@@ -10,6 +10,8 @@ import type {
   PolishOutput,
   SearchInput,
   SearchOutput,
+  StageDocumentInput,
+  StageDocumentOutput,
   WriteSectionInput,
   WriteSectionOutput,
 } from '@switchyard/contracts';
@@ -32,4 +34,6 @@ export interface StoryAuthor {
   outline(input: OutlineInput, options: AuthorCallOptions): Promise<OutlineOutput>;
   writeSection(input: WriteSectionInput, options: AuthorCallOptions): Promise<WriteSectionOutput>;
   polish(input: PolishInput, options: AuthorCallOptions): Promise<PolishOutput>;
+  /** AceFlow stage documents; authors without it leave them to the offline stage writer. */
+  writeStageDocument?(input: StageDocumentInput, options: AuthorCallOptions): Promise<StageDocumentOutput>;
 }

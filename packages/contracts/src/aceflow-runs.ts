@@ -1,0 +1,22 @@
+/**
+ * `POST /v1/aceflow/runs`: a stage-generation pipeline for one AceFlow project, from its analysis
+ * through the stages its mode picks (or a slice of them).
+ */
+import { z } from 'zod';
+
+export const ACEFLOW_STAGE_IDS = ['s1_user_story', 's2_tasks_group', 's3_testcases', 's4_implementation', 's5_test_report', 's6_codereview', 's7_demo_script', 's8_summary_report'] as const;
+export const AceflowStageId = z.enum(ACEFLOW_STAGE_IDS);
+export type AceflowStageId = z.infer<typeof AceflowStageId>;
+
+export const AceflowRunRequest = z.strictObject({
+  project: z.strictObject({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, dot, dash and underscore; 1 to 100 characters'),
+    mode: z.enum(['complete', 'standard', 'minimal']).default('complete'),
+    workspace: z.string().min(1).max(200).optional(),
+  }),
+  /** Project analysis (seed 000 set_analysis data), merged into what the project has. */
+  analysis: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  from_stage: AceflowStageId.optional(),
+  to_stage: AceflowStageId.optional(),
+});
+export type AceflowRunRequest = z.infer<typeof AceflowRunRequest>;

@@ -1,0 +1,52 @@
+/**
+ * `POST /v1/aceflow/runs`: a stage-generation pipeline for an AceFlow project. The run is read,
+ * followed and cancelled like any other, at `/v1/runs/{run_id}`.
+ */
+import express, { Router } from 'express';
+import { analysisDataSchema } from '@switchyard/aceflow';
+import { AceflowRunRequest } from '@switchyard/contracts';
+import { describeZodError, HttpError } from '@switchyard/http-kit';
+import { AceflowRangeError, aceflowRunStages, newRunId, runLinks, startAceflowRun } from '@switchyard/pipeline';
+import type { AppDeps } from '../deps.js';
+import { claimIdempotencyKey } from '../idempotency.js';
+
+/** An analysis may be up to 10 MB (seed 000); the body around it adds little. */
+const BODY_LIMIT = '11mb';
+
+function invalid(message: string, details?: unknown): HttpError {
+  return new HttpError({ status: 400, code: 'invalid_parameters', message, details });
+}
+
+export function aceflowRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.post('/v1/aceflow/runs', express.json({ limit: BODY_LIMIT }), async (req, res) => {
+    const request = AceflowRunRequest.parse(req.body);
+    if (request.analysis) {
+      // The seed's data rules, checked before anything is recorded.
+      const analysis = analysisDataSchema.safeParse(request.analysis);
+      if (!analysis.success) {
+        const { message, details } = describeZodError(analysis.error);
+        throw invalid(`analysis: ${message}`, details);
+      }
+    }
+    let stages: string[];
+    try {
+      stages = aceflowRunStages(request);
+    } catch (error) {
+      if (error instanceof AceflowRangeError) throw invalid(error.message);
+      throw error;
+    }
+    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'aceflow', body: request, freshId: newRunId() });
+    if (!claim.repeated) {
+      try {
+        await startAceflowRun(deps, { request, runId: claim.id });
+      } catch (error) {
+        await claim.release();
+        throw error;
+      }
+    }
+    const links = runLinks(claim.id);
+    res.status(202).location(links.poll_url).json({ run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', stages, ...links });
+  });
+  return router;
+}
