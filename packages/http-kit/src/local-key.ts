@@ -1,6 +1,7 @@
 /**
  * The API key for local use: when no API_KEYS are configured, one key is generated on first
- * start, kept under `.data/` (readable by its owner only) and reused afterwards.
+ * start, kept under `.data/` (readable by its owner only) and reused afterwards. The orchestrator
+ * and the MCP bridge read the same file, so one key opens both.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -23,6 +23,10 @@ export const BridgeEnv = z.object({
   SESSION_TTL_S: z.coerce.number().int().positive().default(24 * 3600),
   /** Seconds a session's stream events stay replayable after the last one. */
   EVENT_TTL_S: z.coerce.number().int().positive().default(3600),
+  /** Authorization servers to name in the OAuth protected-resource metadata; unset serves none. */
+  AUTHORIZATION_SERVERS: commaList.pipe(z.array(z.url())).default([]),
+  /** The bridge's public base URL (for that metadata); unset uses the request's Host. */
+  PUBLIC_URL: z.url().optional(),
   ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
   SUPERVISOR_WORKSPACE_ROOT: z.string().min(1).optional(),
 });
@@ -38,6 +42,8 @@ export interface BridgeConfig {
   retentionSeconds: number;
   sessionTtlSeconds: number;
   eventTtlSeconds: number;
+  authorizationServers: string[];
+  publicUrl: string | undefined;
   aceflowRoot: string | undefined;
   supervisorRoot: string | undefined;
 }
@@ -55,6 +61,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     retentionSeconds: env.RUN_RETENTION_S,
     sessionTtlSeconds: env.SESSION_TTL_S,
     eventTtlSeconds: env.EVENT_TTL_S,
+    authorizationServers: env.AUTHORIZATION_SERVERS,
+    publicUrl: env.PUBLIC_URL,
     aceflowRoot: env.ACEFLOW_WORKSPACE_ROOT,
     supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
   };

@@ -4,4 +4,4 @@ export { createApp } from './app.js';
 export type { AppDeps, HealthReport } from './deps.js';
 export { loadEnv, OrchestratorEnv } from './env.js';
 export type { OrchestratorConfig } from './env.js';
-export { localApiKey } from './local-key.js';
+export { localApiKey } from '@switchyard/http-kit';

@@ -3,10 +3,10 @@
  * stage work is done by worker processes on the same Redis.
  */
 import path from 'node:path';
+import { localApiKey } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
 import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
 import { loadEnv } from './env.js';
-import { localApiKey } from './local-key.js';
 import { startOrchestrator } from './server.js';
 
 const config = loadEnv();

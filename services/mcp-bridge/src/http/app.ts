@@ -1,0 +1,119 @@
+/**
+ * The bridge's Express app: Streamable HTTP at `/mcp` with sessions (POST messages, GET the
+ * server's stream or resume one with Last-Event-ID, DELETE to end the session), behind the Origin
+ * check and the bearer key; `/health`; and, when an authorization server is configured, the OAuth
+ * protected-resource metadata (RFC 9728).
+ */
+import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Redis } from 'ioredis';
+import { errorMiddleware, notFoundHandler, presentedKey } from '@switchyard/http-kit';
+import type { Logger } from '@switchyard/logger';
+import type { ToolRegistry } from '../registry.js';
+import { forward } from './forward.js';
+import { bearerAuth, originGuard } from './guards.js';
+import { LiveSessions } from './live-sessions.js';
+import { keyDigest, SessionRecords } from './session-records.js';
+
+export interface BridgeAppOptions {
+  tools: ToolRegistry;
+  redis: Redis;
+  /** The deployment's key prefix; sessions live under `{prefix}:mcp:`. */
+  prefix: string;
+  apiKeys: readonly string[];
+  /** Browser origins allowed (default none: only requests without an Origin). */
+  allowedOrigins?: readonly string[];
+  logger: Logger;
+  /** Idle seconds before a session is forgotten (default one day). */
+  sessionTtlSeconds?: number;
+  /** Seconds a stream stays replayable after its last event (default 3600). */
+  eventTtlSeconds?: number;
+  /** Reconnection delay suggested to clients, ms (default 1000). */
+  retryIntervalMs?: number;
+  /** Milliseconds between SSE keep-alive comments (default 15000). */
+  keepAliveMs?: number;
+  /** Serve protected-resource metadata naming these authorization servers (default: none served). */
+  authorizationServers?: readonly string[];
+  /** The bridge's public base URL, for the metadata (default: from the request's Host). */
+  publicUrl?: string | undefined;
+}
+
+export interface BridgeApp {
+  app: Express;
+  sessions: LiveSessions;
+  records: SessionRecords;
+}
+
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/** A body that is not JSON is the protocol's parse error, not the services' error shape. */
+const parseErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') res.status(400).json(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
+  else if (type === 'entity.too.large') res.status(413).json(jsonRpcError(-32000, 'The body is too large'));
+  else next(error);
+};
+
+export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
+  const records = new SessionRecords({ redis: options.redis, prefix: options.prefix, ttlSeconds: options.sessionTtlSeconds });
+  const sessions = new LiveSessions({
+    tools: options.tools,
+    records,
+    redis: options.redis,
+    logger: options.logger,
+    eventTtlSeconds: options.eventTtlSeconds,
+    retryIntervalMs: options.retryIntervalMs,
+    keepAliveMs: options.keepAliveMs,
+  });
+  const baseUrl = (req: Request) => options.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const oauth = options.authorizationServers && options.authorizationServers.length > 0 ? options.authorizationServers : undefined;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/health', async (_req, res) => {
+    const redis = await options.redis.ping().then(() => true, () => false);
+    res.status(redis ? 200 : 503).json({ status: redis ? 'healthy' : 'degraded', redis: { healthy: redis }, sessions: sessions.size, tools: options.tools.size });
+  });
+  if (oauth) {
+    const metadata = (req: Request) => ({ resource: `${baseUrl(req)}/mcp`, authorization_servers: oauth, bearer_methods_supported: ['header'], resource_name: 'Switchyard MCP bridge' });
+    app.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (req, res) => void res.json(metadata(req)));
+  }
+
+  app.use('/mcp', originGuard(options.allowedOrigins ?? []));
+  app.use('/mcp', bearerAuth({ keys: options.apiKeys, ...(oauth ? { resourceMetadataUrl: (req: Request) => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp` } : {}) }));
+  app.use('/mcp', express.json({ limit: '4mb' }), parseErrors);
+  app.all('/mcp', async (req, res) => {
+    const token = presentedKey(req) as string; // the auth guard let the request through
+    const digest = keyDigest(token);
+    const body: unknown = req.body;
+    const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+    if (req.method === 'POST' && messages.some((message) => isInitializeRequest(message))) {
+      const initialize = messages.find((message) => isInitializeRequest(message)) as { params: Record<string, unknown> };
+      const session = await sessions.open(initialize.params, digest);
+      await forward(session.transport, req, res, { parsedBody: body, token });
+      return;
+    }
+    const sessionId = req.get('mcp-session-id');
+    if (!sessionId) {
+      res.status(400).json(jsonRpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+      return;
+    }
+    const session = await sessions.find(sessionId, digest);
+    if (!session) {
+      res.status(404).json(jsonRpcError(-32001, 'Session not found'));
+      return;
+    }
+    session.active += 1;
+    session.lastSeen = Date.now();
+    void records.touch(sessionId).catch((error: unknown) => options.logger.warn({ err: error, session: sessionId }, 'could not refresh the session'));
+    try {
+      await forward(session.transport, req, res, { parsedBody: req.method === 'POST' ? body : undefined, token });
+    } finally {
+      session.active -= 1;
+      session.lastSeen = Date.now();
+    }
+  });
+  app.use(notFoundHandler);
+  app.use(errorMiddleware(options.logger));
+  return { app, sessions, records };
+}

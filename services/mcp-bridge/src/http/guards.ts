@@ -1,0 +1,63 @@
+/**
+ * What stands before `/mcp`: the Origin check against DNS rebinding (a page on a foreign origin
+ * that resolves to this host is refused, 403), CORS for the origins allowed, and the bearer key
+ * (the orchestrator's keys; 401 with `WWW-Authenticate`, naming the protected-resource metadata
+ * when an authorization server is configured).
+ */
+import type { RequestHandler } from 'express';
+import { ErrorCodes } from '@switchyard/contracts';
+import { errorBody, keyMatcher, presentedKey } from '@switchyard/http-kit';
+
+/** `https://app.example.com` matches itself; `http://localhost:*` matches any port. */
+export function originMatcher(allowed: readonly string[]): (origin: string) => boolean {
+  const exact = new Set(allowed.filter((entry) => !entry.endsWith(':*')));
+  const anyPort = allowed.filter((entry) => entry.endsWith(':*')).map((entry) => entry.slice(0, -2));
+  return (origin) => exact.has(origin) || anyPort.some((base) => origin === base || (origin.startsWith(`${base}:`) && /^\d+$/.test(origin.slice(base.length + 1))));
+}
+
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * Requests without an Origin (agents, CLIs) pass; a browser's must be on the list.
+ * @param allowed origins such as `https://app.example.com` or `http://localhost:*`
+ */
+export function originGuard(allowed: readonly string[]): RequestHandler {
+  const matches = originMatcher(allowed);
+  return (req, res, next) => {
+    const origin = req.get('origin');
+    if (origin === undefined) return next();
+    if (!matches(origin)) {
+      res.status(403).json(jsonRpcError(-32000, `Forbidden: Origin ${origin} is not allowed`));
+      return;
+    }
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, WWW-Authenticate');
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE');
+      res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-API-Key, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
+      res.setHeader('Access-Control-Max-Age', '600');
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
+}
+
+/**
+ * @param options.keys accepted keys (not empty)
+ * @param options.resourceMetadataUrl named in the challenge when OAuth metadata is served
+ */
+export function bearerAuth(options: { keys: readonly string[]; resourceMetadataUrl?: (req: Parameters<RequestHandler>[0]) => string }): RequestHandler {
+  if (options.keys.length === 0) throw new Error('bearerAuth needs at least one key');
+  const matches = keyMatcher(options.keys);
+  return (req, res, next) => {
+    const key = presentedKey(req);
+    if (matches(key)) return next();
+    const metadata = options.resourceMetadataUrl ? `, resource_metadata="${options.resourceMetadataUrl(req)}"` : '';
+    res
+      .status(401)
+      .set('WWW-Authenticate', `Bearer realm="switchyard"${key ? ', error="invalid_token"' : ''}${metadata}`)
+      .json(errorBody(ErrorCodes.unauthorized, key ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer or X-API-Key)'));
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * The bridge's HTTP process: Streamable HTTP at /mcp on PORT, with sessions kept in Redis so that
+ * a restarted bridge, or another replica, takes them up. Keys are the orchestrator's.
+ */
+import path from 'node:path';
+import { localApiKey } from '@switchyard/http-kit';
+import { createLogger } from '@switchyard/logger';
+import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
+import { loadEnv } from './env.js';
+import { startBridgeHttp } from './http/serve.js';
+
+const config = loadEnv();
+const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel });
+let apiKeys = config.apiKeys;
+if (!apiKeys) {
+  const local = localApiKey(path.join(REPO_ROOT, '.data'));
+  apiKeys = [local.key];
+  process.stdout.write(`API key (${local.created ? 'generated' : 'kept'} in ${path.relative(process.cwd(), local.file)}): ${local.key}\n`);
+}
+const redis = await resolveRedis({ url: config.redisUrl });
+const running = await startBridgeHttp({
+  redisUrl: redis.url,
+  prefix: config.prefix,
+  retentionSeconds: config.retentionSeconds,
+  aceflowRoot: config.aceflowRoot,
+  supervisorRoot: config.supervisorRoot,
+  apiKeys,
+  allowedOrigins: config.allowedOrigins,
+  sessionTtlSeconds: config.sessionTtlSeconds,
+  eventTtlSeconds: config.eventTtlSeconds,
+  authorizationServers: config.authorizationServers,
+  publicUrl: config.publicUrl,
+  logger,
+  port: config.port,
+  host: config.host,
+});
+logger.info({ url: running.mcpUrl, redis: redis.url, prefix: config.prefix, tools: running.deps.tools.size }, 'mcp-bridge listening');
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping: sessions stay in Redis for the next bridge');
+  await running.close();
+  await redis.stop();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void stop('SIGTERM'));
+process.once('SIGINT', () => void stop('SIGINT'));
