@@ -1,61 +1,103 @@
 /**
- * `npm start`: the main job. Starts Redis (installing it on a fresh machine), the reference tool
- * services, the orchestrator and WORKERS worker processes, then writes a small batch of stories
- * through the API with a progress bar per run. Stories land in `.data/stories/`.
+ * `npm start`: the main job. Resolves Redis (REDIS_URL, or a local redis-server, installed when
+ * missing), starts the reference tool services (unless all four *_SERVICE_URL are set), the
+ * orchestrator and WORKERS worker processes, each a child process logging to `.data/logs/`;
+ * submits a batch of stories through the API with a progress bar per run, writes the stories to
+ * `.data/stories/`, stops everything and exits 0 (1 when a story failed).
  *
- *   npm start                                  the built-in sample topics
+ *   npm start                                  three sample topics
  *   npm start -- "a topic" "another topic"     your topics
  *   npm start -- --serve                       keep the stack serving afterwards
- *   npm run stack                              serve, without the sample batch
+ *   npm run stack                              serve, without a batch (--serve --no-batch)
  */
 import path from 'node:path';
-import { resolveRedis } from '@switchyard/redis';
+import { resolveRedis, type RedisHandle } from '@switchyard/redis';
+import { apiClient } from './launcher/api.js';
+import { parseLaunch, USAGE } from './launcher/args.js';
 import { runBatch } from './launcher/batch.js';
+import { ChildFailed, Children, logTail, LOG_DIR } from './launcher/processes.js';
 import { startStack } from './launcher/stack.js';
 
-const SAMPLE_TOPICS = ['a lighthouse keeper who collects lost letters', 'a robot learning to bake bread for a village', 'two rival cartographers mapping a moving island'];
-
-const args = process.argv.slice(2);
-const serve = args.includes('--serve');
-const batch = !args.includes('--no-batch');
-const topics = args.filter((a) => !a.startsWith('--'));
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const workers = Number(process.env.WORKERS ?? 2);
-if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
-  say(`WORKERS must be a whole number from 1 to 64, got "${process.env.WORKERS}"`);
+const rel = (file: string) => path.relative(process.cwd(), file) || '.';
+const started = Date.now();
+
+const parsed = parseLaunch(process.argv.slice(2), process.env);
+if (parsed.kind === 'help') {
+  say(USAGE);
+  process.exit(0);
+}
+if (parsed.kind === 'error') {
+  say(`npm start: ${parsed.message}`);
   process.exit(2);
 }
+const { plan } = parsed;
 
-const redis = await resolveRedis({ url: process.env.REDIS_URL });
-say(`redis        ${redis.url}`);
-const stack = await startStack({ redisUrl: redis.url, env: process.env, workers, say }).catch(async (error: unknown) => {
-  say(`The stack did not start: ${error instanceof Error ? error.message : String(error)}`);
-  await redis.stop();
-  process.exit(1);
-});
+const children = new Children();
+const aborted = new AbortController();
+let redis: RedisHandle | undefined;
+let stopping: Promise<never> | undefined;
 
-let stopping = false;
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    await stack.stop();
-    await redis.stop();
-  }
-  process.exit(code);
+/** Stops every child (SIGTERM, awaited), then the Redis this launch started; exits with `code`. */
+function shutdown(code: number): Promise<never> {
+  stopping ??= (async () => {
+    aborted.abort();
+    if (children.all.length > 0) say(`stopping ${children.all.map((c) => c.name).join(', ')}…`);
+    await children.stopAll();
+    await redis?.stop();
+    process.exit(code);
+  })();
+  return stopping;
 }
 process.once('SIGINT', () => void shutdown(130));
 process.once('SIGTERM', () => void shutdown(143));
 
-let failed = 0;
-if (batch) {
-  const outcome = await runBatch({ apiUrl: stack.apiUrl, apiKey: stack.apiKey, topics: topics.length > 0 ? topics : SAMPLE_TOPICS, say });
-  failed = outcome.failed;
-  say(`\n${outcome.written.length} ${outcome.written.length === 1 ? 'story' : 'stories'} written:`);
-  for (const file of outcome.written) say(`  ${path.relative(process.cwd(), file)}`);
+function explain(error: unknown): void {
+  say(`\n✖ ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof ChildFailed) {
+    const tail = logTail(error.child);
+    if (tail) say(tail.replace(/^/gm, `  ${error.child.name} | `));
+  }
 }
 
-if (serve || !batch) {
-  say(`\nServing at ${stack.apiUrl}  API key: ${stack.apiKey}\nTry: curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.apiUrl}/health   (Ctrl-C stops)`);
+try {
+  redis = await resolveRedis({ url: process.env.REDIS_URL });
+  say(`redis        ${redis.url}${process.env.REDIS_URL ? '  (given)' : redis.owned ? '  (started; data in .data/redis)' : '  (already running from .data/redis)'}`);
+} catch (error) {
+  explain(error);
+  await shutdown(1);
+}
+
+const stack = await startStack({ redisUrl: (redis as RedisHandle).url, env: process.env, workers: plan.workers, port: plan.port, children, say }).catch(async (error: unknown) => {
+  explain(error);
+  return shutdown(1);
+});
+children.watch((child, code, signal) => {
+  explain(new ChildFailed(child, `stopped on its own (${code ?? signal})`));
+  void shutdown(1);
+});
+
+let failed = 0;
+if (plan.topics.length > 0) {
+  const api = apiClient(stack.apiUrl, stack.apiKey);
+  const outcome = await runBatch({ api, topics: plan.topics, out: process.stdout, say, signal: aborted.signal }).catch(async (error: unknown) => {
+    if (aborted.signal.aborted) return stopping as Promise<never>;
+    explain(error);
+    return shutdown(1);
+  });
+  failed = outcome.failed.length;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  say(`\n${outcome.written.length} of ${plan.topics.length} ${plan.topics.length === 1 ? 'story' : 'stories'} written in ${seconds} s (batch ${outcome.batchId}):`);
+  for (const story of outcome.written) say(`  ${rel(story.file)}  ${story.words} words  "${story.title}"`);
+  for (const run of outcome.failed) say(`  ✖ ${run.topic}: ${run.reason}  (run ${run.runId})`);
+  say(`logs of this launch: ${rel(LOG_DIR)}/`);
+}
+
+if (plan.serve) {
+  say(`\nServing at ${stack.apiUrl}   API key: ${stack.apiKey}`);
+  say(`  curl -s ${stack.apiUrl}/health`);
+  say(`  curl -s -X POST ${stack.apiUrl}/v1/stories -H "Authorization: Bearer ${stack.apiKey}" -H 'Content-Type: application/json' -d '{"topic":"a robot baker"}'`);
+  say('Ctrl-C stops everything.');
 } else {
   await shutdown(failed === 0 ? 0 : 1);
 }

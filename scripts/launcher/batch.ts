@@ -1,75 +1,78 @@
 /**
- * Submits the sample batch through the API and follows it: a progress bar per run (redrawn in a
- * terminal, a line per change otherwise), then each finished story written to `.data/stories/`.
+ * Submits a batch through the API and follows it: a progress bar per run, driven by the run's
+ * events (SSE), or by polling the run when its events cannot be had; then each completed story
+ * is written to `.data/stories/`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '@switchyard/redis';
-import { progressLine, slugOf, storyMarkdown, type RunLine } from './render.js';
+import type { ApiClient, RunView } from './api.js';
+import { ProgressBoard, type Output } from './progress-board.js';
+import { applyRunEvent, applyRunView, initialRunState, stageLabel, wordsSoFar, type RunState } from './run-state.js';
+import { EventsUnavailable, followRunEvents } from './run-events.js';
+import { STORIES_DIR, storyFileNames, writeStory } from './stories.js';
 
-interface RunView {
-  run_id: string;
-  status: string;
-  progress: number;
-  stages: { name: string; status: string }[];
-  result: { title: string; content: string; word_count: number } | null;
-  error: { message: string; stage?: string } | null;
+export interface BatchOutcome {
+  batchId: string;
+  written: { file: string; title: string; words: number }[];
+  failed: { topic: string; runId: string; reason: string }[];
 }
 
-export const STORIES_DIR = path.join(REPO_ROOT, '.data', 'stories');
-const ENDED = new Set(['completed', 'failed', 'cancelled']);
-
-export async function runBatch(options: { apiUrl: string; apiKey: string; topics: string[]; say: (line: string) => void }): Promise<{ written: string[]; failed: number }> {
-  const headers = { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' };
-  const api = async <T>(pathname: string, init?: RequestInit): Promise<T> => {
-    const res = await fetch(`${options.apiUrl}${pathname}`, { ...init, headers });
-    const body = (await res.json()) as T & { error?: { message: string } };
-    if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${pathname}: HTTP ${res.status} ${body.error?.message ?? ''}`);
-    return body;
-  };
-  const batch = await api<{ batch_id: string; run_ids: string[] }>('/v1/batches', { method: 'POST', body: JSON.stringify({ items: options.topics.map((topic) => ({ topic })) }) });
-  options.say(`\nbatch ${batch.batch_id}: ${batch.run_ids.length} stories\n`);
-
-  const tty = Boolean(process.stdout.isTTY);
-  const shown = new Map<string, string>();
-  let drawn = 0;
-  const views = new Map<string, RunView>();
-  while (batch.run_ids.some((id) => !ENDED.has(views.get(id)?.status ?? ''))) {
-    await Promise.all(batch.run_ids.map(async (id) => views.set(id, await api<RunView>(`/v1/runs/${id}`))));
-    const lines = batch.run_ids.map((id, i) => progressLine(toLine(views.get(id), options.topics[i] ?? id)));
-    if (tty) {
-      if (drawn > 0) process.stdout.write(`\x1b[${drawn}A`);
-      for (const line of lines) process.stdout.write(`\x1b[2K${line}\n`);
-      drawn = lines.length;
-    } else {
-      batch.run_ids.forEach((id, i) => {
-        if (shown.get(id) !== lines[i]) options.say(lines[i] ?? '');
-        shown.set(id, lines[i] ?? '');
-      });
-    }
-    if (batch.run_ids.some((id) => !ENDED.has(views.get(id)?.status ?? ''))) await new Promise((resolve) => setTimeout(resolve, 300));
+async function pollUntilEnded(api: ApiClient, runId: string, onView: (view: RunView) => void, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    const view = await api.getRun(runId);
+    onView(view);
+    if (['completed', 'failed', 'cancelled'].includes(view.status) || signal.aborted) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
 
-  mkdirSync(STORIES_DIR, { recursive: true });
-  const written: string[] = [];
-  let failed = 0;
-  batch.run_ids.forEach((id, i) => {
-    const view = views.get(id);
-    const topic = options.topics[i] ?? id;
-    if (view?.status !== 'completed' || !view.result) {
-      failed += 1;
-      options.say(`✖ ${topic}: ${view?.status ?? 'unknown'}${view?.error ? ` (${view.error.stage ?? ''} ${view.error.message})` : ''}`);
+export async function runBatch(options: { api: ApiClient; topics: string[]; out: Output; say: (line: string) => void; signal: AbortSignal; storiesDir?: string }): Promise<BatchOutcome> {
+  const { api, topics, signal } = options;
+  const batch = await api.submitBatch(topics);
+  options.say(`\nbatch ${batch.batch_id}: ${batch.run_ids.length} ${batch.run_ids.length === 1 ? 'story' : 'stories'}\n`);
+
+  const states: RunState[] = batch.run_ids.map(() => initialRunState());
+  const lineOf = (i: number) => ({ topic: topics[i] ?? '', status: states[i]?.status ?? 'queued', progress: states[i]?.progress ?? 0, stage: stageLabel(states[i] as RunState), words: wordsSoFar(states[i] as RunState) });
+  const board = new ProgressBoard(options.out, batch.run_ids.map((_, i) => lineOf(i)));
+
+  const views = await Promise.all(
+    batch.run_ids.map(async (runId, i) => {
+      const set = (state: RunState) => {
+        states[i] = state;
+        board.update(i, lineOf(i));
+      };
+      try {
+        await followRunEvents({
+          url: api.url(`/v1/runs/${runId}/events`),
+          headers: api.headers,
+          signal,
+          onEvent: (type, data) => set(applyRunEvent(states[i] as RunState, type, data)),
+        });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if (!(error instanceof EventsUnavailable)) throw error;
+        board.note(`events of ${runId} unavailable (${error.message}); polling the run instead`);
+        await pollUntilEnded(api, runId, (view) => set(applyRunView(states[i] as RunState, view)), signal);
+      }
+      const view = await api.getRun(runId);
+      set(applyRunView(states[i] as RunState, view));
+      return view;
+    }),
+  );
+  board.close();
+
+  const dir = options.storiesDir ?? STORIES_DIR;
+  const names = storyFileNames(topics);
+  const outcome: BatchOutcome = { batchId: batch.batch_id, written: [], failed: [] };
+  views.forEach((view, i) => {
+    const topic = topics[i] ?? view.run_id;
+    if (view.status !== 'completed' || !view.result) {
+      const error = view.error ? ` (${view.error.stage ? `${view.error.stage}: ` : ''}${view.error.message})` : '';
+      outcome.failed.push({ topic, runId: view.run_id, reason: `${view.status}${error}` });
       return;
     }
-    const file = path.join(STORIES_DIR, `${slugOf(topic)}.md`);
-    writeFileSync(file, storyMarkdown({ title: view.result.title, content: view.result.content, runId: id, wordCount: view.result.word_count, topic }));
-    written.push(file);
+    const file = path.join(dir, names[i] as string);
+    writeStory(file, { title: view.result.title, content: view.result.content, runId: view.run_id, wordCount: view.result.word_count, topic });
+    outcome.written.push({ file, title: view.result.title, words: view.result.word_count });
   });
-  return { written, failed };
-}
-
-function toLine(view: RunView | undefined, topic: string): RunLine {
-  const running = view?.stages.filter((s) => s.status === 'running' || s.status === 'retrying').map((s) => s.name);
-  const stage = running && running.length > 1 ? `${running.length} stages` : running?.[0];
-  return { topic, status: view?.status ?? 'queued', progress: view?.progress ?? 0, stage };
+  return outcome;
 }

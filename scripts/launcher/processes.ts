@@ -1,60 +1,123 @@
 /**
- * The local launcher's child processes: each service runs as a process of its own (as it would
- * in production), its output in `.data/logs/<name>.log`, stopped with SIGTERM and awaited.
+ * The launcher's child processes: each service runs as a process of its own (as in production),
+ * its output in `.data/logs/<name>.log` (rewritten each launch), stopped with SIGTERM and awaited.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from '@switchyard/redis';
+
+export const LOG_DIR = path.join(REPO_ROOT, '.data', 'logs');
+const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url));
+/** What a child keeps of the launcher's own environment; everything else is given explicitly. */
+const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_EXTRA_CA_CERTS'];
 
 export interface Child {
   name: string;
   process: ChildProcess;
   logFile: string;
+  /** Stopped after the children of higher tiers (tool services 0, the rest 1). */
+  tier: number;
+  /** Resolves when the process has exited and its log is flushed. */
+  closed: Promise<void>;
 }
 
-export const LOG_DIR = path.join(REPO_ROOT, '.data', 'logs');
-
-/** Starts `node --import tsx <entry>` with `env` on top of PATH alone (no inherited secrets). */
-export function startService(options: { name: string; entry: string; env: Record<string, string> }): Child {
+export function startService(options: { name: string; entry: string; env: Record<string, string>; tier: number }): Child {
   mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `${options.name}.log`);
-  const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, options.entry)], {
+  const log = createWriteStream(logFile);
+  const inherited = Object.fromEntries(BASE_ENV.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, path.join(REPO_ROOT, options.entry)], {
     cwd: REPO_ROOT,
-     
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    env: { ...inherited, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
-  child.once('exit', () => log.end());
-  return { name: options.name, process: child, logFile };
+  // 'close' comes after both pipes have drained, so the log holds the last words of the child.
+  const closed = once(child, 'close').then(() => new Promise<void>((resolve) => log.end(resolve)));
+  return { name: options.name, process: child, logFile, tier: options.tier, closed };
+}
+
+function running(child: Child): boolean {
+  return child.process.exitCode === null && child.process.signalCode === null;
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
 export async function stopService(child: Child, graceMs = 30_000): Promise<void> {
-  const proc = child.process;
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = once(proc, 'exit');
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
+  if (running(child)) {
+    child.process.kill('SIGTERM');
+    const timer = setTimeout(() => child.process.kill('SIGKILL'), graceMs);
+    await child.closed;
+    clearTimeout(timer);
+  }
+  await child.closed;
 }
 
-/** Polls `url` until it answers 2xx; fails when the child exits first or `timeoutMs` passes. */
-export async function waitUntilHealthy(options: { url: string; child: Child; timeoutMs?: number; headers?: Record<string, string> }): Promise<void> {
+/** The last `lines` lines of a child's log, for an error message. */
+export function logTail(child: Child, lines = 8): string {
+  try {
+    return readFileSync(child.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Every child of this launch: stopped together, and watched for one that dies on its own. */
+export class Children {
+  readonly all: Child[] = [];
+  #stopping = false;
+  #onUnexpectedExit: ((child: Child, code: number | null, signal: string | null) => void) | undefined;
+
+  add(child: Child): Child {
+    this.all.push(child);
+    child.process.once('exit', (code, signal) => {
+      if (!this.#stopping) this.#onUnexpectedExit?.(child, code, signal);
+    });
+    return child;
+  }
+
+  /** From now on, a child that exits before stopAll() is reported here. */
+  watch(onUnexpectedExit: (child: Child, code: number | null, signal: string | null) => void): void {
+    this.#onUnexpectedExit = onUnexpectedExit;
+  }
+
+  /** Stops the highest tier first (all of a tier at once), down to tier 0. */
+  async stopAll(): Promise<void> {
+    this.#stopping = true;
+    const tiers = [...new Set(this.all.map((c) => c.tier))].sort((a, b) => b - a);
+    for (const tier of tiers) await Promise.all(this.all.filter((c) => c.tier === tier).map((c) => stopService(c)));
+  }
+}
+
+/**
+ * Polls `url` until it answers 200; fails as soon as the child exits, or after `timeoutMs`
+ * with the last answer it had.
+ */
+export async function waitUntilHealthy(options: { url: string; child: Child; timeoutMs?: number }): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let last = 'no answer';
   for (;;) {
-    if (options.child.process.exitCode !== null) throw new Error(`${options.child.name} exited with code ${options.child.process.exitCode}; see ${options.child.logFile}`);
-    const ok = await fetch(options.url, { headers: options.headers, signal: AbortSignal.timeout(2000) }).then(
-      (res) => (void res.body?.cancel(), res.ok),
-      () => false,
+    if (!running(options.child)) throw new ChildFailed(options.child, `exited with code ${options.child.process.exitCode ?? options.child.process.signalCode}`);
+    const status = await fetch(options.url, { signal: AbortSignal.timeout(2000) }).then(
+      async (res) => (res.status === 200 ? 200 : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`),
+      (error: unknown) => `${error instanceof Error ? error.message : String(error)}`,
     );
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${options.child.name} did not become healthy at ${options.url}; see ${options.child.logFile}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (status === 200) return;
+    last = status;
+    if (Date.now() > deadline) throw new ChildFailed(options.child, `did not answer 200 at ${options.url} within ${options.timeoutMs ?? 60_000} ms (last: ${last})`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+export class ChildFailed extends Error {
+  override name = 'ChildFailed';
+  constructor(
+    readonly child: Child,
+    reason: string,
+  ) {
+    super(`${child.name} ${reason}; its log: ${path.relative(process.cwd(), child.logFile)}`);
   }
 }

@@ -10,6 +10,11 @@ test('a progress bar fills in proportion to the percentage and names the stage a
   assert.match(progressLine({ topic: 't', status: 'queued', progress: -5 }), /^\[░{24}\] {3}0%/);
 });
 
+test('a progress bar shows the words written so far once there are some', () => {
+  assert.match(progressLine({ topic: 't', status: 'running', progress: 57, stage: '2 stages', words: 812 }), /57% running +2 stages +812 words {2}t$/);
+  assert.doesNotMatch(progressLine({ topic: 't', status: 'running', progress: 14, words: 0 }), /words/);
+});
+
 test('a long topic is cut with an ellipsis', () => {
   const line = progressLine({ topic: 'x'.repeat(100), status: 'queued', progress: 0 }, 10);
   assert.ok(line.endsWith(`${'x'.repeat(9)}…`));

@@ -1,11 +1,13 @@
 /**
  * Starts the whole stack on this machine as separate processes: the reference tool services
- * (unless all four service URLs are given), the orchestrator, and WORKERS worker processes.
+ * (unless all four service URLs are given), the orchestrator, and WORKERS worker processes, and
+ * waits until each is ready.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { freePort } from '@switchyard/redis';
-import { startService, stopService, waitUntilHealthy, type Child } from './processes.js';
+import { choosePort } from './ports.js';
+import { startService, waitUntilHealthy, type Children } from './processes.js';
+import { waitForWorkers } from './workers-ready.js';
 
 const SERVICES = ['SEARCH', 'OUTLINE', 'WRITING', 'EDITING'] as const;
 /** Variables handed through to the children when set, so every documented knob works from here. */
@@ -14,59 +16,66 @@ const PASS_THROUGH = /^(QUEUE_PREFIX|RUN_RETENTION_S|WORKER_CONCURRENCY|LOCK_DUR
 export interface Stack {
   apiUrl: string;
   apiKey: string;
-  usingExternalServices: boolean;
-  children: Child[];
-  stop(): Promise<void>;
+  /** True when the four *_SERVICE_URL variables were given and no reference service was started. */
+  external: boolean;
 }
 
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
+/** Which variables the children get from the launcher's environment, before its own. */
+export function passedThrough(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => PASS_THROUGH.test(e[0]) && Boolean(e[1])));
 }
 
-export async function startStack(options: { redisUrl: string; env: Record<string, string | undefined>; workers: number; say: (line: string) => void }): Promise<Stack> {
-  const { env, say } = options;
-  const passed = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => PASS_THROUGH.test(e[0]) && Boolean(e[1])));
+export async function startStack(options: {
+  redisUrl: string;
+  env: Record<string, string | undefined>;
+  workers: number;
+  port: number | undefined;
+  children: Children;
+  say: (line: string) => void;
+}): Promise<Stack> {
+  const { env, say, children } = options;
+  const passed = passedThrough(env);
   const logLevel = env.LOG_LEVEL || 'warn';
   const apiKey = env.API_KEYS?.split(',')[0]?.trim() || `sy_${randomBytes(16).toString('hex')}`;
-  const toolKey = env.TOOL_SERVICE_API_KEY || randomBytes(16).toString('hex');
-  const children: Child[] = [];
-  const stop = async () => {
-    for (const child of [...children].reverse()) await stopService(child);
-  };
+  const external = SERVICES.every((s) => env[`${s}_SERVICE_URL`]);
 
-  try {
-    const external = SERVICES.every((s) => env[`${s}_SERVICE_URL`]);
-    const serviceUrls: Record<string, string> = {};
-    if (external) {
-      for (const s of SERVICES) serviceUrls[`${s}_SERVICE_URL`] = env[`${s}_SERVICE_URL`] as string;
-    } else {
-      const ports = await Promise.all(SERVICES.map(() => freePort()));
-      const tools = startService({
+  const serviceUrls: Record<string, string> = {};
+  let toolKey = env.TOOL_SERVICE_API_KEY ?? '';
+  if (external) {
+    for (const s of SERVICES) serviceUrls[`${s}_SERVICE_URL`] = env[`${s}_SERVICE_URL`] as string;
+  } else {
+    // The reference services are this launch's own: they get a key of their own unless one is given.
+    toolKey ||= randomBytes(16).toString('hex');
+    const ports = await Promise.all(SERVICES.map(() => freePort()));
+    const tools = children.add(
+      startService({
         name: 'tool-services',
         entry: 'services/tool-services/src/main.ts',
+        tier: 0,
         env: { ...passed, LOG_LEVEL: logLevel, TOOL_SERVICE_API_KEYS: toolKey, ...Object.fromEntries(SERVICES.map((s, i) => [`${s}_SERVICE_PORT`, String(ports[i])])) },
-      });
-      children.push(tools);
-      SERVICES.forEach((s, i) => (serviceUrls[`${s}_SERVICE_URL`] = `http://127.0.0.1:${ports[i]}`));
-      await Promise.all(SERVICES.map((s) => waitUntilHealthy({ url: `${serviceUrls[`${s}_SERVICE_URL`]}/health`, child: tools })));
-    }
-    for (const s of SERVICES) say(`${s.toLowerCase().padEnd(12)} ${serviceUrls[`${s}_SERVICE_URL`]}${external ? ' (given)' : ''}`);
-
-    const common = { ...passed, REDIS_URL: options.redisUrl, LOG_LEVEL: logLevel, ...serviceUrls, TOOL_SERVICE_API_KEY: external ? (env.TOOL_SERVICE_API_KEY ?? '') : toolKey };
-    const port = env.PORT ? Number(env.PORT) : (await portIsFree(8080)) ? 8080 : await freePort();
-    const orchestrator = startService({ name: 'orchestrator', entry: 'services/orchestrator/src/main.ts', env: { ...common, PORT: String(port), API_KEYS: env.API_KEYS || apiKey } });
-    children.push(orchestrator);
-    for (let i = 1; i <= options.workers; i += 1) children.push(startService({ name: `worker-${i}`, entry: 'services/workers/src/main.ts', env: common }));
-    const apiUrl = `http://127.0.0.1:${port}`;
-    await waitUntilHealthy({ url: `${apiUrl}/health`, child: orchestrator });
-    say(`orchestrator ${apiUrl}  (${options.workers} worker process${options.workers === 1 ? '' : 'es'}; logs in .data/logs/)`);
-    return { apiUrl, apiKey, usingExternalServices: external, children, stop };
-  } catch (error) {
-    await stop();
-    throw error;
+      }),
+    );
+    SERVICES.forEach((s, i) => (serviceUrls[`${s}_SERVICE_URL`] = `http://127.0.0.1:${ports[i]}`));
+    await Promise.all(SERVICES.map((s) => waitUntilHealthy({ url: `${serviceUrls[`${s}_SERVICE_URL`]}/health`, child: tools })));
   }
+  for (const s of SERVICES) say(`${s.toLowerCase().padEnd(12)} ${serviceUrls[`${s}_SERVICE_URL`]}${external ? '  (given)' : ''}`);
+
+  const common: Record<string, string> = { ...passed, REDIS_URL: options.redisUrl, LOG_LEVEL: logLevel, ...serviceUrls, ...(toolKey ? { TOOL_SERVICE_API_KEY: toolKey } : {}) };
+  const { port, note } = await choosePort(options.port);
+  if (note) say(note);
+  const orchestrator = children.add(
+    startService({ name: 'orchestrator', entry: 'services/orchestrator/src/main.ts', tier: 1, env: { ...common, PORT: String(port), API_KEYS: env.API_KEYS || apiKey } }),
+  );
+  const workers = Array.from({ length: options.workers }, (_, i) =>
+    children.add(startService({ name: `worker-${i + 1}`, entry: 'services/workers/src/main.ts', tier: 1, env: common })),
+  );
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const [, ready] = await Promise.all([
+    waitUntilHealthy({ url: `${apiUrl}/health`, child: orchestrator }),
+    waitForWorkers({ redisUrl: options.redisUrl, prefix: env.QUEUE_PREFIX || 'sy', workers }),
+  ]);
+  say(`orchestrator ${apiUrl}`);
+  say(`workers      ${options.workers} process${options.workers === 1 ? '' : 'es'}${ready.note ? ` (${ready.note})` : ', listening on every queue'}`);
+  say(`logs         .data/logs/<name>.log: ${children.all.map((c) => c.name).join(', ')}`);
+  return { apiUrl, apiKey, external };
 }

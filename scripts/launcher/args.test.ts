@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseLaunch, SAMPLE_TOPICS } from './args.js';
+
+test('with no arguments the launcher writes the three sample stories with two workers and stops', () => {
+  assert.deepEqual(parseLaunch([], {}), { kind: 'plan', plan: { topics: [...SAMPLE_TOPICS], serve: false, workers: 2, port: undefined } });
+  assert.equal(SAMPLE_TOPICS.length, 3);
+});
+
+test('topics on the command line replace the samples, and --serve keeps the stack running', () => {
+  const parsed = parseLaunch(['--serve', 'a robot baker', '  a moving island '], { WORKERS: '4', PORT: '9090' });
+  assert.deepEqual(parsed, { kind: 'plan', plan: { topics: ['a robot baker', 'a moving island'], serve: true, workers: 4, port: 9090 } });
+});
+
+test('--no-batch (npm run stack) serves without a batch', () => {
+  assert.deepEqual(parseLaunch(['--serve', '--no-batch'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined } });
+  assert.deepEqual(parseLaunch(['--no-batch'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined } });
+});
+
+test('an empty variable counts as unset', () => {
+  assert.deepEqual(parseLaunch([], { WORKERS: '', PORT: '' }), { kind: 'plan', plan: { topics: [...SAMPLE_TOPICS], serve: false, workers: 2, port: undefined } });
+});
+
+test('an unknown option, a bad WORKERS or PORT, or topics with --no-batch are refused with one line', () => {
+  assert.deepEqual(parseLaunch(['--sevre'], {}), { kind: 'error', message: 'unknown option --sevre (try --help)' });
+  for (const WORKERS of ['0', 'two', '1.5', '65']) assert.match((parseLaunch([], { WORKERS }) as { message: string }).message, /^WORKERS must be/);
+  for (const PORT of ['0', 'http', '70000']) assert.match((parseLaunch([], { PORT }) as { message: string }).message, /^PORT must be/);
+  assert.equal(parseLaunch(['--no-batch', 'a topic'], {}).kind, 'error');
+});
+
+test('--help asks for the usage', () => {
+  assert.deepEqual(parseLaunch(['a topic', '--help'], {}), { kind: 'help' });
+  assert.deepEqual(parseLaunch(['-h'], {}), { kind: 'help' });
+});

@@ -1,0 +1,52 @@
+/**
+ * What the launcher was asked to do, from its command line and the few variables it reads itself.
+ * Pure, so that every combination is tested without starting anything.
+ */
+
+export const SAMPLE_TOPICS = [
+  'a lighthouse keeper who collects lost letters',
+  'a robot learning to bake bread for a village',
+  'two rival cartographers mapping a moving island',
+] as const;
+
+export const USAGE = `npm start [-- [--serve] ["a topic" ...]]    the stack, a batch of stories, then stop (or keep serving)
+npm run stack                               the stack, serving, without a batch
+
+Variables: PORT, API_KEYS, REDIS_URL, WORKERS, SEARCH_/OUTLINE_/WRITING_/EDITING_SERVICE_URL,
+TOOL_SERVICE_API_KEY, LOG_LEVEL (children's, default warn); every service variable is handed on.`;
+
+export interface LaunchPlan {
+  /** Topics of the batch; empty when no batch is written. */
+  topics: string[];
+  /** Keep the stack running after the batch (or without one). */
+  serve: boolean;
+  workers: number;
+  /** A port asked for with PORT, or undefined for 8080-or-a-free-one. */
+  port: number | undefined;
+}
+
+export type ParsedLaunch = { kind: 'plan'; plan: LaunchPlan } | { kind: 'help' } | { kind: 'error'; message: string };
+
+export function parseLaunch(argv: readonly string[], env: Record<string, string | undefined>): ParsedLaunch {
+  let serve = false;
+  let batch = true;
+  const topics: string[] = [];
+  for (const arg of argv) {
+    if (arg === '--help' || arg === '-h') return { kind: 'help' };
+    else if (arg === '--serve') serve = true;
+    else if (arg === '--no-batch') batch = false;
+    else if (arg.startsWith('-')) return { kind: 'error', message: `unknown option ${arg} (try --help)` };
+    else if (arg.trim()) topics.push(arg.trim());
+  }
+  if (!batch && topics.length > 0) return { kind: 'error', message: '--no-batch and topics do not go together' };
+
+  const workers = Number(env.WORKERS || 2);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) return { kind: 'error', message: `WORKERS must be a whole number from 1 to 64, got "${env.WORKERS}"` };
+  const port = env.PORT ? Number(env.PORT) : undefined;
+  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65_535)) return { kind: 'error', message: `PORT must be a port number, got "${env.PORT}"` };
+
+  return {
+    kind: 'plan',
+    plan: { topics: batch ? (topics.length > 0 ? topics : [...SAMPLE_TOPICS]) : [], serve: serve || !batch, workers, port },
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * The API's port: PORT, or 8080; when that one is taken, a free one (and a note saying so).
+ */
+import { createServer } from 'node:net';
+import { freePort } from '@switchyard/redis';
+
+export const DEFAULT_PORT = 8080;
+
+export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
+export async function choosePort(wanted: number | undefined): Promise<{ port: number; note?: string }> {
+  const port = wanted ?? DEFAULT_PORT;
+  if (await portIsFree(port)) return { port };
+  const free = await freePort();
+  return { port: free, note: `port ${port} is taken; the API uses ${free} instead` };
+}
