@@ -35,6 +35,8 @@ export async function waitForRun(deps: { store: RunStore; redis: Redis }, option
   await reporter.report(run.progress, `${run.status}: ${describeStages(run)}`);
   const deadline = Date.now() + options.timeoutMs;
   const reader = deps.redis.duplicate();
+  // A failure shows in the pending read; the connection's own error events would only be noise.
+  reader.on('error', () => undefined);
   const stop = () => reader.disconnect();
   options.signal.addEventListener('abort', stop, { once: true });
   try {

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Redis } from 'ioredis';
+import { startTestStack, type TestStack } from '@switchyard/orchestrator/testing';
+import { createRedisClient, REPO_ROOT } from '@switchyard/redis';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkToolList, ok, snapshotKeys } from './testing/journey.js';
+
+let stack: TestStack;
+let redis: Redis;
+let client: Client;
+let stderr = '';
+
+before(async () => {
+  stack = await startTestStack({ label: 'mcp-stdio', faults: { latencyMs: 60 } });
+  redis = createRedisClient(stack.redisUrl);
+  // The bridge as a local agent starts it: a child process speaking MCP on stdin/stdout.
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'services/mcp-bridge/src/stdio.ts'],
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', REDIS_URL: stack.redisUrl, QUEUE_PREFIX: stack.prefix, LOG_LEVEL: 'warn' },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  client = new Client({ name: 'bridge-stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+});
+after(async () => {
+  await client.close();
+  await stack.close();
+  await redis.quit();
+});
+
+test('the stdio bridge introduces itself and lists every job tool with schemas and annotations', async () => {
+  assert.equal(client.getServerVersion()?.name, 'switchyard');
+  assert.ok(client.getServerCapabilities()?.tools);
+  await checkToolList(client);
+});
+
+test('an agent starts a batch, follows a run, reads the stories, lists runs and cancels a run over stdio', async () => {
+  await agentJourney(client);
+  assert.equal(stderr, '', 'nothing was logged at warn or above');
+});
+
+test('bad arguments to every tool over stdio are the protocol\'s invalid-params error, and write nothing', async () => {
+  await ok(client, 'list_runs', {});
+  // Idle workers beside the bridge refresh BullMQ's stalled-check marker; nothing else may move.
+  const before = await snapshotKeys(redis, stack.prefix, { except: /stalled-check$/ });
+  await checkBadCalls(client);
+  assert.ok((await checkEveryToolRefusesBadArguments(client)) >= 20);
+  assert.deepEqual(await snapshotKeys(redis, stack.prefix, { except: /stalled-check$/ }), before);
+});

@@ -1,0 +1,192 @@
+/**
+ * What an agent does through the bridge, as tests drive it over either transport with the SDK's
+ * own Client: start a batch, follow a run with progress, read the stories, list runs, cancel one.
+ * Also the bad-argument calls every tool must refuse. Assertions throw, so a test that runs these
+ * fails with the first difference.
+ */
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Redis } from 'ioredis';
+
+export const JOB_TOOLS = ['start_story', 'start_story_batch', 'get_run', 'list_runs', 'cancel_run', 'wait_for_run'] as const;
+
+type Structured = Record<string, unknown>;
+
+/** Calls a tool that must succeed; answers its structured content. */
+export async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Structured> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
+  assert.ok(result.structuredContent, `${name} answered no structured content`);
+  const [text] = result.content;
+  assert.deepEqual(text?.type === 'text' ? JSON.parse(text.text) : undefined, result.structuredContent, 'the text block holds the same JSON');
+  return result.structuredContent;
+}
+
+/** Calls a tool that must fail as a tool (isError); answers its error body. */
+export async function toolError(client: Client, name: string, args: Record<string, unknown>, code: string): Promise<{ code: string; message: string; details?: unknown }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  assert.equal(result.isError, true, `${name} should have failed: ${JSON.stringify(result.structuredContent)}`);
+  const error = (result.structuredContent as { error: { code: string; message: string; details?: unknown } }).error;
+  assert.equal(error.code, code);
+  return error;
+}
+
+/** Tools list: every job tool with input and output schemas and annotations. */
+export async function checkToolList(client: Client): Promise<void> {
+  const { tools } = await client.listTools();
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  for (const name of JOB_TOOLS) {
+    const tool = byName.get(name);
+    assert.ok(tool, `${name} is listed`);
+    assert.equal(tool.inputSchema.type, 'object');
+    assert.equal(tool.outputSchema?.type, 'object', `${name} has an output schema`);
+    assert.ok(tool.annotations, `${name} has annotations`);
+    assert.equal(typeof tool.annotations.readOnlyHint, 'boolean');
+  }
+  for (const name of ['get_run', 'list_runs', 'wait_for_run']) assert.equal(byName.get(name)?.annotations?.readOnlyHint, true, `${name} is read-only`);
+  assert.equal(byName.get('cancel_run')?.annotations?.destructiveHint, true);
+  assert.equal(byName.get('cancel_run')?.annotations?.idempotentHint, true);
+  assert.equal(byName.get('start_story')?.annotations?.idempotentHint, false);
+  assert.deepEqual((byName.get('get_run')?.inputSchema as { required?: string[] }).required, ['run_id']);
+  for (const tool of tools) assert.ok(tool.outputSchema && tool.annotations, `${tool.name} has an output schema and annotations`);
+}
+
+/**
+ * The whole job: a batch of three, the first followed with progress, every story read, the
+ * listing, and a run cancelled after a wait that ran out. `waitFor` polls a condition.
+ */
+export async function agentJourney(client: Client): Promise<void> {
+  const batch = await ok(client, 'start_story_batch', { items: [{ topic: 'a lighthouse keeper' }, { topic: 'a river town' }, { topic: 'an orbital garden', style: 'lyrical' }], defaults: { style: 'whimsical', depth: 2 } });
+  assert.equal(batch.status, 'queued');
+  assert.equal(batch.total, 3);
+  const runIds = batch.run_ids as string[];
+  assert.equal(runIds.length, 3);
+
+  const updates: Progress[] = [];
+  const first = CallToolResultSchema.parse(
+    await client.callTool({ name: 'wait_for_run', arguments: { run_id: runIds[0], timeout_s: 60 } }, undefined, { onprogress: (progress) => void updates.push(progress), resetTimeoutOnProgress: true }),
+  );
+  assert.equal(first.structuredContent?.status, 'completed');
+  assert.equal(first.structuredContent?.timed_out, false);
+  assert.ok(updates.length >= 3, `progress notifications arrived (${updates.length})`);
+  for (let i = 1; i < updates.length; i += 1) assert.ok((updates[i]?.progress ?? 0) > (updates[i - 1]?.progress ?? 0), 'progress only grows');
+  assert.deepEqual({ progress: updates.at(-1)?.progress, total: updates.at(-1)?.total, message: updates.at(-1)?.message }, { progress: 100, total: 100, message: 'run completed' });
+  assert.ok(updates.some((update) => update.message === 'polish completed'), 'messages name the stages that changed');
+
+  for (const runId of runIds.slice(1)) assert.equal((await ok(client, 'wait_for_run', { run_id: runId, timeout_s: 60 })).status, 'completed');
+  for (const [i, runId] of runIds.entries()) {
+    const run = await ok(client, 'get_run', { run_id: runId });
+    assert.equal(run.batch_id, batch.batch_id);
+    const story = run.result as { title: string; content: string; sections: unknown[]; word_count: number };
+    assert.ok(story.title.length > 0 && story.content.length > 200, `story ${i} has a title and content`);
+    assert.equal(story.sections.length, 4);
+    assert.equal((run.request as { style: string }).style, i === 2 ? 'lyrical' : 'whimsical');
+  }
+
+  const single = await ok(client, 'start_story', { topic: 'a clockmaker', target_audience: 'children' });
+  const waited = await ok(client, 'wait_for_run', { run_id: single.run_id, timeout_s: 0.05 });
+  assert.equal(waited.timed_out, true);
+  assert.ok(['queued', 'running'].includes(String(waited.status)));
+  const cancelled = await ok(client, 'cancel_run', { run_id: single.run_id });
+  assert.equal(cancelled.status, 'cancelled');
+  assert.equal((await ok(client, 'cancel_run', { run_id: single.run_id })).status, 'cancelled', 'cancelling again answers the run again');
+  assert.equal((await ok(client, 'wait_for_run', { run_id: single.run_id })).status, 'cancelled', 'an ended run is answered at once');
+
+  const listed = await ok(client, 'list_runs', { limit: 10 });
+  const runs = listed.runs as { run_id: string; status: string; title: string | null; result?: unknown }[];
+  assert.deepEqual(runs.map((run) => run.run_id).sort(), [...runIds, single.run_id].sort());
+  assert.equal(runs[0]?.run_id, single.run_id, 'newest first');
+  assert.ok(runs.every((run) => !('result' in run)), 'a listing leaves the stories out');
+  assert.ok(runs.filter((run) => run.status === 'completed').every((run) => typeof run.title === 'string' && run.title.length > 0));
+  const onlyCancelled = (await ok(client, 'list_runs', { status: 'cancelled' })).runs as { run_id: string }[];
+  assert.deepEqual(onlyCancelled.map((run) => run.run_id), [single.run_id]);
+
+  const finished = await toolError(client, 'cancel_run', { run_id: runIds[0] as string }, 'run_finished');
+  assert.match(finished.message, /already completed/);
+  await toolError(client, 'get_run', { run_id: `run_${'0'.repeat(32)}` }, 'run_not_found');
+  await toolError(client, 'wait_for_run', { run_id: `run_${'f'.repeat(32)}` }, 'run_not_found');
+}
+
+/** Calls every job tool must refuse with invalid params, and what the message must name. */
+export const BAD_CALLS: { name: string; args: Record<string, unknown>; names: RegExp }[] = [
+  { name: 'start_story', args: {}, names: /topic/ },
+  { name: 'start_story', args: { topic: 'ok', colour: 'red' }, names: /unknown argument 'colour'/ },
+  { name: 'start_story', args: { topic: 'ok', depth: 99 }, names: /depth/ },
+  { name: 'start_story', args: { topic: 42 }, names: /topic/ },
+  { name: 'start_story_batch', args: { items: [] }, names: /items/ },
+  { name: 'start_story_batch', args: { items: [{ topic: 'fine' }, { style: 'no topic' }] }, names: /items\.1\.topic/ },
+  { name: 'start_story_batch', args: { items: [{ topic: 'x' }], defaults: { tone: 'dark' } }, names: /defaults|tone/ },
+  { name: 'get_run', args: {}, names: /run_id/ },
+  { name: 'get_run', args: { run_id: 'run_1; DEL everything' }, names: /run_id/ },
+  { name: 'list_runs', args: { limit: 0 }, names: /limit/ },
+  { name: 'list_runs', args: { status: 'sleeping' }, names: /status/ },
+  { name: 'list_runs', args: { offset: -1 }, names: /offset/ },
+  { name: 'cancel_run', args: { run_id: 7 }, names: /run_id/ },
+  { name: 'cancel_run', args: { run_id: `run_${'0'.repeat(32)}`, force: true }, names: /unknown argument 'force'/ },
+  { name: 'wait_for_run', args: { run_id: `run_${'0'.repeat(32)}`, timeout_s: 601 }, names: /timeout_s/ },
+  { name: 'wait_for_run', args: { timeout_s: 5 }, names: /run_id/ },
+  { name: 'no_such_tool', args: {}, names: /Unknown tool: no_such_tool/ },
+];
+
+/** Each bad call is the protocol's invalid-params error (-32602) naming what is wrong. */
+export async function checkBadCalls(client: Client): Promise<void> {
+  for (const call of BAD_CALLS) {
+    await assert.rejects(
+      client.callTool({ name: call.name, arguments: call.args }),
+      (error: Error & { code?: number }) => {
+        assert.equal(error.code, -32602, `${call.name} ${JSON.stringify(call.args)}: ${error.message}`);
+        assert.match(error.message, call.names, `${call.name} ${JSON.stringify(call.args)}`);
+        return true;
+      },
+    );
+  }
+}
+
+/** Every key under `prefix` with its type and content digest, to show that nothing changed. */
+export async function snapshotKeys(redis: Redis, prefix: string, options: { except?: RegExp } = {}): Promise<Map<string, string>> {
+  const snapshot = new Map<string, string>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      if (options.except?.test(key)) continue;
+      const dump = await redis.dumpBuffer(key);
+      snapshot.set(key, dump ? dump.toString('base64') : '');
+    }
+  } while (cursor !== '0');
+  return snapshot;
+}
+
+/** Polls `condition` every 20 ms until it holds; fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, condition: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Every listed tool, of every suite, called with arguments its schema refuses: nothing for a tool
+ * with required arguments, an unknown one for a closed schema. Answers how many were tried.
+ */
+export async function checkEveryToolRefusesBadArguments(client: Client): Promise<number> {
+  const { tools } = await client.listTools();
+  let tried = 0;
+  for (const tool of tools) {
+    const schema = tool.inputSchema as { required?: string[]; additionalProperties?: unknown };
+    const args = schema.required && schema.required.length > 0 ? {} : schema.additionalProperties === false ? { no_such_argument: true } : undefined;
+    if (!args) continue;
+    tried += 1;
+    await assert.rejects(client.callTool({ name: tool.name, arguments: args }), (error: Error & { code?: number }) => {
+      assert.equal(error.code, -32602, `${tool.name}: ${error.message}`);
+      assert.match(error.message, new RegExp(`Invalid arguments for tool ${tool.name}: `));
+      return true;
+    });
+  }
+  return tried;
+}
