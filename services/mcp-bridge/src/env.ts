@@ -3,7 +3,8 @@
  * variables and ignores those of the HTTP endpoint.
  */
 import { z } from 'zod';
-import { commaList, loadEnv as load } from '@switchyard/config';
+import { booleanFlag, commaList, loadEnv as load } from '@switchyard/config';
+import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 
 const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
@@ -29,6 +30,9 @@ export const BridgeEnv = z.object({
   PUBLIC_URL: z.url().optional(),
   ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
   SUPERVISOR_WORKSPACE_ROOT: z.string().min(1).optional(),
+  /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
+  TOOL_FEDERATION: booleanFlag.default(true),
+  ...toolServicesEnvShape,
 });
 
 export interface BridgeConfig {
@@ -46,6 +50,8 @@ export interface BridgeConfig {
   publicUrl: string | undefined;
   aceflowRoot: string | undefined;
   supervisorRoot: string | undefined;
+  federation: boolean;
+  toolServices: ToolServicesConfig;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
@@ -65,5 +71,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     publicUrl: env.PUBLIC_URL,
     aceflowRoot: env.ACEFLOW_WORKSPACE_ROOT,
     supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
+    federation: env.TOOL_FEDERATION,
+    toolServices: toolServicesFromEnv(env),
   };
 }

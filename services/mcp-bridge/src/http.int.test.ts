@@ -10,7 +10,8 @@ import { createRedisClient, uniquePrefix } from '@switchyard/redis';
 import { decode, parseEventId } from './http/event-store.js';
 import { sessionKeys } from './http/keys.js';
 import { startBridgeHttp, type RunningBridge, type StartBridgeHttpOptions } from './http/serve.js';
-import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkToolList, ok, snapshotKeys, waitFor } from './testing/journey.js';
+import { federationSuite } from './suites/federation/index.js';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkToolList, ok, snapshotKeys, waitFor } from './testing/journey.js';
 
 const OTHER_KEY = 'other-key-9876543210';
 let stack: TestStack;
@@ -22,12 +23,14 @@ before(async () => {
   // A little latency per tool call keeps runs going long enough to be followed and cancelled.
   stack = await startTestStack({ label: 'mcp-http', faults: { latencyMs: 60 } });
   redis = createRedisClient(stack.redisUrl);
+  const logger = createLogger({ name: 'mcp-bridge-test', level: 'silent' });
   options = {
+    extraSuites: [await federationSuite({ config: stack.toolConfig, logger })],
     redisUrl: stack.redisUrl,
     prefix: stack.prefix,
     apiKeys: [TEST_API_KEY, OTHER_KEY],
     allowedOrigins: ['https://agents.example.com', 'http://localhost:*'],
-    logger: createLogger({ name: 'mcp-bridge-test', level: 'silent' }),
+    logger,
     keepAliveMs: 1000,
     retryIntervalMs: 100,
   };
@@ -62,6 +65,15 @@ test('an agent lists the tools, starts a batch, follows a run, reads the stories
   try {
     await checkToolList(client);
     await agentJourney(client);
+  } finally {
+    await client.close();
+  }
+});
+
+test('the tool services\' tools are federated over Streamable HTTP with their schemas as given', async () => {
+  const { client } = await connect(bridge.mcpUrl);
+  try {
+    await checkFederation(client, Object.values(stack.toolConfig.services).map((service) => ({ url: service.url, apiKey: stack.toolConfig.apiKey })));
   } finally {
     await client.close();
   }

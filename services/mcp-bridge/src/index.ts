@@ -21,3 +21,5 @@ export type { RedisEventStoreOptions } from './http/event-store.js';
 export { SessionRecords } from './http/session-records.js';
 export type { SessionRecord } from './http/session-records.js';
 export { originMatcher } from './http/guards.js';
+export { federationSuite } from './suites/federation/index.js';
+export type { FederationOptions } from './suites/federation/index.js';

@@ -7,6 +7,7 @@ import { localApiKey } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
 import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
 import { loadEnv } from './env.js';
+import { federationSuite } from './suites/federation/index.js';
 import { startBridgeHttp } from './http/serve.js';
 
 const config = loadEnv();
@@ -18,12 +19,14 @@ if (!apiKeys) {
   process.stdout.write(`API key (${local.created ? 'generated' : 'kept'} in ${path.relative(process.cwd(), local.file)}): ${local.key}\n`);
 }
 const redis = await resolveRedis({ url: config.redisUrl });
+const extraSuites = config.federation ? [await federationSuite({ config: config.toolServices, logger })] : [];
 const running = await startBridgeHttp({
   redisUrl: redis.url,
   prefix: config.prefix,
   retentionSeconds: config.retentionSeconds,
   aceflowRoot: config.aceflowRoot,
   supervisorRoot: config.supervisorRoot,
+  extraSuites,
   apiKeys,
   allowedOrigins: config.allowedOrigins,
   sessionTtlSeconds: config.sessionTtlSeconds,

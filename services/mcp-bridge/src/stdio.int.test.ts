@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Redis } from 'ioredis';
 import { startTestStack, type TestStack } from '@switchyard/orchestrator/testing';
 import { createRedisClient, REPO_ROOT } from '@switchyard/redis';
-import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkToolList, ok, snapshotKeys } from './testing/journey.js';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkToolList, ok, snapshotKeys } from './testing/journey.js';
 
 let stack: TestStack;
 let redis: Redis;
@@ -20,7 +20,17 @@ before(async () => {
     command: process.execPath,
     args: ['--import', 'tsx', 'services/mcp-bridge/src/stdio.ts'],
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', REDIS_URL: stack.redisUrl, QUEUE_PREFIX: stack.prefix, LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      REDIS_URL: stack.redisUrl,
+      QUEUE_PREFIX: stack.prefix,
+      LOG_LEVEL: 'warn',
+      SEARCH_SERVICE_URL: stack.toolConfig.services.search.url,
+      OUTLINE_SERVICE_URL: stack.toolConfig.services.outline.url,
+      WRITING_SERVICE_URL: stack.toolConfig.services.writing.url,
+      EDITING_SERVICE_URL: stack.toolConfig.services.editing.url,
+      TOOL_SERVICE_API_KEY: stack.toolConfig.apiKey ?? '',
+    },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
@@ -51,4 +61,8 @@ test('bad arguments to every tool over stdio are the protocol\'s invalid-params 
   await checkBadCalls(client);
   assert.ok((await checkEveryToolRefusesBadArguments(client)) >= 20);
   assert.deepEqual(await snapshotKeys(redis, stack.prefix, { except: /stalled-check$/ }), before);
+});
+
+test('the tool services\' tools are federated over stdio with their schemas as given', async () => {
+  await checkFederation(client, Object.values(stack.toolConfig.services).map((service) => ({ url: service.url, apiKey: stack.toolConfig.apiKey })));
 });

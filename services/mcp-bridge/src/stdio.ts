@@ -8,12 +8,14 @@ import { resolveRedis } from '@switchyard/redis';
 import { memorySession } from '@switchyard/tool-suite';
 import { openBridgeDeps } from './deps.js';
 import { loadEnv } from './env.js';
+import { federationSuite } from './suites/federation/index.js';
 import { createBridgeServer } from './server.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
 const redis = await resolveRedis({ url: config.redisUrl });
-const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot });
+const extraSuites = config.federation ? [await federationSuite({ config: config.toolServices, logger })] : [];
+const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites });
 const server = createBridgeServer({ tools: deps.tools, sessionId: 'stdio', session: memorySession(), logger });
 
 let stopping = false;

@@ -190,3 +190,21 @@ export async function checkEveryToolRefusesBadArguments(client: Client): Promise
   }
   return tried;
 }
+
+/**
+ * Federated tools: each service's published tools are listed with their inputSchema exactly as
+ * `GET /tools` gives it, and calls go through to the service.
+ */
+export async function checkFederation(client: Client, services: { url: string; apiKey?: string | undefined }[]): Promise<void> {
+  const { tools } = await client.listTools();
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  for (const service of services) {
+    const published = (await (await fetch(`${service.url}/tools`, { headers: service.apiKey ? { authorization: `Bearer ${service.apiKey}` } : {} })).json()) as { name: string; inputSchema: Record<string, unknown> }[];
+    assert.ok(published.length > 0);
+    for (const tool of published) assert.deepEqual(byName.get(tool.name)?.inputSchema, tool.inputSchema, `${tool.name} is federated with its schema as given`);
+  }
+  assert.equal(byName.get('search_relevant_information')?.annotations?.openWorldHint, true);
+  const found = await ok(client, 'search_relevant_information', { topic: 'tidal power', depth: 2 });
+  assert.ok(Array.isArray(found.results) && found.results.length > 0, 'the search service answered');
+  await assert.rejects(client.callTool({ name: 'search_relevant_information', arguments: { depth: 2 } }), (error: Error & { code?: number }) => error.code === -32602 && /topic/.test(error.message));
+}

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { BatchRequest, RunStatus, RunView, StoryRequest } from '@switchyard/contracts';
 import { RUN_ID } from '@switchyard/pipeline';
-import { jsonSchemaOf, type JsonSchema } from '@switchyard/tool-suite';
+
+export { outputSchemaOf, ToolErrorBody } from '../error-body.js';
 
 /** Longest wait_for_run may block, in seconds. */
 export const MAX_WAIT_S = 600;
@@ -36,16 +37,3 @@ export const RunSummary = RunView.omit({ result: true, poll_url: true, events_ur
 export type RunSummary = z.infer<typeof RunSummary>;
 export const RunList = z.object({ runs: z.array(RunSummary), offset: z.number().int(), limit: z.number().int() });
 export const WaitedRun = RunView.extend({ timed_out: z.boolean().describe('True when the run had not ended when the wait ran out') });
-
-/** The error shape every HTTP service answers, and every failed job tool. */
-export const ToolErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
-});
-
-/**
- * A tool's published output schema: its answer, or the error body of a failed call. The SDK's
- * client checks `structuredContent` against it whether or not the result is an error.
- */
-export function outputSchemaOf(schema: z.ZodType): JsonSchema {
-  return { type: 'object', anyOf: [jsonSchemaOf(schema), jsonSchemaOf(ToolErrorBody)] };
-}

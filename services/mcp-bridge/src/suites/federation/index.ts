@@ -1,0 +1,95 @@
+/**
+ * Tool federation: every tool the configured tool services publish on `GET /tools` becomes an MCP
+ * tool with its inputSchema as given, called through the same resilient client the workers use
+ * (input check, retries, timeouts, circuit breaker), in the mode configured for its service. The
+ * listing is read once, at start-up; a service that cannot be reached then contributes no tools
+ * until the bridge restarts.
+ */
+import type { z } from 'zod';
+import { STAGE_DOCUMENT_TOOL, STORY_TOOL_SCHEMAS, StageDocumentOutput, TOOL_SERVICE_KEYS, type ToolDescriptor, type ToolServiceKey, type ToolServicesConfig } from '@switchyard/contracts';
+import type { Logger } from '@switchyard/logger';
+import { createStoryToolClients, ToolCallError, ToolInputError, type ToolClientOptions, type ToolServiceClient } from '@switchyard/tool-client';
+import { failure, InvalidArgumentsError, success, type JsonSchema, type SuiteTool, type ToolContext, type ToolSuite } from '@switchyard/tool-suite';
+import { outputSchemaOf } from '../error-body.js';
+
+export interface FederationOptions {
+  config: ToolServicesConfig;
+  logger: Logger;
+  /** Overrides for every client (e.g. shorter retries in tests). */
+  client?: Partial<Omit<ToolClientOptions, 'service' | 'baseUrl'>>;
+  /** How long start-up waits for one service's listing, in ms (default 5000). */
+  discoveryTimeoutMs?: number;
+}
+
+const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms).unref())]);
+
+/** Outputs the project's contracts define; other tools' answers are only known to be objects. */
+const KNOWN_OUTPUTS: Record<string, z.ZodType> = {
+  ...Object.fromEntries(Object.entries(STORY_TOOL_SCHEMAS).map(([name, io]) => [name, io.output])),
+  [STAGE_DOCUMENT_TOOL]: StageDocumentOutput,
+};
+const outputSchemaFor = (name: string): JsonSchema => {
+  const known = KNOWN_OUTPUTS[name];
+  return known ? outputSchemaOf(known) : { type: 'object', description: 'The tool\'s output (an object as the service answers it, anything else under `result`), or {error:{code,message,details}}' };
+};
+
+/** A tool's output as structured content: objects as they are, anything else under `result`. */
+const structured = (output: unknown): Record<string, unknown> => (output && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : { result: output });
+
+function federatedTool(key: ToolServiceKey, client: ToolServiceClient, config: ToolServicesConfig, descriptor: ToolDescriptor): SuiteTool {
+  const mode = config.services[key].mode;
+  return {
+    name: descriptor.name,
+    description: `${descriptor.description} (tool service "${key}" at ${config.services[key].url}, called ${mode})`.trim(),
+    inputSchema: descriptor.inputSchema,
+    outputSchema: outputSchemaFor(descriptor.name),
+    // The services say nothing of side effects; each call reaches an outside service (and maybe a model).
+    annotations: { title: descriptor.name.replace(/_/g, ' '), openWorldHint: true },
+    handler: async (args, context) => {
+      try {
+        const output = await client.call({ tool: descriptor.name, args, mode, signal: context.signal, onProgress: progressOf(context) });
+        return success(structured(output));
+      } catch (error) {
+        if (error instanceof ToolInputError && error.code === 'invalid_parameters') throw new InvalidArgumentsError(error.message, error.details);
+        if (error instanceof ToolCallError) return failure({ error: { code: error.code, message: error.message, details: { service: error.service, tool: error.tool, retryable: error.retryable, ...(error.details === undefined ? {} : { cause: error.details }) } } });
+        throw error;
+      }
+    },
+  };
+}
+
+/** A stream's progress events as MCP progress, dropping any that would not grow. */
+function progressOf(context: ToolContext) {
+  let last = -1;
+  return (progress: { completed: number; message?: string | undefined }) => {
+    if (!(progress.completed > last)) return;
+    last = progress.completed;
+    void context.reportProgress({ progress: progress.completed, total: 100, ...(progress.message ? { message: progress.message } : {}) }).catch(() => undefined);
+  };
+}
+
+export async function federationSuite(options: FederationOptions): Promise<ToolSuite> {
+  const clients = createStoryToolClients(options.config, options.client);
+  const tools: SuiteTool[] = [];
+  const seen = new Set<string>();
+  await Promise.all(
+    TOOL_SERVICE_KEYS.map(async (key) => {
+      try {
+        const listed = await within(clients[key].listTools(), options.discoveryTimeoutMs ?? 5000, `GET ${options.config.services[key].url}/tools`);
+        for (const descriptor of listed) {
+          if (seen.has(descriptor.name)) {
+            options.logger.warn({ service: key, tool: descriptor.name }, 'a tool of that name is federated already; this one is left out');
+            continue;
+          }
+          seen.add(descriptor.name);
+          tools.push(federatedTool(key, clients[key], options.config, descriptor));
+        }
+      } catch (error) {
+        options.logger.warn({ service: key, err: error }, 'tool service not reachable: its tools are not federated');
+      }
+    }),
+  );
+  tools.sort((a, b) => a.name.localeCompare(b.name));
+  return { name: 'federation', description: 'Tools of the configured tool services, called through the resilient tool client.', tools };
+}
