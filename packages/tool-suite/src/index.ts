@@ -46,6 +46,8 @@ export interface SuiteTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  /** A call may take long: the bridge lets clients run it as an MCP task (task support optional). */
+  longRunning?: boolean;
   /** `args` have passed `inputSchema`. May throw for a bug; callers' mistakes are outcomes. */
   handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
 }

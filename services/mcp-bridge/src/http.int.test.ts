@@ -11,7 +11,7 @@ import { decode, parseEventId } from './http/event-store.js';
 import { sessionKeys } from './http/keys.js';
 import { startBridgeHttp, type RunningBridge, type StartBridgeHttpOptions } from './http/serve.js';
 import { federationSuite } from './suites/federation/index.js';
-import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkToolList, ok, snapshotKeys, waitFor } from './testing/journey.js';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkTasks, checkToolList, ok, snapshotKeys, startTask, waitFor } from './testing/journey.js';
 
 const OTHER_KEY = 'other-key-9876543210';
 let stack: TestStack;
@@ -67,6 +67,26 @@ test('an agent lists the tools, starts a batch, follows a run, reads the stories
     await agentJourney(client);
   } finally {
     await client.close();
+  }
+});
+
+test('long calls run as MCP tasks over Streamable HTTP, and a replica answers for a task another bridge runs', async () => {
+  const { client, transport } = await connect(bridge.mcpUrl);
+  const replica = await startBridgeHttp(options);
+  try {
+    await checkTasks(client);
+    const { run_id: runId } = await ok(client, 'start_story', { topic: 'a tram line' });
+    const taskId = await startTask(client, 'wait_for_run', { run_id: runId, timeout_s: 60 });
+    const elsewhere = await connect(replica.mcpUrl, { sessionId: transport.sessionId as string });
+    try {
+      const result = await elsewhere.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      assert.equal(result.structuredContent?.status, 'completed');
+    } finally {
+      await elsewhere.client.close();
+    }
+  } finally {
+    await client.close();
+    await replica.close();
   }
 });
 

@@ -23,3 +23,5 @@ export type { SessionRecord } from './http/session-records.js';
 export { originMatcher } from './http/guards.js';
 export { federationSuite } from './suites/federation/index.js';
 export type { FederationOptions } from './suites/federation/index.js';
+export { RedisTaskStore } from './tasks/redis-task-store.js';
+export type { RedisTaskStoreOptions } from './tasks/redis-task-store.js';

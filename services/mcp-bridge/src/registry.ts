@@ -55,6 +55,7 @@ export class ToolRegistry {
       inputSchema: { ...tool.inputSchema, type: 'object' },
       ...(tool.outputSchema ? { outputSchema: { ...tool.outputSchema, type: 'object' } } : {}),
       ...(tool.annotations ? { annotations: { ...(title ? { title } : {}), ...hints } } : {}),
+      ...(tool.longRunning ? { execution: { taskSupport: 'optional' as const } } : {}),
     };
     return {
       suite,

@@ -4,11 +4,13 @@
  * Schemas, and because McpServer turns unknown tools and bad arguments into tool results, where
  * this bridge answers them with the protocol's invalid-params error.
  */
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@switchyard/logger';
 import { InvalidArgumentsError, type SessionState, type ToolContext, type ToolOutcome } from '@switchyard/tool-suite';
 import type { ToolRegistry } from './registry.js';
+import { runAsTask } from './tasks/run-as-task.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: '0.1.0' } as const;
 
@@ -26,14 +28,20 @@ export interface BridgeServerOptions {
   /** What suites keep for the session (e.g. the current project). */
   session: SessionState;
   logger: Logger;
+  /** Where MCP tasks live; without one, tools cannot be called as tasks. */
+  tasks?: TaskStore;
 }
 
 export function createBridgeServer(options: BridgeServerOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const capabilities = {
+    tools: { listChanged: false },
+    ...(options.tasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+  };
+  const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS, ...(options.tasks ? { taskStore: options.tasks } : {}) });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.list() }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
     const { name } = request.params;
     const entry = options.tools.get(name);
     if (!entry) throw invalidParams(`Unknown tool: ${name}`, { tool: name });
@@ -44,27 +52,38 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
     }
 
     const progressToken = request.params._meta?.progressToken;
-    const context: ToolContext = {
-      sessionId: options.sessionId,
-      session: options.session,
-      signal: extra.signal,
-      reportProgress: async (progress) => {
-        if (progressToken === undefined || extra.signal.aborted) return;
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } });
-      },
-    };
-    try {
-      return toCallToolResult(await entry.tool.handler(args, context));
-    } catch (error) {
-      if (error instanceof InvalidArgumentsError) {
-        throw invalidParams(`Invalid arguments for tool ${name}: ${error.message}`, { tool: name, details: error.details });
+    const call = async (signal: AbortSignal, taskId?: string): Promise<CallToolResult> => {
+      const context: ToolContext = {
+        sessionId: options.sessionId,
+        session: options.session,
+        signal,
+        reportProgress: async (progress) => {
+          if (progressToken === undefined || signal.aborted) return;
+          // A task's call outlives its request: its progress goes on the session's own stream.
+          const params = { progressToken, ...progress, ...(taskId ? { _meta: { [RELATED_TASK_META_KEY]: { taskId } } } : {}) };
+          if (taskId) await server.notification({ method: 'notifications/progress', params }).catch(() => undefined);
+          else await extra.sendNotification({ method: 'notifications/progress', params });
+        },
+      };
+      try {
+        return toCallToolResult(await entry.tool.handler(args, context));
+      } catch (error) {
+        if (error instanceof InvalidArgumentsError) {
+          throw invalidParams(`Invalid arguments for tool ${name}: ${error.message}`, { tool: name, details: error.details });
+        }
+        if (error instanceof McpError) throw error;
+        options.logger.error({ err: error, tool: name, session: options.sessionId }, 'tool failed');
+        // Text only: a suite's output schema need not admit this body, and clients check structured content against it.
+        const body = { error: { code: 'internal_error', message: `${name} failed unexpectedly; the failure is logged` } };
+        return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
       }
-      if (error instanceof McpError) throw error;
-      options.logger.error({ err: error, tool: name, session: options.sessionId }, 'tool failed');
-      // Text only: a suite's output schema need not admit this body, and clients check structured content against it.
-      const body = { error: { code: 'internal_error', message: `${name} failed unexpectedly; the failure is logged` } };
-      return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+    };
+
+    if (!request.params.task) return call(extra.signal);
+    if (!extra.taskStore || !entry.tool.longRunning) {
+      throw Object.assign(new Error(`Tool ${name} cannot be called as a task (its taskSupport is forbidden)`), { code: ErrorCode.MethodNotFound });
     }
+    return runAsTask({ store: extra.taskStore, ttl: request.params.task.ttl, logger: options.logger, run: call });
   });
 
   return server;

@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Redis } from 'ioredis';
 import { startTestStack, type TestStack } from '@switchyard/orchestrator/testing';
 import { createRedisClient, REPO_ROOT } from '@switchyard/redis';
-import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkToolList, ok, snapshotKeys } from './testing/journey.js';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkTasks, checkToolList, ok, snapshotKeys } from './testing/journey.js';
 
 let stack: TestStack;
 let redis: Redis;
@@ -65,4 +65,8 @@ test('bad arguments to every tool over stdio are the protocol\'s invalid-params 
 
 test('the tool services\' tools are federated over stdio with their schemas as given', async () => {
   await checkFederation(client, Object.values(stack.toolConfig.services).map((service) => ({ url: service.url, apiKey: stack.toolConfig.apiKey })));
+});
+
+test('long calls run as MCP tasks over stdio when the client asks, and as plain calls when it does not', async () => {
+  await checkTasks(client);
 });

@@ -2,6 +2,7 @@
  * The bridge over stdio, for a local agent that starts it as a child process: one MCP connection
  * on stdin/stdout, logs on stderr. Same Redis and key prefix as the orchestrator and workers.
  */
+import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLogger } from '@switchyard/logger';
 import { resolveRedis } from '@switchyard/redis';
@@ -10,13 +11,17 @@ import { openBridgeDeps } from './deps.js';
 import { loadEnv } from './env.js';
 import { federationSuite } from './suites/federation/index.js';
 import { createBridgeServer } from './server.js';
+import { RedisTaskStore } from './tasks/redis-task-store.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
 const redis = await resolveRedis({ url: config.redisUrl });
 const extraSuites = config.federation ? [await federationSuite({ config: config.toolServices, logger })] : [];
 const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites });
-const server = createBridgeServer({ tools: deps.tools, sessionId: 'stdio', session: memorySession(), logger });
+// Each stdio connection is a session of its own, for its tasks as for its state.
+const sessionId = `stdio-${randomUUID()}`;
+const tasks = new RedisTaskStore({ redis: deps.redis, prefix: deps.prefix, sessionId });
+const server = createBridgeServer({ tools: deps.tools, sessionId, session: memorySession(), logger, tasks });
 
 let stopping = false;
 async function stop(reason: string): Promise<void> {

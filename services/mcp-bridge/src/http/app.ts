@@ -60,6 +60,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     tools: options.tools,
     records,
     redis: options.redis,
+    prefix: options.prefix,
     logger: options.logger,
     eventTtlSeconds: options.eventTtlSeconds,
     retryIntervalMs: options.retryIntervalMs,

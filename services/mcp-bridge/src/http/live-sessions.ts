@@ -13,6 +13,7 @@ import type { Logger } from '@switchyard/logger';
 import type { Redis } from 'ioredis';
 import type { ToolRegistry } from '../registry.js';
 import { createBridgeServer } from '../server.js';
+import { RedisTaskStore } from '../tasks/redis-task-store.js';
 import { RedisEventStore } from './event-store.js';
 import { SESSION_ID } from './keys.js';
 import { sameDigest, type SessionRecords } from './session-records.js';
@@ -31,6 +32,8 @@ export interface LiveSessionsOptions {
   tools: ToolRegistry;
   records: SessionRecords;
   redis: Redis;
+  /** The deployment's key prefix, for the sessions' tasks. */
+  prefix: string;
   logger: Logger;
   /** Seconds a stream's events stay replayable (default 3600). */
   eventTtlSeconds?: number;
@@ -129,7 +132,8 @@ export class LiveSessions {
       if (this.#sessions.get(id) === session) this.#sessions.delete(id);
     };
     transport.onerror = (error) => logger.debug({ err: error, session: id }, 'transport');
-    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger });
+    const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id });
+    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks });
     const session: LiveSession = { id, transport, server, keyDigest, active: 0, lastSeen: Date.now() };
     await server.connect(transport);
     await restore?.(transport, eventStore);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 
 export const JOB_TOOLS = ['start_story', 'start_story_batch', 'get_run', 'list_runs', 'cancel_run', 'wait_for_run'] as const;
@@ -207,4 +207,51 @@ export async function checkFederation(client: Client, services: { url: string; a
   const found = await ok(client, 'search_relevant_information', { topic: 'tidal power', depth: 2 });
   assert.ok(Array.isArray(found.results) && found.results.length > 0, 'the search service answered');
   await assert.rejects(client.callTool({ name: 'search_relevant_information', arguments: { depth: 2 } }), (error: Error & { code?: number }) => error.code === -32602 && /topic/.test(error.message));
+}
+
+/** Starts a tool call as an MCP task; answers the task id. */
+export async function startTask(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const created = await client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+  assert.ok(['working', 'completed'].includes(created.task.status));
+  return created.task.taskId;
+}
+
+/**
+ * Long calls as MCP tasks (task support optional): start_story and wait_for_run run as tasks whose
+ * results tasks/result answers, tasks/list shows them, tasks/cancel stops one, and a tool that is
+ * not long refuses to be a task.
+ */
+export async function checkTasks(client: Client): Promise<void> {
+  assert.ok(client.getServerCapabilities()?.tasks?.requests?.tools?.call, 'the server runs tools/call as tasks');
+  const { tools } = await client.listTools();
+  const support = new Map(tools.map((tool) => [tool.name, tool.execution?.taskSupport]));
+  assert.equal(support.get('wait_for_run'), 'optional');
+  assert.equal(support.get('start_story'), 'optional');
+  assert.equal(support.get('get_run'), undefined);
+
+  const startTaskId = await startTask(client, 'start_story', { topic: 'a harbour in winter' });
+  const started = await client.experimental.tasks.getTaskResult(startTaskId, CallToolResultSchema);
+  const runId = String(started.structuredContent?.run_id);
+  assert.match(runId, /^run_/);
+
+  const waitTaskId = await startTask(client, 'wait_for_run', { run_id: runId, timeout_s: 60 });
+  const waited = await client.experimental.tasks.getTaskResult(waitTaskId, CallToolResultSchema);
+  assert.equal(waited.structuredContent?.status, 'completed');
+  assert.equal((await client.experimental.tasks.getTask(waitTaskId)).status, 'completed');
+  const listed = (await client.experimental.tasks.listTasks()).tasks.map((task) => task.taskId);
+  assert.ok(listed.includes(startTaskId) && listed.includes(waitTaskId), 'tasks/list shows the session\'s tasks');
+
+  // A wait that would last a minute, cancelled: the task ends as cancelled, at once.
+  const slow = await ok(client, 'start_story', { topic: 'a very long winter' });
+  const slowTaskId = await startTask(client, 'wait_for_run', { run_id: slow.run_id, timeout_s: 60 });
+  await client.experimental.tasks.cancelTask(slowTaskId);
+  assert.equal((await client.experimental.tasks.getTask(slowTaskId)).status, 'cancelled');
+  await ok(client, 'cancel_run', { run_id: slow.run_id });
+
+  const failed = await startTask(client, 'wait_for_run', { run_id: `run_${'0'.repeat(32)}` });
+  const failure = await client.experimental.tasks.getTaskResult(failed, CallToolResultSchema);
+  assert.equal(failure.isError, true);
+  assert.equal((await client.experimental.tasks.getTask(failed)).status, 'failed', 'a call that fails makes a failed task');
+
+  await assert.rejects(client.request({ method: 'tools/call', params: { name: 'get_run', arguments: { run_id: runId }, task: {} } }, CreateTaskResultSchema), (error: Error & { code?: number }) => error.code === -32601);
 }

@@ -46,6 +46,7 @@ function federatedTool(key: ToolServiceKey, client: ToolServiceClient, config: T
     outputSchema: outputSchemaFor(descriptor.name),
     // The services say nothing of side effects; each call reaches an outside service (and maybe a model).
     annotations: { title: descriptor.name.replace(/_/g, ' '), openWorldHint: true },
+    longRunning: true,
     handler: async (args, context) => {
       try {
         const output = await client.call({ tool: descriptor.name, args, mode, signal: context.signal, onProgress: progressOf(context) });

@@ -50,9 +50,10 @@ function parse<S extends z.ZodType>(schema: S, args: Record<string, unknown>): z
   return parsed.data;
 }
 
-function tool(definition: { name: string; title: string; description: string; input: z.ZodType; output: z.ZodType; annotations: SuiteTool['annotations']; handler: SuiteTool['handler'] }): SuiteTool {
+function tool(definition: { name: string; title: string; description: string; input: z.ZodType; output: z.ZodType; annotations: SuiteTool['annotations']; longRunning?: boolean; handler: SuiteTool['handler'] }): SuiteTool {
   return {
     name: definition.name,
+    longRunning: definition.longRunning ?? false,
     description: definition.description,
     inputSchema: jsonSchemaOf(definition.input),
     outputSchema: outputSchemaOf(definition.output),
@@ -75,6 +76,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         input: StartStoryInput,
         output: StartedRun,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+        longRunning: true,
         handler: async (args) => {
           const request = parse(StartStoryInput, args);
           const runId = await startStoryRun(deps, { request });
@@ -156,6 +158,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         input: WaitForRunInput,
         output: WaitedRun,
         annotations: { readOnlyHint: true, idempotentHint: true },
+        longRunning: true,
         handler: async (args, context) => {
           const { run_id, timeout_s } = parse(WaitForRunInput, args);
           const waited = await waitForRun(deps, {
