@@ -2,13 +2,14 @@
  * Batches: `POST /v1/batches` records every run and hands the enqueueing to a dispatcher job, so
  * that 10,000 stories are accepted in one write; reading a batch gives counts and a page of runs.
  */
-import express, { Router, type Request } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { BatchRequest } from '@switchyard/contracts';
 import { describeZodError, HttpError } from '@switchyard/http-kit';
 import { BATCH_ID, batchLinks, batchStoryRequests, newBatchId, startStoryBatch } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
+import { jsonBody } from '../json-body.js';
 import { streamEvents } from '../sse.js';
 
 const Page = z.object({
@@ -25,7 +26,7 @@ function batchIdOf(req: Request): string {
 export function batchesRouter(deps: AppDeps): Router {
   const router = Router();
 
-  router.post('/v1/batches', express.json({ limit: '20mb' }), async (req, res) => {
+  router.post('/v1/batches', jsonBody('20mb'), async (req, res) => {
     const body = BatchRequest.parse(req.body);
     const requests = batchStoryRequests(body);
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'batches', body, freshId: newBatchId() });

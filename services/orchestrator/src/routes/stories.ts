@@ -1,15 +1,16 @@
 /**
  * `POST /v1/stories`: records a queued run and enqueues its first flow.
  */
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { StoryRequest } from '@switchyard/contracts';
 import { newRunId, runLinks, startStoryRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
+import { jsonBody } from '../json-body.js';
 
 export function storiesRouter(deps: AppDeps): Router {
   const router = Router();
-  router.post('/v1/stories', express.json({ limit: '64kb' }), async (req, res) => {
+  router.post('/v1/stories', jsonBody('64kb'), async (req, res) => {
     const request = StoryRequest.parse(req.body);
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'stories', body: request, freshId: newRunId() });
     const runId = claim.id;
