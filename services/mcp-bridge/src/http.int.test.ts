@@ -11,7 +11,7 @@ import { decode, parseEventId } from './http/event-store.js';
 import { sessionKeys } from './http/keys.js';
 import { startBridgeHttp, type RunningBridge, type StartBridgeHttpOptions } from './http/serve.js';
 import { federationSuite } from './suites/federation/index.js';
-import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkTasks, checkToolList, ok, snapshotKeys, startTask, waitFor } from './testing/journey.js';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkStagePipeline, checkTasks, checkToolList, ok, snapshotKeys, startTask, waitFor } from './testing/journey.js';
 
 const OTHER_KEY = 'other-key-9876543210';
 let stack: TestStack;
@@ -87,6 +87,15 @@ test('long calls run as MCP tasks over Streamable HTTP, and a replica answers fo
   } finally {
     await client.close();
     await replica.close();
+  }
+});
+
+test('an AceFlow stage pipeline is started, followed and read over Streamable HTTP', async () => {
+  const { client } = await connect(bridge.mcpUrl);
+  try {
+    await checkStagePipeline(client, 'bridge-http-shop');
+  } finally {
+    await client.close();
   }
 });
 

@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Redis } from 'ioredis';
 import { startTestStack, type TestStack } from '@switchyard/orchestrator/testing';
 import { createRedisClient, REPO_ROOT } from '@switchyard/redis';
-import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkTasks, checkToolList, ok, snapshotKeys } from './testing/journey.js';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkStagePipeline, checkTasks, checkToolList, ok, snapshotKeys } from './testing/journey.js';
 
 let stack: TestStack;
 let redis: Redis;
@@ -69,4 +69,8 @@ test('the tool services\' tools are federated over stdio with their schemas as g
 
 test('long calls run as MCP tasks over stdio when the client asks, and as plain calls when it does not', async () => {
   await checkTasks(client);
+});
+
+test('an AceFlow stage pipeline is started, followed and read over stdio', async () => {
+  await checkStagePipeline(client, 'bridge-stdio-shop');
 });

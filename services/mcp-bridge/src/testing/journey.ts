@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 
-export const JOB_TOOLS = ['start_story', 'start_story_batch', 'get_run', 'list_runs', 'cancel_run', 'wait_for_run'] as const;
+export const JOB_TOOLS = ['start_story', 'start_story_batch', 'start_stage_pipeline', 'get_run', 'list_runs', 'cancel_run', 'wait_for_run'] as const;
 
 type Structured = Record<string, unknown>;
 
@@ -117,6 +117,10 @@ export const BAD_CALLS: { name: string; args: Record<string, unknown>; names: Re
   { name: 'start_story_batch', args: { items: [] }, names: /items/ },
   { name: 'start_story_batch', args: { items: [{ topic: 'fine' }, { style: 'no topic' }] }, names: /items\.1\.topic/ },
   { name: 'start_story_batch', args: { items: [{ topic: 'x' }], defaults: { tone: 'dark' } }, names: /defaults|tone/ },
+  { name: 'start_stage_pipeline', args: { project: { name: '../escape' } }, names: /project\/name|project/ },
+  { name: 'start_stage_pipeline', args: { project: { name: 'ok', mode: 'minimal' }, from_stage: 's3_testcases' }, names: /not a stage of mode minimal/ },
+  { name: 'start_stage_pipeline', args: { project: { name: 'ok' }, from_stage: 's5_test_report', to_stage: 's2_tasks_group' }, names: /comes after/ },
+  { name: 'start_stage_pipeline', args: { project: { name: 'ok' }, analysis: { code_metrics: { complexity_score: 25 } } }, names: /complexity_score/ },
   { name: 'get_run', args: {}, names: /run_id/ },
   { name: 'get_run', args: { run_id: 'run_1; DEL everything' }, names: /run_id/ },
   { name: 'list_runs', args: { limit: 0 }, names: /limit/ },
@@ -254,4 +258,17 @@ export async function checkTasks(client: Client): Promise<void> {
   assert.equal((await client.experimental.tasks.getTask(failed)).status, 'failed', 'a call that fails makes a failed task');
 
   await assert.rejects(client.request({ method: 'tools/call', params: { name: 'get_run', arguments: { run_id: runId }, task: {} } }, CreateTaskResultSchema), (error: Error & { code?: number }) => error.code === -32601);
+}
+
+/** An AceFlow stage pipeline started, followed and read through the job tools. */
+export async function checkStagePipeline(client: Client, project: string): Promise<void> {
+  const analysis = { project_info: { name: 'Bridge Shop', tech_stack: ['TypeScript'], file_count: 12 }, code_metrics: { total_lines: 900, complexity_score: 3 } };
+  const started = await ok(client, 'start_stage_pipeline', { project: { name: project, mode: 'minimal' }, analysis, to_stage: 's2_tasks_group' });
+  assert.deepEqual(started.stages, ['s1_user_story', 's2_tasks_group']);
+  const run = await ok(client, 'wait_for_run', { run_id: started.run_id, timeout_s: 120 });
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.equal(run.kind, 'aceflow');
+  const stages = (run.result as { stages: Record<string, { completeness_score: number; saved_to: string }> }).stages;
+  assert.deepEqual(Object.keys(stages), ['s1_user_story', 's2_tasks_group']);
+  assert.ok(Object.values(stages).every((stage) => stage.completeness_score === 1 && stage.saved_to.includes(project)));
 }

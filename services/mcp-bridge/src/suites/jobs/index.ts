@@ -1,15 +1,16 @@
 /**
- * The job tools: an agent starts stories and batches, follows a run, reads it, lists runs and
- * cancels one, through the same pipeline operations as the orchestrator's HTTP API (the bridge
- * talks to Redis and the queues directly, never to the orchestrator). A call that fails — an
- * unknown run, cancelling one that has ended — is an `isError` result holding `{error:{code,
- * message, details}}`, the error body of every HTTP service.
+ * The job tools: an agent starts stories, batches and AceFlow stage pipelines, follows a run,
+ * reads it, lists runs and cancels one, through the same pipeline operations as the orchestrator's
+ * HTTP API (the bridge talks to Redis and the queues directly, never to the orchestrator). A call
+ * that fails — an unknown run, cancelling one that has ended — is an `isError` result holding
+ * `{error:{code, message, details}}`, the error body of every HTTP service.
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RunView } from '@switchyard/contracts';
 import { describeZodError } from '@switchyard/http-kit';
-import { batchStoryRequests, cancelRun, findRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type StoryRunsDeps } from '@switchyard/pipeline';
+import { analysisDataSchema } from '@switchyard/aceflow';
+import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type StoryRunsDeps } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import {
   CancelRunInput,
@@ -18,7 +19,9 @@ import {
   outputSchemaOf,
   RunList,
   StartedBatch,
+  StartedPipeline,
   StartedRun,
+  StartStagePipelineInput,
   StartStoryBatchInput,
   StartStoryInput,
   WaitedRun,
@@ -102,6 +105,34 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
           }
           const { batchId, runIds } = await startStoryBatch(deps, { requests });
           return success(StartedBatch.parse({ batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds }));
+        },
+      }),
+      tool({
+        name: 'start_stage_pipeline',
+        title: 'Start an AceFlow stage pipeline',
+        description:
+          'Starts an AceFlow stage-generation pipeline for a project: from_stage to to_stage of its mode (default all), each stage document written, validated and saved to the project workspace; a high-severity defect in the test report sends it back to the implementation. Answers run_id and the stages; follow it with wait_for_run, read it with get_run.',
+        input: StartStagePipelineInput,
+        output: StartedPipeline,
+        // Each stage's saved output replaces the one the project had.
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+        handler: async (args) => {
+          const request = parse(StartStagePipelineInput, args);
+          if (request.analysis) {
+            const analysis = analysisDataSchema.safeParse(request.analysis);
+            if (!analysis.success) {
+              const { message, details } = describeZodError(analysis.error);
+              throw new InvalidArgumentsError(`analysis: ${message}`, details);
+            }
+          }
+          let started;
+          try {
+            started = await startAceflowRun(deps, { request });
+          } catch (error) {
+            if (error instanceof AceflowRangeError) throw new InvalidArgumentsError(error.message);
+            throw error;
+          }
+          return success(StartedPipeline.parse({ run_id: started.runId, status: (await deps.store.getStatus(started.runId)) ?? 'queued', stages: started.stages }));
         },
       }),
       tool({

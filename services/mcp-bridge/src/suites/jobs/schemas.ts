@@ -3,7 +3,7 @@
  * an HTTP client are held to the same rules; outputs are the run API's views.
  */
 import { z } from 'zod';
-import { BatchRequest, RunStatus, RunView, StoryRequest } from '@switchyard/contracts';
+import { AceflowRunRequest, BatchRequest, RunStatus, RunView, StoryRequest } from '@switchyard/contracts';
 import { RUN_ID } from '@switchyard/pipeline';
 
 export { outputSchemaOf, ToolErrorBody } from '../error-body.js';
@@ -15,6 +15,7 @@ const RunId = z.string().regex(RUN_ID, 'must be a run id such as run_0123…(32 
 
 export const StartStoryInput = StoryRequest;
 export const StartStoryBatchInput = BatchRequest;
+export const StartStagePipelineInput = AceflowRunRequest;
 export const GetRunInput = z.strictObject({ run_id: RunId });
 export const CancelRunInput = z.strictObject({ run_id: RunId });
 export const ListRunsInput = z.strictObject({
@@ -28,6 +29,7 @@ export const WaitForRunInput = z.strictObject({
 });
 
 export const StartedRun = z.object({ run_id: z.string(), status: RunStatus });
+export const StartedPipeline = z.object({ run_id: z.string(), status: RunStatus, stages: z.array(z.string()).describe('The stages the pipeline writes, in order') });
 export const StartedBatch = z.object({ batch_id: z.string(), status: z.literal('queued'), total: z.number().int(), run_ids: z.array(z.string()) });
 
 /** A run in a listing: the view without the story itself, which get_run answers. */
