@@ -72,6 +72,8 @@ test('a worker killed with SIGKILL while polling an async task is replaced, and 
   t.after(async () => {
     await polishQueue.close();
     await connection.quit();
+    // The next test must be the only one with a worker.
+    await stopWorkerProcesses();
   });
 
   const first = startWorkerProcess();
@@ -87,14 +89,14 @@ test('a worker killed with SIGKILL while polling an async task is replaced, and 
 
   const run = await stack.waitForRun(runId, 30_000);
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
-  assert.deepEqual(author.calls, { research: 1, outline: 1, writeSection: 4, polish: 1 }, 'every tool ran once: the new worker polled the same remote task');
+  const { research, outline, writeSection, polish } = author.calls;
+  assert.deepEqual({ research, outline, writeSection, polish }, { research: 1, outline: 1, writeSection: 4, polish: 1 }, 'every tool ran once: the new worker polled the same remote task');
   const finished = await polishQueue.getJob(jobId(runId, 'polish'));
   assert.equal((finished?.data as { remote_task?: { task_id: string } }).remote_task?.task_id, remoteTask.task_id);
   const attempts = Object.fromEntries((run.stages as { name: string; attempts: number }[]).map((s) => [s.name, s.attempts]));
   assert.deepEqual(attempts, { search: 1, outline: 1, 'write.introduction': 1, 'write.development': 1, 'write.climax': 1, 'write.conclusion': 1, polish: 2 });
   const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
   assert.equal(events.filter((e) => e.event === 'done').length, 1, 'the run ended once');
-  await stopWorkerProcesses();
 });
 
 test('a worker sent SIGTERM lets its active stages finish before it exits, and another worker carries the run on', async (t) => {
