@@ -1,47 +1,65 @@
 /**
  * `npm run bench`: benchmarks, not timed tests. Prints one JSON document on stdout (progress on
- * stderr): throughput against a plain-BullMQ baseline measured in the same run, stage-hop latency,
- * accepting a 10,000-item batch, and module search. Every measurement uses a key prefix of its
- * own, deleted afterwards.
+ * stderr): the story pipeline against a plain-BullMQ baseline of the same shape measured in the
+ * same run (throughput, stage hops, accepting 10,000 stories), and module-docs search. Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
+ * the end. BENCH_STORIES (N, default 500), BENCH_HOP_STORIES (default 200) and
+ * BENCH_ROUNDS (throughput rounds, default 3) and BENCH_CONCURRENCY (per stage queue, default 8)
+ * change the sizes.
  */
 import os from 'node:os';
+import { REPO_ROOT, createRedisClient, resolveRedis, uniquePrefix } from '@switchyard/redis';
 import { benchModuleSearch } from '@switchyard/module-docs';
-import { createRedisClient, resolveRedis, uniquePrefix } from '@switchyard/redis';
-import { measureAccept, measureHops, measureThroughput } from './bench/measures.js';
+import { benchStoryPipeline, TARGETS } from './bench/story-pipeline.js';
 
-const note = (line: string) => process.stderr.write(`${line}\n`);
-const redis = await resolveRedis({ url: process.env.REDIS_URL });
-const prefixes: string[] = [];
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
-note('throughput: switchyard and the plain BullMQ baseline…');
-const throughput = await measureThroughput({ redisUrl: redis.url, stories: 300, concurrency: 8, prefixes });
-note('stage hops…');
-const hops = await measureHops({ redisUrl: redis.url, stories: 40, prefixes });
-note('accepting a 10,000-item batch…');
-const accept = await measureAccept({ redisUrl: redis.url, items: 10_000, prefixes });
-note('module search…');
-const client = createRedisClient(redis.url);
-const searchPrefix = uniquePrefix('bench-modules');
-prefixes.push(searchPrefix);
-const moduleSearch = await benchModuleSearch({ redis: client, prefix: searchPrefix, modules: 5000 });
-
-for (const prefix of prefixes) {
-  let cursor = '0';
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await client.unlink(...keys);
-  } while (cursor !== '0');
+function sizeFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`${name} must be a whole number above 0, got "${raw}"\n`);
+    process.exit(2);
+  }
+  return value;
 }
-await client.quit();
-await redis.stop();
 
-const report = {
-  machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` },
-  throughput: { ...throughput, target_ratio: 0.8, met: throughput.ratio >= 0.8 },
-  stage_hop_latency: { ...hops, target_p50_ms: 2, met: hops.hops_ms.p50 <= 2 },
-  batch_accept: { ...accept, target_seconds: 2, met: accept.seconds <= 2 },
-  module_search: { ...moduleSearch, target_ms: 50, met: moduleSearch.p99_ms < 50 },
+const options = {
+  stories: sizeFromEnv('BENCH_STORIES', 500),
+  hopStories: sizeFromEnv('BENCH_HOP_STORIES', 200),
+  rounds: sizeFromEnv('BENCH_ROUNDS', 3),
+  concurrency: sizeFromEnv('BENCH_CONCURRENCY', 8),
+  batchItems: 10_000,
+  acceptRepeats: 3,
 };
-process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-process.exit(0);
+
+const started = performance.now();
+const loadAtStart = os.loadavg()[0] ?? 0;
+const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: `${REPO_ROOT}.data/redis-bench` });
+let exitCode = 0;
+try {
+  const info = createRedisClient(redis.url);
+  const redisVersion = /redis_version:(\S+)/.exec(await info.info('server'))?.[1] ?? 'unknown';
+  await info.quit();
+  const results = await benchStoryPipeline({ redisUrl: redis.url, ...options });
+  process.stderr.write('module search over 5,000 modules…\n');
+  const searchRedis = createRedisClient(redis.url);
+  const moduleSearch = await benchModuleSearch({ redis: searchRedis, prefix: uniquePrefix('bench-modules'), modules: 5000 });
+  await searchRedis.quit();
+  const report = {
+    benchmark: 'switchyard story pipeline',
+    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
+    n: options.stories,
+    settings: { stories: options.stories, throughput_rounds: options.rounds, hop_stories: options.hopStories, concurrency_per_queue: options.concurrency, batch_items: options.batchItems, tools: 'in-process, zero latency' },
+    targets: TARGETS,
+    ...results,
+    module_search: { ...moduleSearch, target_p99_ms_max: 50, met: moduleSearch.p99_ms < 50 },
+    total_s: Math.round((performance.now() - started) / 100) / 10,
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} catch (error) {
+  process.stderr.write(`The benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  exitCode = 1;
+} finally {
+  await redis.stop();
+}
+process.exit(exitCode);
