@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -142,6 +143,19 @@ test('a browser request from a foreign Origin is refused with 403, an allowed on
   assert.equal(foreign.status, 403);
   assert.match(((await foreign.json()) as { error: { message: string } }).error.message, /Origin http:\/\/evil\.example is not allowed/);
   assert.equal((await initialize({ origin: 'http://localhost.evil.example' })).status, 403, 'refused before any key is looked at');
+
+  assert.equal((await initialize({ authorization: `Bearer ${TEST_API_KEY}`, origin: bridge.url })).status, 200, 'a page of the bridge\'s own loopback origin passes');
+  // fetch will not send another Host; a page on a rebinding domain sends its own, and its origin.
+  const rebound = await new Promise<number>((resolve, reject) => {
+    const headers = { host: 'attacker.example:8090', origin: 'http://attacker.example:8090', authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const req = http.request(bridge.mcpUrl, { method: 'POST', headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+  });
+  assert.equal(rebound, 403, 'a rebinding domain is not the bridge\'s origin, even with a matching Host');
 
   const allowed = await initialize({ authorization: `Bearer ${TEST_API_KEY}`, origin: 'http://localhost:5173' });
   assert.equal(allowed.status, 200);

@@ -17,8 +17,19 @@ export function originMatcher(allowed: readonly string[]): (origin: string) => b
 
 const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
+const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
 /**
- * Requests without an Origin (agents, CLIs) pass; a browser's must be on the list.
+ * A page of the bridge's own loopback origin: its Host names this machine, which a page on a
+ * rebinding domain cannot make it do (its Host is that domain).
+ */
+function sameLoopbackOrigin(origin: string, host: string | undefined): boolean {
+  return host !== undefined && LOOPBACK.test(host) && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
+/**
+ * Requests without an Origin (agents, CLIs) pass, and so do pages of the bridge's own loopback
+ * origin; any other browser origin must be on the list.
  * @param allowed origins such as `https://app.example.com` or `http://localhost:*`
  */
 export function originGuard(allowed: readonly string[]): RequestHandler {
@@ -26,7 +37,7 @@ export function originGuard(allowed: readonly string[]): RequestHandler {
   return (req, res, next) => {
     const origin = req.get('origin');
     if (origin === undefined) return next();
-    if (!matches(origin)) {
+    if (!matches(origin) && !sameLoopbackOrigin(origin, req.get('host'))) {
       res.status(403).json(jsonRpcError(-32000, `Forbidden: Origin ${origin} is not allowed`));
       return;
     }

@@ -269,6 +269,6 @@ export async function checkStagePipeline(client: Client, project: string): Promi
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
   assert.equal(run.kind, 'aceflow');
   const stages = (run.result as { stages: Record<string, { completeness_score: number; saved_to: string }> }).stages;
-  assert.deepEqual(Object.keys(stages), ['s1_user_story', 's2_tasks_group']);
+  assert.deepEqual(Object.keys(stages).sort(), ['s1_user_story', 's2_tasks_group']);
   assert.ok(Object.values(stages).every((stage) => stage.completeness_score === 1 && stage.saved_to.includes(project)));
 }
