@@ -15,15 +15,15 @@ import { runAsTask } from './tasks/run-as-task.js';
 export const SERVER_INFO = { name: 'switchyard', version: '0.1.0' } as const;
 
 const INSTRUCTIONS = [
-  'Switchyard runs story pipelines on a job queue.',
-  'start_story or start_story_batch starts runs and answers their ids at once; wait_for_run follows a run (pass a progressToken for progress notifications);',
-  'get_run reads a run and its story; list_runs lists runs; cancel_run stops one.',
-  'A failed call is a result with isError and {error:{code,message,details}}.',
+  'Switchyard runs story pipelines and AceFlow stage pipelines on a job queue.',
+  'start_story, start_story_batch and start_stage_pipeline start runs and answer their ids at once; wait_for_run follows a run (pass a progressToken for progress notifications);',
+  'get_run reads a run and its result; list_runs lists runs; cancel_run stops one.',
+  'A failed call is a result with isError and {error:{code,message,details}}. The suites (AceFlow, Supervisor, module docs) and the tool services\' tools follow.',
 ].join(' ');
 
 export interface BridgeServerOptions {
   tools: ToolRegistry;
-  /** The MCP session id, or "stdio" for a stdio connection. */
+  /** The MCP session id (a stdio connection makes up one of its own). */
   sessionId: string;
   /** What suites keep for the session (e.g. the current project). */
   session: SessionState;
