@@ -8,7 +8,7 @@ import { createLogger } from '@switchyard/logger';
 import { REPO_ROOT, testRedis, uniquePrefix } from '@switchyard/redis';
 import { startBridgeHttp, type RunningBridge } from './http/serve.js';
 
-// The official suite, at the version that runs on Node 20; fetched by npx from the npm registry.
+// The official suite, at the version that runs on Node 20: a devDependency, which npx finds installed.
 const SUITE = '@modelcontextprotocol/conformance@0.1.13';
 const BASELINE = path.join(REPO_ROOT, 'services/mcp-bridge/conformance/baseline.yml');
 const KEY = 'conformance-key-0123456789';

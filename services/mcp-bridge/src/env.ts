@@ -30,6 +30,11 @@ export const BridgeEnv = z.object({
   PUBLIC_URL: z.url().optional(),
   ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
   SUPERVISOR_WORKSPACE_ROOT: z.string().min(1).optional(),
+  /** The workspace the code-intelligence tools index (default: the directory the bridge runs in). */
+  CODE_INTEL_ROOT: z.string().min(1).optional(),
+  /** A CKB MCP server for the call graph: a URL, or a command started over stdio. Unset: local graph only. */
+  CKB_MCP_URL: z.url().optional(),
+  CKB_MCP_COMMAND: z.string().min(1).optional(),
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
   TOOL_FEDERATION: booleanFlag.default(true),
   ...toolServicesEnvShape,
@@ -51,6 +56,7 @@ export interface BridgeConfig {
   aceflowRoot: string | undefined;
   supervisorRoot: string | undefined;
   federation: boolean;
+  codeIntel: { root: string; ckbUrl: string | undefined; ckbCommand: string | undefined };
   toolServices: ToolServicesConfig;
 }
 
@@ -72,6 +78,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     aceflowRoot: env.ACEFLOW_WORKSPACE_ROOT,
     supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
     federation: env.TOOL_FEDERATION,
+    codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND },
     toolServices: toolServicesFromEnv(env),
   };
 }

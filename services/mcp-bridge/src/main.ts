@@ -7,7 +7,7 @@ import { localApiKey } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
 import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
 import { loadEnv } from './env.js';
-import { federationSuite } from './suites/federation/index.js';
+import { configuredSuites } from './configured-suites.js';
 import { startBridgeHttp } from './http/serve.js';
 
 const config = loadEnv();
@@ -19,7 +19,8 @@ if (!apiKeys) {
   process.stdout.write(`API key (${local.created ? 'generated' : 'kept'} in ${path.relative(process.cwd(), local.file)}): ${local.key}\n`);
 }
 const redis = await resolveRedis({ url: config.redisUrl });
-const extraSuites = config.federation ? [await federationSuite({ config: config.toolServices, logger })] : [];
+const configured = await configuredSuites(config, logger);
+const extraSuites = configured.suites;
 const running = await startBridgeHttp({
   redisUrl: redis.url,
   prefix: config.prefix,
@@ -45,6 +46,7 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   logger.info({ signal }, 'stopping: sessions stay in Redis for the next bridge');
   await running.close();
+  await configured.close();
   await redis.stop();
   process.exit(0);
 }

@@ -9,15 +9,15 @@ import { resolveRedis } from '@switchyard/redis';
 import { memorySession } from '@switchyard/tool-suite';
 import { openBridgeDeps } from './deps.js';
 import { loadEnv } from './env.js';
-import { federationSuite } from './suites/federation/index.js';
+import { configuredSuites } from './configured-suites.js';
 import { createBridgeServer } from './server.js';
 import { RedisTaskStore } from './tasks/redis-task-store.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
 const redis = await resolveRedis({ url: config.redisUrl });
-const extraSuites = config.federation ? [await federationSuite({ config: config.toolServices, logger })] : [];
-const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites });
+const configured = await configuredSuites(config, logger);
+const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites });
 // Each stdio connection is a session of its own, for its tasks as for its state.
 const sessionId = `stdio-${randomUUID()}`;
 const tasks = new RedisTaskStore({ redis: deps.redis, prefix: deps.prefix, sessionId });
@@ -30,6 +30,7 @@ async function stop(reason: string): Promise<void> {
   logger.info({ reason }, 'stopping');
   await server.close().catch(() => undefined);
   await deps.close();
+  await configured.close();
   await redis.stop();
   process.exit(0);
 }
