@@ -3,4 +3,4 @@ export type { ErrorLogger } from './errors.js';
 export { apiKeyAuth, presentedKey, keyMatcher } from './auth.js';
 export { listen } from './listen.js';
 export type { Listening } from './listen.js';
-export { localApiKey } from './local-key.js';
+export { localApiKey, configuredOrLocalKeys } from './local-key.js';

@@ -18,3 +18,14 @@ export function localApiKey(dataDir: string): { key: string; file: string; creat
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return { key, file, created: true };
 }
+
+/**
+ * The keys a service accepts: the configured ones, or else the local key, announced with one line
+ * on stdout (a person starting the service locally needs it to call it).
+ */
+export function configuredOrLocalKeys(configured: string[] | undefined, dataDir: string): string[] {
+  if (configured && configured.length > 0) return configured;
+  const local = localApiKey(dataDir);
+  process.stdout.write(`API key (${local.created ? 'generated' : 'kept'} in ${path.relative(process.cwd(), local.file)}): ${local.key}\n`);
+  return [local.key];
+}

@@ -3,7 +3,7 @@
  * stage work is done by worker processes on the same Redis.
  */
 import path from 'node:path';
-import { localApiKey } from '@switchyard/http-kit';
+import { configuredOrLocalKeys } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
 import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
 import { loadEnv } from './env.js';
@@ -11,12 +11,7 @@ import { startOrchestrator } from './server.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'orchestrator', level: config.logLevel });
-let apiKeys = config.apiKeys;
-if (!apiKeys) {
-  const local = localApiKey(path.join(REPO_ROOT, '.data'));
-  apiKeys = [local.key];
-  process.stdout.write(`API key (${local.created ? 'generated' : 'kept'} in ${path.relative(process.cwd(), local.file)}): ${local.key}\n`);
-}
+const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
 const running = await startOrchestrator({
   redisUrl: redis.url,
