@@ -85,6 +85,8 @@ export class RunStore {
         batch_id: run.batchId ?? '',
         request: JSON.stringify(run.request),
         stage_names: JSON.stringify(run.stages),
+        stage_count: run.stages.length,
+        completed_stages: 0,
       });
       pipeline.zadd(this.keys.runIndex, Date.parse(created), id);
       // Stage records are written when stages start; until then a stage reads as pending.

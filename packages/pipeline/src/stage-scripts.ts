@@ -46,16 +46,19 @@ export const STAGE_COMPLETE_SCRIPT = `
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 local rec = raw and cjson.decode(raw) or {name = ARGV[1], attempts = 1, started_at = ARGV[2]}
+-- A counter on the run, so progress costs no pass over the other stages.
+local completed
+if rec.status == 'completed' then
+  completed = tonumber(redis.call('HGET', KEYS[4], 'completed_stages') or '0')
+else
+  completed = redis.call('HINCRBY', KEYS[4], 'completed_stages', 1)
+end
 rec.status = 'completed'
 rec.finished_at = ARGV[2]
 rec.error = cjson.null
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'type', 'stage', 'data', cjson.encode({stage = ARGV[1], status = 'completed', attempt = rec.attempts}))
-local total = #cjson.decode(redis.call('HGET', KEYS[4], 'stage_names') or '[]')
-local completed = 0
-for _, value in ipairs(redis.call('HVALS', KEYS[1])) do
-  if cjson.decode(value).status == 'completed' then completed = completed + 1 end
-end
+local total = tonumber(redis.call('HGET', KEYS[4], 'stage_count') or '0')
 if total < completed then total = completed end
 local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'type', 'progress', 'data', cjson.encode({percent = percent, completed_stages = completed, total_stages = total}))
