@@ -12,12 +12,7 @@ import {
   STAGE_IDS,
   createAceflowEngine,
   errorResponseSchema,
-  prepareDataResponseSchema,
-  saveOutputResponseSchema,
-  setAnalysisResponseSchema,
-  statusResponseSchema,
-  transitionResponseSchema,
-  validateResponseSchema,
+  RESPONSE_SCHEMAS,
   type AceflowEngineOptions,
   type ProjectRef,
 } from '@switchyard/aceflow';
@@ -47,15 +42,8 @@ const inputSchema = z.object({
 
 const OUTPUT_SCHEMA: JsonSchema = {
   type: 'object',
-  anyOf: [
-    setAnalysisResponseSchema,
-    saveOutputResponseSchema,
-    prepareDataResponseSchema,
-    statusResponseSchema,
-    transitionResponseSchema,
-    validateResponseSchema,
-    errorResponseSchema,
-  ].map((schema) => jsonSchemaOf(schema)),
+  // Each action's answer once (next and goto share one), or the seed's error.
+  anyOf: [...new Set(Object.values(RESPONSE_SCHEMAS)), errorResponseSchema].map((schema) => jsonSchemaOf(schema)),
 };
 
 const DESCRIPTION = [
