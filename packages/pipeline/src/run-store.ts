@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
 import { runScripts, type RunScripts } from './stage-scripts.js';
+import { StageWrites } from './stage-writes.js';
 import { runKeys, type RunKeys } from './keys.js';
 
 export interface RunRecord {
@@ -61,6 +62,7 @@ export class RunStore {
   readonly prefix: string;
   readonly #retentionSeconds: number;
   readonly #scripts: RunScripts;
+  readonly #stageWrites: StageWrites;
 
   constructor(options: RunStoreOptions) {
     this.redis = options.redis;
@@ -68,6 +70,7 @@ export class RunStore {
     this.keys = runKeys(options.prefix);
     this.#retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
     this.#scripts = runScripts(options.redis);
+    this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now });
   }
 
   /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
@@ -202,14 +205,15 @@ export class RunStore {
   /**
    * Starts a stage in one step: unless the run has ended or the stage's output is already stored,
    * moves a queued run to running, counts the attempt and announces it. Returns the outputs of
-   * the `inputs` stages either way, so the stage needs no further reads.
+   * the `inputs` stages either way, so the stage needs no further reads. Starts and completions
+   * made in the same turn of the event loop share one round trip.
    */
   async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[] }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.events(runId)];
     if (options.batchId) keys.push(this.keys.batch(options.batchId));
-    const reply = (await this.#scripts.stageStart(keys.length, ...keys, options.stage, now(), EVENT_STREAM_MAXLEN, ...inputs)) as string[];
+    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs }).reply) as string[];
     const readInputs = (values: string[]) => Object.fromEntries(inputs.map((name, i) => [name, values[i] ? (JSON.parse(values[i] as string) as unknown) : null]));
     switch (reply[0]) {
       case 'missing':
@@ -223,10 +227,16 @@ export class RunStore {
     }
   }
 
-  /** Stores a stage's output, marks it completed, and appends its `stage` and `progress` events. */
-  async completeStage(options: { runId: string; stage: string; output: unknown }): Promise<void> {
+  /**
+   * Stores a stage's output, marks it completed, and appends its `stage` and `progress` events.
+   * `sent` settles once the write is on the connection, ahead of any command issued after it on
+   * the same connection; `recorded` once Redis has applied it.
+   */
+  completeStage(options: { runId: string; stage: string; output: unknown }): { sent: Promise<void>; recorded: Promise<void> } {
     const { runId } = options;
-    await this.#scripts.stageComplete(this.keys.stages(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.run(runId), options.stage, now(), EVENT_STREAM_MAXLEN, JSON.stringify(options.output));
+    const keys = [this.keys.run(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output) });
+    return { sent, recorded: reply.then(() => undefined) };
   }
 
   /** Updates one stage's record (only the worker holding that stage's job writes it). */

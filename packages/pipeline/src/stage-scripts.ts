@@ -2,74 +2,106 @@ import type { Redis } from 'ioredis';
 import { TRANSITION_SCRIPT } from './finish-script.js';
 
 /**
- * A stage's start and end, each one Lua script: the hot path of every job is two round trips to
- * Redis instead of a dozen. Stage records are JSON in the run's stages hash.
+ * Stage starts and completions as one Lua script that applies a list of them, so that every stage
+ * write made in one turn of the event loop, by any job of any queue in the process, costs one
+ * round trip and one script call (see StageWrites). Stage records are JSON in the run's stages
+ * hash.
+ *
+ * KEYS: per operation run, stages, outputs, events, and for a start optionally the batch.
+ * ARGV: now, maxlen, then per operation: kind ('start' | 'complete'), stage, key count, then
+ *   for a start the input count and the input stage names, for a completion the output JSON.
+ * Returns one reply per operation, in order:
+ *   start: {'missing'} | {'ended', status} | {'done', output, inputs...} | {'started', attempt, inputs...}
+ *   complete: the run's number of completed stages
+ *   either, when it raised an error: {'error', message}
  */
+export const STAGE_WRITES_SCRIPT = `
+local now, maxlen = ARGV[1], ARGV[2]
 
-/**
- * KEYS: run, stages, outputs, events, [batch]. ARGV: stage, now, maxlen, input stage names...
- * Returns {'missing'} | {'ended', status} | {'done', output, inputs...} | {'started', attempt, inputs...}.
- */
-export const STAGE_START_SCRIPT = `
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {'missing'} end
-if status == 'completed' or status == 'failed' or status == 'cancelled' then return {'ended', status} end
-local function inputs(reply)
-  for i = 4, #ARGV do reply[#reply + 1] = redis.call('HGET', KEYS[3], ARGV[i]) or '' end
-  return reply
+local function event(k, type, data)
+  redis.call('XADD', k[4], 'MAXLEN', '~', maxlen, '*', 'type', type, 'data', cjson.encode(data))
 end
-local done = redis.call('HGET', KEYS[3], ARGV[1])
-if done then return inputs({'done', done}) end
-if status == 'queued' then
-  redis.call('HSET', KEYS[1], 'status', 'running', 'updated_at', ARGV[2])
-  if #KEYS >= 5 and redis.call('EXISTS', KEYS[5]) == 1 then
-    redis.call('HINCRBY', KEYS[5], 'n:queued', -1)
-    redis.call('HINCRBY', KEYS[5], 'n:running', 1)
+
+local function start(k, stage, wanted)
+  local status = redis.call('HGET', k[1], 'status')
+  if not status then return {'missing'} end
+  if status == 'completed' or status == 'failed' or status == 'cancelled' then return {'ended', status} end
+  local function inputs(reply)
+    for _, name in ipairs(wanted) do reply[#reply + 1] = redis.call('HGET', k[3], name) or '' end
+    return reply
   end
+  local done = redis.call('HGET', k[3], stage)
+  if done then return inputs({'done', done}) end
+  if status == 'queued' then
+    redis.call('HSET', k[1], 'status', 'running', 'updated_at', now)
+    if k[5] and redis.call('EXISTS', k[5]) == 1 then
+      redis.call('HINCRBY', k[5], 'n:queued', -1)
+      redis.call('HINCRBY', k[5], 'n:running', 1)
+    end
+  end
+  local raw = redis.call('HGET', k[2], stage)
+  local rec = raw and cjson.decode(raw) or {name = stage, attempts = 0, error = cjson.null}
+  rec.status = 'running'
+  rec.attempts = (tonumber(rec.attempts) or 0) + 1
+  if rec.started_at == nil or rec.started_at == cjson.null then rec.started_at = now end
+  rec.finished_at = cjson.null
+  redis.call('HSET', k[2], stage, cjson.encode(rec))
+  event(k, 'stage', {stage = stage, status = 'running', attempt = rec.attempts})
+  return inputs({'started', tostring(rec.attempts)})
 end
-local raw = redis.call('HGET', KEYS[2], ARGV[1])
-local rec = raw and cjson.decode(raw) or {name = ARGV[1], attempts = 0, error = cjson.null}
-rec.status = 'running'
-rec.attempts = (tonumber(rec.attempts) or 0) + 1
-if rec.started_at == nil or rec.started_at == cjson.null then rec.started_at = ARGV[2] end
-rec.finished_at = cjson.null
-redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(rec))
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'type', 'stage', 'data', cjson.encode({stage = ARGV[1], status = 'running', attempt = rec.attempts}))
-return inputs({'started', tostring(rec.attempts)})
+
+local function complete(k, stage, output)
+  redis.call('HSET', k[3], stage, output)
+  local raw = redis.call('HGET', k[2], stage)
+  local rec = raw and cjson.decode(raw) or {name = stage, attempts = 1, started_at = now}
+  -- A counter on the run, so progress costs no pass over the other stages.
+  local completed
+  if rec.status == 'completed' then
+    completed = tonumber(redis.call('HGET', k[1], 'completed_stages') or '0')
+  else
+    completed = redis.call('HINCRBY', k[1], 'completed_stages', 1)
+  end
+  rec.status = 'completed'
+  rec.finished_at = now
+  rec.error = cjson.null
+  redis.call('HSET', k[2], stage, cjson.encode(rec))
+  event(k, 'stage', {stage = stage, status = 'completed', attempt = rec.attempts})
+  local total = tonumber(redis.call('HGET', k[1], 'stage_count') or '0')
+  if total < completed then total = completed end
+  local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
+  event(k, 'progress', {percent = percent, completed_stages = completed, total_stages = total})
+  return completed
+end
+
+local replies = {}
+local a, key = 3, 1
+while a <= #ARGV do
+  local kind, stage, nkeys = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+  local k = {}
+  for i = 1, nkeys do k[i] = KEYS[key + i - 1] end
+  key = key + nkeys
+  local ok, reply
+  if kind == 'start' then
+    local wanted = {}
+    for i = 1, tonumber(ARGV[a + 3]) do wanted[i] = ARGV[a + 3 + i] end
+    a = a + 4 + #wanted
+    ok, reply = pcall(start, k, stage, wanted)
+  else
+    local output = ARGV[a + 3]
+    a = a + 4
+    ok, reply = pcall(complete, k, stage, output)
+  end
+  -- One operation's failure is its own; the others in the list still apply.
+  if not ok then reply = {'error', type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end
+  replies[#replies + 1] = reply
+end
+return replies
 `;
 
-/**
- * KEYS: stages, outputs, events, run. ARGV: stage, now, maxlen, output JSON.
- * Stores the output, marks the stage completed, and appends its `stage` and `progress` events.
- */
-export const STAGE_COMPLETE_SCRIPT = `
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-local rec = raw and cjson.decode(raw) or {name = ARGV[1], attempts = 1, started_at = ARGV[2]}
--- A counter on the run, so progress costs no pass over the other stages.
-local completed
-if rec.status == 'completed' then
-  completed = tonumber(redis.call('HGET', KEYS[4], 'completed_stages') or '0')
-else
-  completed = redis.call('HINCRBY', KEYS[4], 'completed_stages', 1)
-end
-rec.status = 'completed'
-rec.finished_at = ARGV[2]
-rec.error = cjson.null
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'type', 'stage', 'data', cjson.encode({stage = ARGV[1], status = 'completed', attempt = rec.attempts}))
-local total = tonumber(redis.call('HGET', KEYS[4], 'stage_count') or '0')
-if total < completed then total = completed end
-local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'type', 'progress', 'data', cjson.encode({percent = percent, completed_stages = completed, total_stages = total}))
-return completed
-`;
-
-type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 export interface RunScripts {
-  stageStart: ScriptCall;
-  stageComplete: ScriptCall;
+  stageWrites: ScriptCall;
   transition: ScriptCall;
 }
 
@@ -79,9 +111,8 @@ export interface RunScripts {
  */
 export function runScripts(redis: Redis): RunScripts {
   const commands = redis as unknown as Partial<Record<string, ScriptCall>>;
-  if (!commands.syStageStart) {
-    redis.defineCommand('syStageStart', { lua: STAGE_START_SCRIPT });
-    redis.defineCommand('syStageComplete', { numberOfKeys: 4, lua: STAGE_COMPLETE_SCRIPT });
+  if (!commands.syStageWrites) {
+    redis.defineCommand('syStageWrites', { lua: STAGE_WRITES_SCRIPT });
     redis.defineCommand('syTransition', { lua: TRANSITION_SCRIPT });
   }
   const bound = (name: string): ScriptCall => {
@@ -89,5 +120,5 @@ export function runScripts(redis: Redis): RunScripts {
     if (!command) throw new Error(`script ${name} was not defined`);
     return command.bind(redis);
   };
-  return { stageStart: bound('syStageStart'), stageComplete: bound('syStageComplete'), transition: bound('syTransition') };
+  return { stageWrites: bound('syStageWrites'), transition: bound('syTransition') };
 }

@@ -12,6 +12,7 @@ import { ZodError } from 'zod';
 import type { RunAborts } from './run-aborts.js';
 
 export interface StageDeps {
+  /** On the same Redis connection as the Workers that run the stages (see recordCompletion). */
   store: RunStore;
   aborts: RunAborts;
   logger: Logger;
@@ -55,7 +56,8 @@ export interface StageSpec<T> {
 
 /**
  * Runs `work` as stage `name` of run `runId`; resolves with its output (stored in the run) and
- * the inputs it was given. Two round trips to Redis around the work: start and completion.
+ * the inputs it was given. One round trip to Redis before the work (the start); the completion
+ * record is sent after it without waiting.
  */
 export async function runStage<T>(deps: StageDeps, job: Job, stage: StageSpec<T>): Promise<{ output: T; inputs: Record<string, unknown> }> {
   const { store } = deps;
@@ -72,13 +74,30 @@ export async function runStage<T>(deps: StageDeps, job: Job, stage: StageSpec<T>
   const tracked = deps.aborts.track(runId);
   try {
     const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs });
-    await store.completeStage({ runId, stage: name, output });
+    await recordCompletion(deps, { runId, name, output });
     return { output, inputs: start.inputs };
   } catch (error) {
     throw await handleFailure(deps, job, { runId, name, error });
   } finally {
     tracked.release();
   }
+}
+
+/**
+ * Hands the stage's completion record to the connection without waiting for Redis to answer.
+ * The store shares its connection with the Worker running the job, and one connection keeps its
+ * commands in order, so the record is in Redis before BullMQ's completion of the job (sent after
+ * this returns), and so before any later stage can start. Waiting for the reply would add a round
+ * trip to every hop. Should the write fail, the connection is down and BullMQ's completion fails
+ * with it (the job is taken over and the stage runs again), or the script broke, which the next
+ * stage reports as a missing input.
+ */
+async function recordCompletion(deps: StageDeps, done: { runId: string; name: string; output: unknown }): Promise<void> {
+  const { sent, recorded } = deps.store.completeStage({ runId: done.runId, stage: done.name, output: done.output });
+  recorded.catch((error: unknown) => {
+    deps.logger.error({ err: error, run_id: done.runId, stage: done.name }, 'the stage completion record failed');
+  });
+  await sent;
 }
 
 /** Records a failure and returns what to throw: the error to retry, or an UnrecoverableError. */

@@ -1,0 +1,96 @@
+/**
+ * Stage starts and completions, gathered over one turn of the event loop and sent as a single
+ * script call. Under load a worker process starts and finishes many stages per turn (replies for
+ * several jobs arrive in one read), and a script call costs far more than the work inside it, on
+ * both sides of the connection; on an idle system a list of one costs what a lone call did.
+ */
+import type { ScriptCall } from './stage-scripts.js';
+
+export interface StageOperation {
+  kind: 'start' | 'complete';
+  /** run, stages, outputs, events, and for a start optionally the batch. */
+  keys: readonly string[];
+  stage: string;
+  /** Start: the stages whose outputs to return. */
+  inputs?: readonly string[];
+  /** Completion: the output as JSON. */
+  output?: string;
+}
+
+export interface SubmittedOperation {
+  /** Settles once the operation has been handed to the connection, ahead of any command issued after. */
+  sent: Promise<void>;
+  /** Settles with the operation's reply from Redis. */
+  reply: Promise<unknown>;
+}
+
+interface Queued {
+  op: StageOperation;
+  markSent(): void;
+  resolve(reply: unknown): void;
+  reject(error: Error): void;
+}
+
+export interface StageWritesOptions {
+  call: ScriptCall;
+  /** Stream length cap passed to the script's XADDs. */
+  maxlen: string;
+  /** Operations per script call at most (default 200), so that one call never holds Redis long. */
+  maxPerCall?: number;
+  now?: () => string;
+}
+
+export class StageWrites {
+  readonly #options: Required<StageWritesOptions>;
+  #queue: Queued[] = [];
+  #scheduled = false;
+
+  constructor(options: StageWritesOptions) {
+    this.#options = { maxPerCall: 200, now: () => new Date().toISOString(), ...options };
+  }
+
+  submit(op: StageOperation): SubmittedOperation {
+    let markSent!: () => void;
+    const sent = new Promise<void>((resolve) => (markSent = resolve));
+    const reply = new Promise<unknown>((resolve, reject) => this.#queue.push({ op, markSent, resolve, reject }));
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    return { sent, reply };
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    while (this.#queue.length > 0) this.#send(this.#queue.splice(0, this.#options.maxPerCall));
+  }
+
+  #send(batch: Queued[]): void {
+    const keys: string[] = [];
+    const args: string[] = [this.#options.now(), this.#options.maxlen];
+    for (const { op } of batch) {
+      keys.push(...op.keys);
+      args.push(op.kind, op.stage, String(op.keys.length));
+      if (op.kind === 'start') args.push(String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
+      else args.push(op.output ?? 'null');
+    }
+    let pending: Promise<unknown>;
+    try {
+      // ioredis writes the command (or queues it, in order, while reconnecting) before returning.
+      pending = this.#options.call(keys.length, ...keys, ...args);
+    } catch (error) {
+      pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    for (const queued of batch) queued.markSent();
+    pending.then(
+      (replies) => batch.forEach((queued, i) => settle(queued, Array.isArray(replies) ? replies[i] : undefined)),
+      (error: unknown) => batch.forEach((queued) => queued.reject(error instanceof Error ? error : new Error(String(error)))),
+    );
+  }
+}
+
+function settle(queued: Queued, reply: unknown): void {
+  if (reply === undefined) queued.reject(new Error(`stage ${queued.op.kind} of ${queued.op.stage}: no reply`));
+  else if (Array.isArray(reply) && reply[0] === 'error') queued.reject(new Error(`stage ${queued.op.kind} of ${queued.op.stage} failed in Redis: ${String(reply[1])}`));
+  else queued.resolve(reply);
+}
