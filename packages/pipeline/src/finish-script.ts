@@ -13,8 +13,13 @@ if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[5]) end
 local terminal = ARGV[6] == '1'
 if terminal then
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', '20000', '*', 'type', 'done', 'data', ARGV[7])
-  local ttl = tonumber(ARGV[8])
+  -- The done event carries the result and error as stored above: one JSON text, not two.
+  local done = {'{"status":"', ARGV[1], '"'}
+  if ARGV[5] ~= '' then done[#done + 1] = ',"result":' .. ARGV[5] end
+  if ARGV[4] ~= '' then done[#done + 1] = ',"error":' .. ARGV[4] end
+  done[#done + 1] = '}'
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', '20000', '*', 'type', 'done', 'data', table.concat(done))
+  local ttl = tonumber(ARGV[7])
   for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 if #KEYS >= 7 and redis.call('EXISTS', KEYS[6]) == 1 then
@@ -30,7 +35,7 @@ if #KEYS >= 7 and redis.call('EXISTS', KEYS[6]) == 1 then
         counts[s] = tonumber(redis.call('HGET', KEYS[6], 'n:' .. s) or '0')
       end
       redis.call('XADD', KEYS[7], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
-      local ttl = tonumber(ARGV[8])
+      local ttl = tonumber(ARGV[7])
       redis.call('EXPIRE', KEYS[6], ttl)
       redis.call('EXPIRE', KEYS[7], ttl)
       redis.call('EXPIRE', KEYS[8], ttl)

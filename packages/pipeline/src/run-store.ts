@@ -186,7 +186,6 @@ export class RunStore {
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
     const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.run(runId)];
     if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
-    const done: RunEventData['done'] = { status: to, ...(options.result !== undefined ? { result: options.result } : {}), ...(options.error ? { error: options.error } : {}) };
     const reply = (await this.#scripts.transition(
       keys.length,
       ...keys,
@@ -196,7 +195,6 @@ export class RunStore {
       options.error ? JSON.stringify(options.error) : '',
       options.result !== undefined ? JSON.stringify(options.result) : '',
       terminal ? '1' : '0',
-      JSON.stringify(done),
       String(this.#retentionSeconds),
     )) as [number, string?];
     return { moved: reply[0] === 1, previous: (reply[1] as RunStatus | undefined) ?? null };
