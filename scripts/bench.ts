@@ -39,6 +39,8 @@ let exitCode = 0;
 try {
   const info = createRedisClient(redis.url);
   const redisVersion = /redis_version:(\S+)/.exec(await info.info('server'))?.[1] ?? 'unknown';
+  // Our own server keeps its data between runs; what an interrupted run left would skew this one.
+  if (redis.owned) await info.flushall();
   await info.quit();
   const results = await benchStoryPipeline({ redisUrl: redis.url, ...options });
   process.stderr.write('module search over 5,000 modules…\n');
