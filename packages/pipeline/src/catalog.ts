@@ -59,7 +59,7 @@ export type PolishJob = z.infer<typeof PolishJob>;
 export type DispatchJob = z.infer<typeof DispatchJob>;
 export type AceflowStageJob = z.infer<typeof AceflowStageJob>;
 
-/** What each stage job returns (and stores as the stage's output). */
+/** What each story stage stores in its run as its output (the jobs return nothing). */
 export interface StageResults {
   search: SearchOutput;
   outline: OutlineOutput;

@@ -1,6 +1,8 @@
 /**
  * The processor of each stage queue. Each parses its payload with the job catalog, reads what
- * earlier stages stored in the run, calls its tool through StoryTools and returns the output.
+ * earlier stages stored in the run, calls its tool through StoryTools and stores the output in
+ * the run. The job itself returns nothing: BullMQ would otherwise keep each text twice more, in
+ * the job and in its parent, and write it to the AOF each time.
  */
 import { UnrecoverableError, type FlowProducer, type Job } from 'bullmq';
 import { SECTION_ORDER, type OutlineOutput, type SearchOutput, type StoryResult, type WriteSectionOutput, type PolishOutput } from '@switchyard/contracts';
@@ -52,21 +54,20 @@ async function withRemoteTask<T>(job: Job, remote: RemoteTaskRef | undefined, ca
 }
 
 export function searchProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<SearchOutput> => {
+  return async (job: Job): Promise<void> => {
     const data = await parsePayload(deps, job, SearchJob);
     const { topic, depth } = data.request;
-    const { output } = await runStage(deps, job, {
+    await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
       name: 'search',
       work: ({ signal }) => withRemoteTask(job, data.remote_task, (hooks) => deps.tools.search({ topic, ...(depth ? { depth } : {}) }, { signal, ...hooks })),
     });
-    return output;
   };
 }
 
 export function outlineProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<OutlineOutput> => {
+  return async (job: Job): Promise<void> => {
     const data = await parsePayload(deps, job, OutlineJob);
     const { topic, structure } = data.request;
     const { output: outline } = await runStage(deps, job, {
@@ -82,15 +83,14 @@ export function outlineProcessor(deps: ProcessorDeps) {
     });
     // Also when the outline was stored before a crash: adding the flow again adds nothing twice.
     await deps.flows.add(storySectionsFlow(data.run_id, data.request, outline, data.batch_id));
-    return outline;
   };
 }
 
 export function writeProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<StageResults['write']> => {
+  return async (job: Job): Promise<void> => {
     const data = await parsePayload(deps, job, WriteJob);
     const stage = writeStage(data.section);
-    const { output } = await runStage(deps, job, {
+    await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
       name: stage,
@@ -114,12 +114,11 @@ export function writeProcessor(deps: ProcessorDeps) {
         return { ...output, section: data.section };
       },
     });
-    return output;
   };
 }
 
 export function polishProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<PolishOutput> => {
+  return async (job: Job): Promise<void> => {
     const data = await parsePayload(deps, job, PolishJob);
     const { focus_areas, target_audience } = data.request;
     const { output: polished, inputs } = await runStage(deps, job, {
@@ -138,7 +137,6 @@ export function polishProcessor(deps: ProcessorDeps) {
     });
     const result = assembleResult(data.run_id, polished, inputs);
     await deps.store.transition({ runId: data.run_id, from: ['running', 'queued'], to: 'completed', result, batchId: data.batch_id ?? null });
-    return polished;
   };
 }
 
