@@ -17,7 +17,7 @@ export {
 export type { QueueKey, StageQueueKey, StageResults, JobName } from './catalog.js';
 export { runKeys } from './keys.js';
 export type { RunKeys } from './keys.js';
-export { RunStore, emptyStage, newRunId } from './run-store.js';
+export { RunStore, newRunId } from './run-store.js';
 export type { RunRecord, NewRun, RunStoreOptions, StageStart } from './run-store.js';
 export { BatchStore, newBatchId } from './batch-store.js';
 export type { BatchView } from './batch-store.js';

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
 import { runScripts, type RunScripts } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';
+import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
 
 export interface RunRecord {
@@ -108,7 +109,7 @@ export class RunStore {
     const [[, hash], [, stageHash]] = (await this.redis.multi().hgetall(this.keys.run(runId)).hgetall(this.keys.stages(runId)).exec()) as [[null, Record<string, string>], [null, Record<string, string>]];
     if (!hash.id) return null;
     const names = parseJson(hash.stage_names) as string[];
-    const stages = names.map((name) => (stageHash[name] ? (JSON.parse(stageHash[name]) as StageView) : emptyStage(name)));
+    const stages = names.map((name) => readStageView(stageHash, name));
     const completed = stages.filter((s) => s.status === 'completed').length;
     return {
       id: hash.id,
@@ -237,26 +238,26 @@ export class RunStore {
     return { sent, recorded: reply.then(() => undefined) };
   }
 
-  /** Updates one stage's record (only the worker holding that stage's job writes it). */
-  async updateStage(runId: string, stage: string, change: (current: StageView) => StageView): Promise<StageView> {
-    const raw = await this.redis.hget(this.keys.stages(runId), stage);
-    const next = change(raw ? (JSON.parse(raw) as StageView) : emptyStage(stage));
-    await this.redis.hset(this.keys.stages(runId), stage, JSON.stringify(next));
-    return next;
-  }
-
-  /** Records a stage's status and announces it with a `stage` event (unless `quiet`: the run has ended). */
+  /**
+   * Records a stage's status and announces it with a `stage` event (unless `quiet`: the run has
+   * ended). Only the worker holding that stage's job writes its record.
+   */
   async setStageStatus(options: { runId: string; stage: string; status: StageStatus; error?: RunError | null; startAttempt?: boolean; quiet?: boolean }): Promise<StageView> {
+    const { runId, stage } = options;
     const at = now();
-    const view = await this.updateStage(options.runId, options.stage, (current) => ({
-      ...current,
+    const fields = ['attempts', 'started_at', 'error'] as const;
+    const values = await this.redis.hmget(this.keys.stages(runId), ...fields.map((field) => stageField(stage, field)));
+    const current = readStageView(Object.fromEntries(fields.map((field, i) => [stageField(stage, field), values[i]])), stage);
+    const view: StageView = {
+      name: stage,
       status: options.status,
       attempts: current.attempts + (options.startAttempt ? 1 : 0),
       started_at: options.startAttempt ? (current.started_at ?? at) : current.started_at,
       finished_at: ['completed', 'failed', 'cancelled'].includes(options.status) ? at : null,
       error: options.error === undefined ? current.error : options.error,
-    }));
-    if (!options.quiet) await this.appendEvent(options.runId, 'stage', { stage: options.stage, status: view.status, attempt: view.attempts, ...(view.error && options.status !== 'completed' ? { error: view.error } : {}) });
+    };
+    await this.redis.hset(this.keys.stages(runId), stageViewFields(view));
+    if (!options.quiet) await this.appendEvent(runId, 'stage', { stage, status: view.status, attempt: view.attempts, ...(view.error && options.status !== 'completed' ? { error: view.error } : {}) });
     return view;
   }
 
@@ -290,8 +291,4 @@ export class RunStore {
     const completed = run.stages.filter((s) => s.status === 'completed').length;
     await this.appendEvent(runId, 'progress', { percent: run.progress, completed_stages: completed, total_stages: run.stages.length });
   }
-}
-
-export function emptyStage(name: string): StageView {
-  return { name, status: 'pending', attempts: 0, started_at: null, finished_at: null, error: null };
 }

@@ -4,8 +4,8 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
 /**
  * Stage starts and completions as one Lua script that applies a list of them, so that every stage
  * write made in one turn of the event loop, by any job of any queue in the process, costs one
- * round trip and one script call (see StageWrites). Stage records are JSON in the run's stages
- * hash.
+ * round trip and one script call (see StageWrites). Stage records are flat fields of the run's
+ * stages hash (see stage-records.ts).
  *
  * KEYS: per operation run, stages, outputs, events, and for a start optionally the batch.
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete'), stage, key count, then
@@ -18,8 +18,13 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
 export const STAGE_WRITES_SCRIPT = `
 local now, maxlen = ARGV[1], ARGV[2]
 
+-- Event data is assembled as text: stage names are plain (see STAGE_NAME) and the rest are numbers.
 local function event(k, type, data)
-  redis.call('XADD', k[4], 'MAXLEN', '~', maxlen, '*', 'type', type, 'data', cjson.encode(data))
+  redis.call('XADD', k[4], 'MAXLEN', '~', maxlen, '*', 'type', type, 'data', data)
+end
+
+local function stage_event(k, stage, status, attempt)
+  event(k, 'stage', '{"stage":"' .. stage .. '","status":"' .. status .. '","attempt":' .. attempt .. '}')
 end
 
 local function start(k, stage, wanted)
@@ -39,37 +44,37 @@ local function start(k, stage, wanted)
       redis.call('HINCRBY', k[5], 'n:running', 1)
     end
   end
-  local raw = redis.call('HGET', k[2], stage)
-  local rec = raw and cjson.decode(raw) or {name = stage, attempts = 0, error = cjson.null}
-  rec.status = 'running'
-  rec.attempts = (tonumber(rec.attempts) or 0) + 1
-  if rec.started_at == nil or rec.started_at == cjson.null then rec.started_at = now end
-  rec.finished_at = cjson.null
-  redis.call('HSET', k[2], stage, cjson.encode(rec))
-  event(k, 'stage', {stage = stage, status = 'running', attempt = rec.attempts})
-  return inputs({'started', tostring(rec.attempts)})
+  local attempt = redis.call('HINCRBY', k[2], stage .. '.attempts', 1)
+  if attempt == 1 then
+    redis.call('HSET', k[2], stage .. '.status', 'running', stage .. '.started_at', now)
+  else
+    redis.call('HSET', k[2], stage .. '.status', 'running', stage .. '.finished_at', '')
+  end
+  stage_event(k, stage, 'running', attempt)
+  return inputs({'started', tostring(attempt)})
 end
 
 local function complete(k, stage, output)
   redis.call('HSET', k[3], stage, output)
-  local raw = redis.call('HGET', k[2], stage)
-  local rec = raw and cjson.decode(raw) or {name = stage, attempts = 1, started_at = now}
+  local rec = redis.call('HMGET', k[2], stage .. '.status', stage .. '.attempts')
+  local attempt = tonumber(rec[2]) or 0
+  if attempt == 0 then
+    attempt = 1
+    redis.call('HSET', k[2], stage .. '.attempts', 1, stage .. '.started_at', now)
+  end
   -- A counter on the run, so progress costs no pass over the other stages.
   local completed
-  if rec.status == 'completed' then
+  if rec[1] == 'completed' then
     completed = tonumber(redis.call('HGET', k[1], 'completed_stages') or '0')
   else
     completed = redis.call('HINCRBY', k[1], 'completed_stages', 1)
   end
-  rec.status = 'completed'
-  rec.finished_at = now
-  rec.error = cjson.null
-  redis.call('HSET', k[2], stage, cjson.encode(rec))
-  event(k, 'stage', {stage = stage, status = 'completed', attempt = rec.attempts})
+  redis.call('HSET', k[2], stage .. '.status', 'completed', stage .. '.finished_at', now, stage .. '.error', '')
+  stage_event(k, stage, 'completed', attempt)
   local total = tonumber(redis.call('HGET', k[1], 'stage_count') or '0')
   if total < completed then total = completed end
   local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
-  event(k, 'progress', {percent = percent, completed_stages = completed, total_stages = total})
+  event(k, 'progress', '{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')
   return completed
 end
 

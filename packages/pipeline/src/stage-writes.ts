@@ -5,6 +5,7 @@
  * both sides of the connection; on an idle system a list of one costs what a lone call did.
  */
 import type { ScriptCall } from './stage-scripts.js';
+import { STAGE_NAME } from './stage-records.js';
 
 export interface StageOperation {
   kind: 'start' | 'complete';
@@ -50,6 +51,7 @@ export class StageWrites {
   }
 
   submit(op: StageOperation): SubmittedOperation {
+    if (!STAGE_NAME.test(op.stage)) throw new Error(`stage name ${JSON.stringify(op.stage)} is not plain enough to be written into an event`);
     let markSent!: () => void;
     const sent = new Promise<void>((resolve) => (markSent = resolve));
     const reply = new Promise<unknown>((resolve, reject) => this.#queue.push({ op, markSent, resolve, reject }));

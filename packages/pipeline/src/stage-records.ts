@@ -1,0 +1,41 @@
+/**
+ * A stage's record is five flat fields of its run's stages hash: `<stage>.status`, `.attempts`,
+ * `.started_at`, `.finished_at` and `.error` (a RunError as JSON). Flat, so that the stage scripts
+ * update a record with plain hash commands instead of decoding and encoding JSON on every write.
+ * An empty or missing field reads as null (or 0 attempts, or `pending`).
+ */
+import type { RunError, StageStatus, StageView } from '@switchyard/contracts';
+
+export type StageField = 'status' | 'attempts' | 'started_at' | 'finished_at' | 'error';
+
+export const stageField = (stage: string, field: StageField) => `${stage}.${field}`;
+
+/**
+ * Stage names are written into event JSON by the scripts as they are, so they may hold only
+ * characters that need no escaping. Every stage name comes from the job catalog.
+ */
+export const STAGE_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+
+export function readStageView(hash: Record<string, string | null | undefined>, name: string): StageView {
+  const value = (field: StageField) => hash[stageField(name, field)] || null;
+  const error = value('error');
+  return {
+    name,
+    status: (value('status') as StageStatus | null) ?? 'pending',
+    attempts: Number(value('attempts') ?? 0),
+    started_at: value('started_at'),
+    finished_at: value('finished_at'),
+    error: error ? (JSON.parse(error) as RunError) : null,
+  };
+}
+
+/** The fields of `view` as HSET arguments (null written as an empty string). */
+export function stageViewFields(view: StageView): Record<string, string> {
+  return {
+    [stageField(view.name, 'status')]: view.status,
+    [stageField(view.name, 'attempts')]: String(view.attempts),
+    [stageField(view.name, 'started_at')]: view.started_at ?? '',
+    [stageField(view.name, 'finished_at')]: view.finished_at ?? '',
+    [stageField(view.name, 'error')]: view.error ? JSON.stringify(view.error) : '',
+  };
+}
