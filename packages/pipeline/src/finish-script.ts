@@ -3,6 +3,10 @@
  * current status, records the new one, appends the `done` event when the run ends, keeps the
  * batch's counts and events in step, and starts the retention clock. Doing it in one step means a
  * run ends once, its `done` event is written once, and a batch's counts never drift.
+ *
+ * KEYS: run, events, stages, outputs, then for a run of a batch: batch, batch events, batch runs.
+ * ARGV: to, the statuses it may move from (comma-separated), now, error JSON or '', result JSON or
+ *   '', '1' when `to` ends the run, retention seconds.
  */
 export const TRANSITION_SCRIPT = `
 local cur = redis.call('HGET', KEYS[1], 'status')
@@ -13,32 +17,32 @@ if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[5]) end
 local terminal = ARGV[6] == '1'
 if terminal then
-  -- The done event carries the result and error as stored above: one JSON text, not two.
-  local done = {'{"status":"', ARGV[1], '"'}
-  if ARGV[5] ~= '' then done[#done + 1] = ',"result":' .. ARGV[5] end
-  if ARGV[4] ~= '' then done[#done + 1] = ',"error":' .. ARGV[4] end
-  done[#done + 1] = '}'
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', '20000', '*', 'type', 'done', 'data', table.concat(done))
+  -- The result is kept once, in the run: readers of the done event attach it (see withRunResult).
+  local done = '{"status":"' .. ARGV[1] .. '"'
+  if ARGV[4] ~= '' then done = done .. ',"error":' .. ARGV[4] end
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', '20000', '*', 'type', 'done', 'data', done .. '}')
+  -- A completed run's result holds every stage's output: the outputs need not be kept twice.
+  if ARGV[1] == 'completed' then redis.call('DEL', KEYS[4]) end
   local ttl = tonumber(ARGV[7])
-  for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ttl) end
+  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
-if #KEYS >= 7 and redis.call('EXISTS', KEYS[6]) == 1 then
-  redis.call('HINCRBY', KEYS[6], 'n:' .. cur, -1)
-  redis.call('HINCRBY', KEYS[6], 'n:' .. ARGV[1], 1)
+if #KEYS >= 6 and redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('HINCRBY', KEYS[5], 'n:' .. cur, -1)
+  redis.call('HINCRBY', KEYS[5], 'n:' .. ARGV[1], 1)
   if terminal then
     local run_id = redis.call('HGET', KEYS[1], 'id')
-    redis.call('XADD', KEYS[7], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
-    local finished = redis.call('HINCRBY', KEYS[6], 'finished', 1)
-    if finished >= tonumber(redis.call('HGET', KEYS[6], 'total')) then
+    redis.call('XADD', KEYS[6], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
+    local finished = redis.call('HINCRBY', KEYS[5], 'finished', 1)
+    if finished >= tonumber(redis.call('HGET', KEYS[5], 'total')) then
       local counts = {}
       for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
-        counts[s] = tonumber(redis.call('HGET', KEYS[6], 'n:' .. s) or '0')
+        counts[s] = tonumber(redis.call('HGET', KEYS[5], 'n:' .. s) or '0')
       end
-      redis.call('XADD', KEYS[7], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+      redis.call('XADD', KEYS[6], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
       local ttl = tonumber(ARGV[7])
+      redis.call('EXPIRE', KEYS[5], ttl)
       redis.call('EXPIRE', KEYS[6], ttl)
       redis.call('EXPIRE', KEYS[7], ttl)
-      redis.call('EXPIRE', KEYS[8], ttl)
     end
   end
 end

@@ -11,6 +11,7 @@ import { runScripts, type RunScripts } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
+import type { StreamEvent } from './events.js';
 
 export interface RunRecord {
   id: string;
@@ -185,7 +186,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.run(runId)];
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.stages(runId), this.keys.outputs(runId)];
     if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
     const reply = (await this.#scripts.transition(
       keys.length,
@@ -224,6 +225,16 @@ export class RunStore {
       default:
         return { kind: 'started', attempt: Number(reply[1]), inputs: readInputs(reply.slice(2)) };
     }
+  }
+
+  /**
+   * The `done` event of `runId` as readers should see it: the event itself holds the status (and
+   * error), and the result, kept once in the run, is attached here.
+   */
+  async withRunResult(runId: string, done: StreamEvent): Promise<StreamEvent> {
+    const result = await this.redis.hget(this.keys.run(runId), 'result');
+    if (!result) return done;
+    return { ...done, data: JSON.stringify({ ...(JSON.parse(done.data) as object), result: JSON.parse(result) as unknown }) };
   }
 
   /**

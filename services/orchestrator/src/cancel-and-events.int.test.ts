@@ -66,6 +66,9 @@ test('events carry ids, and reconnecting with Last-Event-ID replays exactly what
   // A client arriving after the end gets the whole history, as the first one did.
   const late = await readSse(await stack.request(`/v1/runs/${runId}/events`));
   assert.deepEqual(late.map((e) => [e.id, e.event, e.data]), all.map((e) => [e.id, e.event, e.data]));
+  // The done event brings the result, as GET /v1/runs shows it.
+  const run = (await stack.json<{ result: unknown }>(`/v1/runs/${runId}`)).body;
+  assert.deepEqual(JSON.parse(all.at(-1)?.data ?? '{}'), { status: 'completed', result: run.result });
 });
 
 test('a content event names its section, and the chunks of a section join to the section as written', async () => {

@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { EVENT_ID_PATTERN, readEvents } from '@switchyard/pipeline';
+import { EVENT_ID_PATTERN, readEvents, type StreamEvent } from '@switchyard/pipeline';
 
 /** Open streams, so a shutdown can end them. */
 export class SseStreams {
@@ -27,6 +27,8 @@ export interface StreamOptions {
   streams: SseStreams;
   /** Milliseconds between keep-alive comments when nothing happens (default 15000). */
   heartbeatMs?: number;
+  /** Completes the closing event before it is sent (a run's `done` gets the run's result). */
+  completeClosing?: (event: StreamEvent) => Promise<StreamEvent>;
 }
 
 export async function streamEvents(req: Request, res: Response, options: StreamOptions): Promise<void> {
@@ -46,7 +48,8 @@ export async function streamEvents(req: Request, res: Response, options: StreamO
     while (open) {
       const events = await readEvents({ redis: reader, key: options.key, after, blockMs: options.heartbeatMs ?? 15_000 });
       if (events.length === 0) res.write(': keep-alive\n\n');
-      for (const event of events) {
+      for (const stored of events) {
+        const event = stored.type === options.closeOn && options.completeClosing ? await options.completeClosing(stored) : stored;
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
         after = event.id;
         if (event.type === options.closeOn) {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SECTION_ORDER, type StoryResult } from '@switchyard/contracts';
+import { runKeys } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
 import { startTestStack, type TestStack } from './testing/stack.js';
 
 let stack: TestStack;
@@ -29,6 +31,13 @@ test('a story runs end to end: research feeds the outline, the outline each sect
     assert.equal(stage.status, 'completed');
     assert.equal(stage.attempts, 1);
     assert.ok(stage.started_at <= stage.finished_at);
+  }
+  // The result holds every stage's output, so the outputs are not kept beside it.
+  const redis = createRedisClient(stack.redisUrl);
+  try {
+    assert.equal(await redis.exists(runKeys(stack.prefix).outputs(created.body.run_id)), 0);
+  } finally {
+    redis.disconnect();
   }
   const result = run.result as StoryResult;
   assert.match(result.title.toLowerCase(), /beekeeper|hive/);

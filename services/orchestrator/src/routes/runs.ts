@@ -31,7 +31,14 @@ export function runsRouter(deps: AppDeps): Router {
 
   router.get('/v1/runs/:runId/events', async (req, res) => {
     const run = await findRun(deps, req);
-    await streamEvents(req, res, { redis: deps.redis, key: deps.store.keys.events(run.id), closeOn: 'done', streams: deps.streams, heartbeatMs: deps.heartbeatMs });
+    await streamEvents(req, res, {
+      redis: deps.redis,
+      key: deps.store.keys.events(run.id),
+      closeOn: 'done',
+      streams: deps.streams,
+      heartbeatMs: deps.heartbeatMs,
+      completeClosing: (done) => deps.store.withRunResult(run.id, done),
+    });
   });
 
   router.delete('/v1/runs/:runId', async (req, res) => {
