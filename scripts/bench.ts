@@ -3,7 +3,8 @@
  * stderr): the story pipeline against a plain-BullMQ baseline of the same shape measured in the
  * same run (throughput, stage hops, accepting 10,000 stories), and module-docs search. Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
  * the end. BENCH_STORIES (N, default 500), BENCH_HOP_STORIES (default 200) and
- * BENCH_ROUNDS (throughput rounds, default 3) and BENCH_CONCURRENCY (per stage queue, default 8)
+ * BENCH_ROUNDS (throughput rounds, default 7: a round that an AOF rewrite or a
+ * neighbour's burst lands on is outvoted) and BENCH_CONCURRENCY (per stage queue, default 8)
  * change the sizes.
  */
 import os from 'node:os';
@@ -26,7 +27,7 @@ function sizeFromEnv(name: string, fallback: number): number {
 const options = {
   stories: sizeFromEnv('BENCH_STORIES', 500),
   hopStories: sizeFromEnv('BENCH_HOP_STORIES', 200),
-  rounds: sizeFromEnv('BENCH_ROUNDS', 3),
+  rounds: sizeFromEnv('BENCH_ROUNDS', 7),
   concurrency: sizeFromEnv('BENCH_CONCURRENCY', 8),
   batchItems: 10_000,
   acceptRepeats: 3,
