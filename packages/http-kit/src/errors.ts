@@ -51,7 +51,7 @@ export interface ErrorLogger {
   error(obj: object, msg?: string): void;
 }
 
-/** The single Express error middleware: HttpError, zod and body-parser errors, and the rest as 500. */
+/** The single Express error middleware: HttpError, zod, body-parser and path-decoding errors, and the rest as 500. */
 export function errorMiddleware(logger: ErrorLogger): ErrorRequestHandler {
   return (error: unknown, _req, res, next) => {
     if (res.headersSent) return next(error);
@@ -74,6 +74,11 @@ export function errorMiddleware(logger: ErrorLogger): ErrorRequestHandler {
         return;
       }
       res.status(error.status ?? 400).json(errorBody(ErrorCodes.invalidParameters, error.message));
+      return;
+    }
+    // Express decodes path parameters: bad percent-encoding (`/run/%E0%A4%A`) is the client's error.
+    if (error instanceof URIError) {
+      res.status(400).json(errorBody(ErrorCodes.invalidParameters, `The path is not valid percent-encoding: ${error.message}`));
       return;
     }
     logger.error({ err: error }, 'unhandled error');

@@ -1,19 +1,14 @@
 /**
  * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape.
  */
-import express, { type ErrorRequestHandler, type Express } from 'express';
-import { apiKeyAuth, errorMiddleware, HttpError, notFoundHandler } from '@switchyard/http-kit';
+import express, { type Express } from 'express';
+import { apiKeyAuth, errorMiddleware, notFoundHandler } from '@switchyard/http-kit';
 import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
 import { healthRouter } from './routes/health.js';
 import { runsRouter } from './routes/runs.js';
 import { storiesRouter } from './routes/stories.js';
-
-/** A path parameter that is not valid percent-encoding (`/v1/runs/%E0%A4%A`) is the client's error, not a 500. */
-const badPathEncoding: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
-  next(error instanceof URIError ? new HttpError({ status: 400, code: 'invalid_parameters', message: error.message }) : error);
-};
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -26,7 +21,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(batchesRouter(deps));
   app.use(aceflowRouter(deps));
   app.use(notFoundHandler);
-  app.use(badPathEncoding);
   app.use(errorMiddleware(deps.logger));
   return app;
 }

@@ -76,6 +76,14 @@ test('an unknown tool or task answers 404', async () => {
   assert.equal(task.status, 404);
 });
 
+test('a path that is not valid percent-encoding answers 400, not a server error', async () => {
+  for (const target of [url('search', '/run/%E0%A4%A'), url('search', '/tasks/%E0%A4%A')]) {
+    const res = target.includes('/run/') ? await post(target, {}) : await fetch(target, { headers: { 'X-API-Key': KEY } });
+    assert.equal(res.status, 400, target);
+    assert.equal(ErrorBody.parse(await res.json()).error.code, 'invalid_parameters');
+  }
+});
+
 test('calls without a key or with a wrong key answer 401; /health needs none', async () => {
   const none = await post(url('search', '/run/search_relevant_information'), { topic: 'x' }, {});
   assert.equal(none.status, 401);
