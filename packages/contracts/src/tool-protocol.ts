@@ -99,6 +99,7 @@ export const ErrorCodes = {
   toolNotFound: 'tool_not_found',
   taskNotFound: 'task_not_found',
   notFound: 'not_found',
+  methodNotAllowed: 'method_not_allowed',
   unauthorized: 'unauthorized',
   payloadTooLarge: 'payload_too_large',
   internalError: 'internal_error',

@@ -89,3 +89,14 @@ export function errorMiddleware(logger: ErrorLogger): ErrorRequestHandler {
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new HttpError({ status: 404, code: ErrorCodes.notFound, message: `No route for ${req.method} ${req.path}` }));
 };
+
+/**
+ * For a path whose methods are all routed before it: any other method answers 405 and names the
+ * allowed ones in `Allow`, rather than a 404 that suggests the path does not exist.
+ */
+export function methodNotAllowed(...allowed: string[]): RequestHandler {
+  const allow = allowed.join(', ');
+  return (req, _res, next) => {
+    next(new HttpError({ status: 405, code: ErrorCodes.methodNotAllowed, message: `${req.method} is not allowed on ${req.path}; use ${allow}`, headers: { Allow: allow } }));
+  };
+}

@@ -1,4 +1,4 @@
-export { HttpError, errorBody, describeZodError, errorMiddleware, notFoundHandler } from './errors.js';
+export { HttpError, errorBody, describeZodError, errorMiddleware, methodNotAllowed, notFoundHandler } from './errors.js';
 export type { ErrorLogger } from './errors.js';
 export { apiKeyAuth, presentedKey, keyMatcher } from './auth.js';
 export { listen } from './listen.js';

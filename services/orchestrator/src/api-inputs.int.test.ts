@@ -224,10 +224,28 @@ test('GET /v1/runs refuses a bad page or status with 400, writing nothing', asyn
   }
 });
 
-test('an unknown route or method answers 404 in the same error shape', async () => {
-  for (const [method, path] of [['GET', '/v1/story'], ['PUT', `/v1/runs/run_${HEX}`], ['PATCH', '/v1/batches'], ['POST', '/health']] as const) {
+test('an unknown route answers 404 in the same error shape', async () => {
+  for (const [method, path] of [['GET', '/v1/story'], ['POST', '/v1/runs/run_x/retry'], ['GET', '/v2/runs']] as const) {
     const { status, error } = await watch.refused(() => stack.request(path, { method }));
     assert.equal(status, 404, `${method} ${path}`);
     assert.equal(error.code, 'not_found');
   }
+});
+
+test('a known route asked with another method answers 405, naming the methods it takes', async () => {
+  const cases = [
+    ['PUT', `/v1/runs/run_${HEX}`, 'GET, DELETE'],
+    ['PATCH', '/v1/batches', 'POST'],
+    ['GET', '/v1/stories', 'POST'],
+    ['DELETE', `/v1/batches/batch_${HEX}/events`, 'GET'],
+    ['POST', '/health', 'GET'],
+  ] as const;
+  for (const [method, path, allow] of cases) {
+    const res = await stack.request(path, { method });
+    assert.equal(res.status, 405, `${method} ${path}`);
+    assert.equal(res.headers.get('allow'), allow);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'method_not_allowed');
+  }
+  const { status } = await watch.refused(() => stack.request('/v1/batches', { method: 'PATCH' }));
+  assert.equal(status, 405);
 });

@@ -5,7 +5,7 @@
 import express, { Router } from 'express';
 import { analysisDataSchema } from '@switchyard/aceflow';
 import { AceflowRunRequest } from '@switchyard/contracts';
-import { describeZodError, HttpError } from '@switchyard/http-kit';
+import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { AceflowRangeError, aceflowRunStages, newRunId, runLinks, startAceflowRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
@@ -48,5 +48,7 @@ export function aceflowRouter(deps: AppDeps): Router {
     const links = runLinks(claim.id);
     res.status(202).location(links.poll_url).json({ run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', stages, ...links });
   });
+  router.all('/v1/aceflow/runs', methodNotAllowed('POST'));
+
   return router;
 }

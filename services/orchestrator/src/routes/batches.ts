@@ -5,7 +5,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { BatchRequest } from '@switchyard/contracts';
-import { describeZodError, HttpError } from '@switchyard/http-kit';
+import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { BATCH_ID, batchLinks, batchStoryRequests, newBatchId, startStoryBatch } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
@@ -61,6 +61,10 @@ export function batchesRouter(deps: AppDeps): Router {
     if (!(await deps.batches.getBatch(batchId, { offset: 0, limit: 1 }))) throw new HttpError({ status: 404, code: 'batch_not_found', message: `No batch ${batchId}` });
     await streamEvents(req, res, { redis: deps.redis, key: deps.store.keys.batchEvents(batchId), closeOn: 'done', streams: deps.streams, heartbeatMs: deps.heartbeatMs });
   });
+
+  router.all('/v1/batches', methodNotAllowed('POST'));
+  router.all('/v1/batches/:batchId', methodNotAllowed('GET'));
+  router.all('/v1/batches/:batchId/events', methodNotAllowed('GET'));
 
   return router;
 }

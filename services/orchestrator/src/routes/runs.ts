@@ -4,7 +4,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { RunStatus } from '@switchyard/contracts';
-import { describeZodError, HttpError } from '@switchyard/http-kit';
+import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { cancelRun, findRun as lookUpRun, toRunView, type RunRecord } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { streamEvents } from '../sse.js';
@@ -60,6 +60,10 @@ export function runsRouter(deps: AppDeps): Router {
     const runs = await deps.store.listRuns(query.data);
     res.json({ runs: runs.map(toRunView), offset: query.data.offset, limit: query.data.limit });
   });
+
+  router.all('/v1/runs', methodNotAllowed('GET'));
+  router.all('/v1/runs/:runId', methodNotAllowed('GET', 'DELETE'));
+  router.all('/v1/runs/:runId/events', methodNotAllowed('GET'));
 
   return router;
 }

@@ -3,6 +3,7 @@
  */
 import { Router } from 'express';
 import { StoryRequest } from '@switchyard/contracts';
+import { methodNotAllowed } from '@switchyard/http-kit';
 import { newRunId, runLinks, startStoryRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
@@ -26,5 +27,7 @@ export function storiesRouter(deps: AppDeps): Router {
     const links = runLinks(runId);
     res.status(202).location(links.poll_url).json({ run_id: runId, status, ...links });
   });
+  router.all('/v1/stories', methodNotAllowed('POST'));
+
   return router;
 }
