@@ -6,6 +6,7 @@
  */
 import { createRedisClient, uniquePrefix } from '@switchyard/redis';
 import { startBaseline } from './story-baseline.js';
+import { measureCost, medianCost, type StoryCost } from './story-cost.js';
 import { HopRecorder, JobHopReader, round, say } from './story-stats.js';
 import { startSwitchyard } from './story-switchyard.js';
 
@@ -39,23 +40,29 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 async function measureThroughput(options: StoryBenchOptions) {
   const baseline = await startBaseline({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-baseline'), concurrency: options.concurrency });
   const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-switchyard'), concurrency: options.concurrency, workers: true });
+  const counters = createRedisClient(options.redisUrl);
   const rounds: { baseline_stories_per_s: number; switchyard_stories_per_s: number; ratio: number }[] = [];
+  const costs: { baseline: StoryCost[]; switchyard: StoryCost[] } = { baseline: [], switchyard: [] };
   try {
     say(`throughput: warming up with ${WARM_UP_STORIES} stories each…`);
     await baseline.runBatch(WARM_UP_STORIES);
     await switchyard.runBatch(WARM_UP_STORIES);
     for (let r = 1; r <= options.rounds; r += 1) {
       say(`throughput round ${r}/${options.rounds}: ${options.stories} stories through plain BullMQ, then through Switchyard (HTTP batch, orchestrator, workers)…`);
-      let started = performance.now();
-      await baseline.runBatch(options.stories);
-      const baselineRate = rate(options.stories, performance.now() - started);
-      started = performance.now();
-      const counts = await switchyard.runBatch(options.stories);
-      const switchyardRate = rate(options.stories, performance.now() - started);
+      const plain = await measureCost(counters, options.stories, () => baseline.runBatch(options.stories));
+      let counts: Record<string, number> = {};
+      const ours = await measureCost(counters, options.stories, async () => {
+        counts = await switchyard.runBatch(options.stories);
+      });
       if (counts.completed !== options.stories) throw new Error(`switchyard completed ${counts.completed ?? 0} of ${options.stories} stories: ${JSON.stringify(counts)}`);
+      const baselineRate = rate(options.stories, plain.ms);
+      const switchyardRate = rate(options.stories, ours.ms);
       rounds.push({ baseline_stories_per_s: baselineRate, switchyard_stories_per_s: switchyardRate, ratio: round(switchyardRate / baselineRate) });
+      costs.baseline.push(plain.cost);
+      costs.switchyard.push(ours.cost);
     }
   } finally {
+    await counters.quit();
     await switchyard.close();
     await baseline.close();
   }
@@ -67,6 +74,11 @@ async function measureThroughput(options: StoryBenchOptions) {
     baseline_stories_per_s: median(rounds.map((r) => r.baseline_stories_per_s)),
     ratio,
     rounds,
+    cost_per_story: {
+      measured_as: 'medians over the rounds: CPU of this process (each system alone in it while measured), CPU of Redis, and commands Redis ran (a script counts with the commands it calls)',
+      baseline: medianCost(costs.baseline),
+      switchyard: medianCost(costs.switchyard),
+    },
     measured_as: `median of ${options.rounds} rounds; Switchyard: POST /v1/batches → batch done event; baseline: FlowProducer.addBulk 250 at a time → last polish job completed`,
     target_ratio_min: TARGETS.throughput_ratio_min,
     met: ratio >= TARGETS.throughput_ratio_min,
