@@ -51,6 +51,8 @@ export interface RunStoreOptions {
 }
 
 const EVENT_STREAM_MAXLEN = '20000';
+/** Runs added to the index per ZADD when many are created at once. */
+const INDEX_IDS_PER_COMMAND = 1000;
 const now = () => new Date().toISOString();
 export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
 
@@ -79,6 +81,7 @@ export class RunStore {
   async createRuns(runs: readonly NewRun[]): Promise<string[]> {
     const pipeline = this.redis.pipeline();
     const created = now();
+    const score = Date.parse(created);
     const ids = runs.map((run) => {
       const id = run.id ?? newRunId();
       pipeline.hset(this.keys.run(id), {
@@ -93,10 +96,12 @@ export class RunStore {
         stage_count: run.stages.length,
         completed_stages: 0,
       });
-      pipeline.zadd(this.keys.runIndex, Date.parse(created), id);
       // Stage records are written when stages start; until then a stage reads as pending.
       return id;
     });
+    for (let i = 0; i < ids.length; i += INDEX_IDS_PER_COMMAND) {
+      pipeline.zadd(this.keys.runIndex, ...ids.slice(i, i + INDEX_IDS_PER_COMMAND).flatMap((id) => [score, id]));
+    }
     await pipeline.exec();
     return ids;
   }
@@ -165,13 +170,16 @@ export class RunStore {
     return replies.map(([, status]) => (status as RunStatus | null) ?? null);
   }
 
-  /** The requests of many runs in one round trip (null for unknown ids). */
-  async getRequests(runIds: readonly string[]): Promise<unknown[]> {
+  /** The status and request of many runs in one round trip (nulls for unknown ids). */
+  async getStatusesAndRequests(runIds: readonly string[]): Promise<{ status: RunStatus | null; request: unknown }[]> {
     if (runIds.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const id of runIds) pipeline.hget(this.keys.run(id), 'request');
+    for (const id of runIds) pipeline.hmget(this.keys.run(id), 'status', 'request');
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, value]) => parseJson(value as string | null));
+    return replies.map(([, fields]) => {
+      const [status, request] = (fields as (string | null)[] | null) ?? [];
+      return { status: (status as RunStatus | null | undefined) ?? null, request: parseJson(request) };
+    });
   }
 
   async getBatchId(runId: string): Promise<string | null> {

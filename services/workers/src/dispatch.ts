@@ -17,11 +17,11 @@ export function dispatchProcessor(deps: { store: RunStore; batches: BatchStore; 
     for (;;) {
       const { cursor, runIds } = await deps.batches.nextToDispatch(batchId, CHUNK);
       if (runIds.length === 0) break;
-      const [statuses, requests] = await Promise.all([deps.store.getStatuses(runIds), deps.store.getRequests(runIds)]);
+      const found = await deps.store.getStatusesAndRequests(runIds);
       const runs = runIds.flatMap((runId, i) => {
-        const request = StoryRequest.safeParse(requests[i]);
+        const request = StoryRequest.safeParse(found[i]?.request);
         // A run cancelled before its turn needs no jobs.
-        return statuses[i] === 'queued' && request.success ? [{ runId, request: request.data, batchId }] : [];
+        return found[i]?.status === 'queued' && request.success ? [{ runId, request: request.data, batchId }] : [];
       });
       await enqueueStories(deps.flows, runs);
       await deps.batches.markDispatched(batchId, cursor + runIds.length);
