@@ -280,14 +280,6 @@ export class RunStore {
     return view;
   }
 
-  async saveOutput(runId: string, stage: string, output: unknown): Promise<void> {
-    await this.redis.hset(this.keys.outputs(runId), stage, JSON.stringify(output));
-  }
-
-  async getOutput<T>(runId: string, stage: string): Promise<T | null> {
-    return parseJson(await this.redis.hget(this.keys.outputs(runId), stage)) as T | null;
-  }
-
   async getOutputs(runId: string): Promise<Record<string, unknown>> {
     const hash = await this.redis.hgetall(this.keys.outputs(runId));
     return Object.fromEntries(Object.entries(hash).map(([stage, value]) => [stage, JSON.parse(value) as unknown]));
@@ -301,13 +293,5 @@ export class RunStore {
   /** Tells every worker process to abort the run's calls in progress. */
   async publishCancel(runId: string): Promise<void> {
     await this.redis.publish(this.keys.cancelChannel, runId);
-  }
-
-  /** Emits a `progress` event from the stages' current state. */
-  async emitProgress(runId: string): Promise<void> {
-    const run = await this.getRun(runId);
-    if (!run) return;
-    const completed = run.stages.filter((s) => s.status === 'completed').length;
-    await this.appendEvent(runId, 'progress', { percent: run.progress, completed_stages: completed, total_stages: run.stages.length });
   }
 }
