@@ -4,17 +4,19 @@
  * batch's counts and events in step, and starts the retention clock. Doing it in one step means a
  * run ends once, its `done` event is written once, and a batch's counts never drift.
  *
- * KEYS: run, events, stages, outputs, then for a run of a batch: batch, batch events, batch runs.
+ * KEYS: run, events, outputs, then for a run of a batch: batch, batch events, batch runs.
  * ARGV: to, the statuses it may move from (comma-separated), now, error JSON or '', result JSON or
  *   '', '1' when `to` ends the run, retention seconds.
  */
 export const TRANSITION_SCRIPT = `
-local cur = redis.call('HGET', KEYS[1], 'status')
+local run = redis.call('HMGET', KEYS[1], 'status', 'id')
+local cur, run_id = run[1], run[2]
 if not cur then return {-1} end
 if not string.find(',' .. ARGV[2] .. ',', ',' .. cur .. ',', 1, true) then return {0, cur} end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[5]) end
+local fields = {'status', ARGV[1], 'updated_at', ARGV[3]}
+if ARGV[4] ~= '' then fields[#fields + 1] = 'error'; fields[#fields + 1] = ARGV[4] end
+if ARGV[5] ~= '' then fields[#fields + 1] = 'result'; fields[#fields + 1] = ARGV[5] end
+redis.call('HSET', KEYS[1], unpack(fields))
 local terminal = ARGV[6] == '1'
 if terminal then
   -- The result is kept once, in the run: readers of the done event attach it (see withRunResult).
@@ -22,27 +24,26 @@ if terminal then
   if ARGV[4] ~= '' then done = done .. ',"error":' .. ARGV[4] end
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', '20000', '*', 'type', 'done', 'data', done .. '}')
   -- A completed run's result holds every stage's output: the outputs need not be kept twice.
-  if ARGV[1] == 'completed' then redis.call('DEL', KEYS[4]) end
+  if ARGV[1] == 'completed' then redis.call('DEL', KEYS[3]) end
   local ttl = tonumber(ARGV[7])
-  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
+  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
-if #KEYS >= 6 and redis.call('EXISTS', KEYS[5]) == 1 then
-  redis.call('HINCRBY', KEYS[5], 'n:' .. cur, -1)
-  redis.call('HINCRBY', KEYS[5], 'n:' .. ARGV[1], 1)
+if #KEYS >= 5 and redis.call('EXISTS', KEYS[4]) == 1 then
+  redis.call('HINCRBY', KEYS[4], 'n:' .. cur, -1)
+  redis.call('HINCRBY', KEYS[4], 'n:' .. ARGV[1], 1)
   if terminal then
-    local run_id = redis.call('HGET', KEYS[1], 'id')
-    redis.call('XADD', KEYS[6], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
-    local finished = redis.call('HINCRBY', KEYS[5], 'finished', 1)
-    if finished >= tonumber(redis.call('HGET', KEYS[5], 'total')) then
+    redis.call('XADD', KEYS[5], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
+    local finished = redis.call('HINCRBY', KEYS[4], 'finished', 1)
+    if finished >= tonumber(redis.call('HGET', KEYS[4], 'total')) then
       local counts = {}
       for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
-        counts[s] = tonumber(redis.call('HGET', KEYS[5], 'n:' .. s) or '0')
+        counts[s] = tonumber(redis.call('HGET', KEYS[4], 'n:' .. s) or '0')
       end
-      redis.call('XADD', KEYS[6], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+      redis.call('XADD', KEYS[5], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
       local ttl = tonumber(ARGV[7])
+      redis.call('EXPIRE', KEYS[4], ttl)
       redis.call('EXPIRE', KEYS[5], ttl)
       redis.call('EXPIRE', KEYS[6], ttl)
-      redis.call('EXPIRE', KEYS[7], ttl)
     end
   end
 end

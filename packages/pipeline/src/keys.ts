@@ -5,7 +5,6 @@
  */
 export interface RunKeys {
   run(runId: string): string;
-  stages(runId: string): string;
   outputs(runId: string): string;
   events(runId: string): string;
   batch(batchId: string): string;
@@ -20,7 +19,6 @@ export interface RunKeys {
 export function runKeys(prefix: string): RunKeys {
   return {
     run: (id) => `${prefix}:run:${id}`,
-    stages: (id) => `${prefix}:run:${id}:stages`,
     outputs: (id) => `${prefix}:run:${id}:outputs`,
     events: (id) => `${prefix}:run:${id}:events`,
     batch: (id) => `${prefix}:batch:${id}`,

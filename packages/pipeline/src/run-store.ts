@@ -112,10 +112,10 @@ export class RunStore {
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    const [[, hash], [, stageHash]] = (await this.redis.multi().hgetall(this.keys.run(runId)).hgetall(this.keys.stages(runId)).exec()) as [[null, Record<string, string>], [null, Record<string, string>]];
+    const hash = await this.redis.hgetall(this.keys.run(runId));
     if (!hash.id) return null;
     const names = parseJson(hash.stage_names) as string[];
-    const stages = names.map((name) => readStageView(stageHash, name));
+    const stages = names.map((name) => readStageView(hash, name));
     const completed = stages.filter((s) => s.status === 'completed').length;
     return {
       id: hash.id,
@@ -194,7 +194,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.stages(runId), this.keys.outputs(runId)];
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId)];
     if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
     const reply = (await this.#scripts.transition(
       keys.length,
@@ -219,7 +219,7 @@ export class RunStore {
   async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[] }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
-    const keys = [this.keys.run(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     if (options.batchId) keys.push(this.keys.batch(options.batchId));
     const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs }).reply) as string[];
     const readInputs = (values: string[]) => Object.fromEntries(inputs.map((name, i) => [name, values[i] ? (JSON.parse(values[i] as string) as unknown) : null]));
@@ -252,7 +252,7 @@ export class RunStore {
    */
   completeStage(options: { runId: string; stage: string; output: unknown }): { sent: Promise<void>; recorded: Promise<void> } {
     const { runId } = options;
-    const keys = [this.keys.run(runId), this.keys.stages(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output) });
     return { sent, recorded: reply.then(() => undefined) };
   }
@@ -265,7 +265,7 @@ export class RunStore {
     const { runId, stage } = options;
     const at = now();
     const fields = ['attempts', 'started_at', 'error'] as const;
-    const values = await this.redis.hmget(this.keys.stages(runId), ...fields.map((field) => stageField(stage, field)));
+    const values = await this.redis.hmget(this.keys.run(runId), ...fields.map((field) => stageField(stage, field)));
     const current = readStageView(Object.fromEntries(fields.map((field, i) => [stageField(stage, field), values[i]])), stage);
     const view: StageView = {
       name: stage,
@@ -275,7 +275,7 @@ export class RunStore {
       finished_at: ['completed', 'failed', 'cancelled'].includes(options.status) ? at : null,
       error: options.error === undefined ? current.error : options.error,
     };
-    await this.redis.hset(this.keys.stages(runId), stageViewFields(view));
+    await this.redis.hset(this.keys.run(runId), stageViewFields(view));
     if (!options.quiet) await this.appendEvent(runId, 'stage', { stage, status: view.status, attempt: view.attempts, ...(view.error && options.status !== 'completed' ? { error: view.error } : {}) });
     return view;
   }

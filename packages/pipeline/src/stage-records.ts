@@ -1,8 +1,9 @@
 /**
- * A stage's record is five flat fields of its run's stages hash: `<stage>.status`, `.attempts`,
- * `.started_at`, `.finished_at` and `.error` (a RunError as JSON). Flat, so that the stage scripts
- * update a record with plain hash commands instead of decoding and encoding JSON on every write.
- * An empty or missing field reads as null (or 0 attempts, or `pending`).
+ * A stage's record is five flat fields of its run's hash: `<stage>.status`, `.attempts`,
+ * `.started_at`, `.finished_at` and `.error` (a RunError as JSON). The dot keeps them apart from
+ * the run's own fields. Flat and in the run's hash, so that the stage scripts read and update a
+ * stage and its run with one hash command each, without decoding and encoding JSON. An empty or
+ * missing field reads as null (or 0 attempts, or `pending`).
  */
 import type { RunError, StageStatus, StageView } from '@switchyard/contracts';
 

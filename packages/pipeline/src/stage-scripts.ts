@@ -4,10 +4,10 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
 /**
  * Stage starts and completions as one Lua script that applies a list of them, so that every stage
  * write made in one turn of the event loop, by any job of any queue in the process, costs one
- * round trip and one script call (see StageWrites). Stage records are flat fields of the run's
- * stages hash (see stage-records.ts).
+ * round trip and one script call (see StageWrites). A stage's record is flat fields of its run's
+ * hash (see stage-records.ts), so each operation reads and writes the run with one command each.
  *
- * KEYS: per operation run, stages, outputs, events, and for a start optionally the batch.
+ * KEYS: per operation run, outputs, events, and for a start optionally the batch.
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete'), stage, key count, then
  *   for a start the input count and the input stage names, for a completion the output JSON.
  * Returns one reply per operation, in order:
@@ -20,7 +20,7 @@ local now, maxlen = ARGV[1], ARGV[2]
 
 -- Event data is assembled as text: stage names are plain (see STAGE_NAME) and the rest are numbers.
 local function event(k, type, data)
-  redis.call('XADD', k[4], 'MAXLEN', '~', maxlen, '*', 'type', type, 'data', data)
+  redis.call('XADD', k[3], 'MAXLEN', '~', maxlen, '*', 'type', type, 'data', data)
 end
 
 local function stage_event(k, stage, status, attempt)
@@ -28,50 +28,57 @@ local function stage_event(k, stage, status, attempt)
 end
 
 local function start(k, stage, wanted)
-  local status = redis.call('HGET', k[1], 'status')
+  local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts')
+  local status = run[1]
   if not status then return {'missing'} end
   if status == 'completed' or status == 'failed' or status == 'cancelled' then return {'ended', status} end
   local function inputs(reply)
-    for _, name in ipairs(wanted) do reply[#reply + 1] = redis.call('HGET', k[3], name) or '' end
+    for _, name in ipairs(wanted) do reply[#reply + 1] = redis.call('HGET', k[2], name) or '' end
     return reply
   end
-  local done = redis.call('HGET', k[3], stage)
+  local done = redis.call('HGET', k[2], stage)
   if done then return inputs({'done', done}) end
+  local attempt = (tonumber(run[2]) or 0) + 1
+  local fields = {stage .. '.status', 'running', stage .. '.attempts', attempt}
+  if attempt == 1 then
+    fields[#fields + 1] = stage .. '.started_at'
+  else
+    fields[#fields + 1] = stage .. '.finished_at'
+  end
+  fields[#fields + 1] = attempt == 1 and now or ''
   if status == 'queued' then
-    redis.call('HSET', k[1], 'status', 'running', 'updated_at', now)
-    if k[5] and redis.call('EXISTS', k[5]) == 1 then
-      redis.call('HINCRBY', k[5], 'n:queued', -1)
-      redis.call('HINCRBY', k[5], 'n:running', 1)
+    fields[#fields + 1] = 'status'
+    fields[#fields + 1] = 'running'
+    fields[#fields + 1] = 'updated_at'
+    fields[#fields + 1] = now
+    if k[4] and redis.call('EXISTS', k[4]) == 1 then
+      redis.call('HINCRBY', k[4], 'n:queued', -1)
+      redis.call('HINCRBY', k[4], 'n:running', 1)
     end
   end
-  local attempt = redis.call('HINCRBY', k[2], stage .. '.attempts', 1)
-  if attempt == 1 then
-    redis.call('HSET', k[2], stage .. '.status', 'running', stage .. '.started_at', now)
-  else
-    redis.call('HSET', k[2], stage .. '.status', 'running', stage .. '.finished_at', '')
-  end
+  redis.call('HSET', k[1], unpack(fields))
   stage_event(k, stage, 'running', attempt)
   return inputs({'started', tostring(attempt)})
 end
 
 local function complete(k, stage, output)
-  redis.call('HSET', k[3], stage, output)
-  local rec = redis.call('HMGET', k[2], stage .. '.status', stage .. '.attempts')
-  local attempt = tonumber(rec[2]) or 0
+  redis.call('HSET', k[2], stage, output)
+  local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count')
+  local attempt = tonumber(run[2]) or 0
+  -- A counter on the run, so progress costs no pass over the other stages.
+  local completed = tonumber(run[3]) or 0
+  if run[1] ~= 'completed' then completed = completed + 1 end
+  local fields = {stage .. '.status', 'completed', stage .. '.finished_at', now, stage .. '.error', '', 'completed_stages', completed}
   if attempt == 0 then
     attempt = 1
-    redis.call('HSET', k[2], stage .. '.attempts', 1, stage .. '.started_at', now)
+    fields[#fields + 1] = stage .. '.attempts'
+    fields[#fields + 1] = 1
+    fields[#fields + 1] = stage .. '.started_at'
+    fields[#fields + 1] = now
   end
-  -- A counter on the run, so progress costs no pass over the other stages.
-  local completed
-  if rec[1] == 'completed' then
-    completed = tonumber(redis.call('HGET', k[1], 'completed_stages') or '0')
-  else
-    completed = redis.call('HINCRBY', k[1], 'completed_stages', 1)
-  end
-  redis.call('HSET', k[2], stage .. '.status', 'completed', stage .. '.finished_at', now, stage .. '.error', '')
+  redis.call('HSET', k[1], unpack(fields))
   stage_event(k, stage, 'completed', attempt)
-  local total = tonumber(redis.call('HGET', k[1], 'stage_count') or '0')
+  local total = tonumber(run[4]) or 0
   if total < completed then total = completed end
   local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
   event(k, 'progress', '{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')

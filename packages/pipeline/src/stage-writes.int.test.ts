@@ -23,7 +23,7 @@ function countedWrites(prefix: string) {
     return script(...args);
   };
   const writes = new StageWrites({ call, maxlen: '1000' });
-  const keys = (runId: string) => [store.keys.run(runId), store.keys.stages(runId), store.keys.outputs(runId), store.keys.events(runId)];
+  const keys = (runId: string) => [store.keys.run(runId), store.keys.outputs(runId), store.keys.events(runId)];
   return { store, writes, keys, calls: () => calls };
 }
 
@@ -45,7 +45,7 @@ test('stage writes made in one turn of the event loop go to Redis as one script 
 test('a stage write that fails in Redis fails alone, and the others in its call still apply', async () => {
   const { store, writes, keys } = countedWrites(uniquePrefix('stage-writes'));
   const [good, broken] = await store.createRuns([1, 2].map(() => ({ kind: 'story', request: { topic: 't' }, stages: STORY_STAGES })));
-  await redis.set(store.keys.stages(broken as string), 'not a hash');
+  await redis.set(store.keys.events(broken as string), 'not a stream');
   const [goodReply, brokenReply] = await Promise.allSettled([
     writes.submit({ kind: 'start', keys: keys(good as string), stage: 'search' }).reply,
     writes.submit({ kind: 'start', keys: keys(broken as string), stage: 'search' }).reply,

@@ -9,7 +9,7 @@ import { STAGE_NAME } from './stage-records.js';
 
 export interface StageOperation {
   kind: 'start' | 'complete';
-  /** run, stages, outputs, events, and for a start optionally the batch. */
+  /** run, outputs, events, and for a start optionally the batch. */
   keys: readonly string[];
   stage: string;
   /** Start: the stages whose outputs to return. */
