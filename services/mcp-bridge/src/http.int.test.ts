@@ -91,6 +91,33 @@ test('long calls run as MCP tasks over Streamable HTTP, and a replica answers fo
   }
 });
 
+test('a task whose bridge stops mid-call is reported failed by a replica, with the reason, instead of staying working', async () => {
+  // A prefix no worker serves: the run stays queued, so the call waits until its bridge stops.
+  const quietOptions = { ...options, prefix: uniquePrefix('mcp-http-stop') };
+  const stopping = await startBridgeHttp(quietOptions);
+  const replica = await startBridgeHttp(quietOptions);
+  const { client, transport } = await connect(stopping.mcpUrl);
+  try {
+    const { run_id: runId } = await ok(client, 'start_story', { topic: 'a lighthouse nobody keeps' });
+    const taskId = await startTask(client, 'wait_for_run', { run_id: runId, timeout_s: 60 });
+    await stopping.close();
+    const elsewhere = await connect(replica.mcpUrl, { sessionId: transport.sessionId as string });
+    try {
+      const task = await elsewhere.client.experimental.tasks.getTask(taskId);
+      assert.equal(task.status, 'failed');
+      assert.match(task.statusMessage ?? '', /stopped before it finished/);
+      const result = await elsewhere.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      assert.equal(result.isError, true);
+      assert.match(JSON.stringify(result.content), /bridge_stopped/);
+    } finally {
+      await elsewhere.client.close();
+    }
+  } finally {
+    await client.close().catch(() => undefined);
+    await replica.close();
+  }
+});
+
 test('an AceFlow stage pipeline is started, followed and read over Streamable HTTP', async () => {
   const { client } = await connect(bridge.mcpUrl);
   try {

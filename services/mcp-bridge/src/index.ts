@@ -23,5 +23,6 @@ export type { SessionRecord } from './http/session-records.js';
 export { originMatcher } from './http/guards.js';
 export { federationSuite } from './suites/federation/index.js';
 export type { FederationOptions } from './suites/federation/index.js';
-export { RedisTaskStore } from './tasks/redis-task-store.js';
+export { RedisTaskStore, taskLeases } from './tasks/redis-task-store.js';
+export type { TaskLeases } from './tasks/task-leases.js';
 export type { RedisTaskStoreOptions } from './tasks/redis-task-store.js';

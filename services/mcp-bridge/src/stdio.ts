@@ -11,7 +11,7 @@ import { openBridgeDeps } from './deps.js';
 import { loadEnv } from './env.js';
 import { configuredSuites } from './configured-suites.js';
 import { createBridgeServer } from './server.js';
-import { RedisTaskStore } from './tasks/redis-task-store.js';
+import { RedisTaskStore, taskLeases } from './tasks/redis-task-store.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
@@ -20,7 +20,8 @@ const configured = await configuredSuites(config, logger);
 const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites });
 // Each stdio connection is a session of its own, for its tasks as for its state.
 const sessionId = `stdio-${randomUUID()}`;
-const tasks = new RedisTaskStore({ redis: deps.redis, prefix: deps.prefix, sessionId });
+const leases = taskLeases({ redis: deps.redis });
+const tasks = new RedisTaskStore({ redis: deps.redis, prefix: deps.prefix, sessionId, leases });
 const server = createBridgeServer({ tools: deps.tools, sessionId, session: memorySession(), logger, tasks });
 
 let stopping = false;
@@ -28,6 +29,7 @@ async function stop(reason: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ reason }, 'stopping');
+  await leases.close();
   await server.close().catch(() => undefined);
   await deps.close();
   await configured.close();

@@ -32,6 +32,8 @@ export interface BridgeAppOptions {
   retryIntervalMs?: number;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   keepAliveMs?: number;
+  /** How long a task stays working once its bridge stops renewing it, in ms (default 15 s). */
+  taskLeaseMs?: number;
   /** Serve protected-resource metadata naming these authorization servers (default: none served). */
   authorizationServers?: readonly string[];
   /** The bridge's public base URL, for the metadata (default: from the request's Host). */
@@ -65,6 +67,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     eventTtlSeconds: options.eventTtlSeconds,
     retryIntervalMs: options.retryIntervalMs,
     keepAliveMs: options.keepAliveMs,
+    taskLeaseMs: options.taskLeaseMs,
   });
   const baseUrl = (req: Request) => options.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   const oauth = options.authorizationServers && options.authorizationServers.length > 0 ? options.authorizationServers : undefined;

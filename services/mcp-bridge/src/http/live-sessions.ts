@@ -13,7 +13,8 @@ import type { Logger } from '@switchyard/logger';
 import type { Redis } from 'ioredis';
 import type { ToolRegistry } from '../registry.js';
 import { createBridgeServer } from '../server.js';
-import { RedisTaskStore } from '../tasks/redis-task-store.js';
+import { RedisTaskStore, taskLeases } from '../tasks/redis-task-store.js';
+import type { TaskLeases } from '../tasks/task-leases.js';
 import { RedisEventStore } from './event-store.js';
 import { SESSION_ID } from './keys.js';
 import { sameDigest, type SessionRecords } from './session-records.js';
@@ -43,6 +44,8 @@ export interface LiveSessionsOptions {
   keepAliveMs?: number;
   /** Idle milliseconds after which a session is dropped from memory, not from Redis (default 10 min). */
   idleMs?: number;
+  /** How long a task stays working once its bridge stops renewing it, in ms (default 15 s). */
+  taskLeaseMs?: number;
 }
 
 export class LiveSessions {
@@ -50,9 +53,11 @@ export class LiveSessions {
   readonly #sessions = new Map<string, LiveSession>();
   readonly #restoring = new Map<string, Promise<LiveSession | undefined>>();
   readonly #sweeper: NodeJS.Timeout;
+  readonly #leases: TaskLeases;
 
   constructor(options: LiveSessionsOptions) {
     this.#options = options;
+    this.#leases = taskLeases({ redis: options.redis, leaseMs: options.taskLeaseMs });
     const idleMs = options.idleMs ?? 10 * 60_000;
     this.#sweeper = setInterval(() => this.#evictIdle(idleMs), Math.min(idleMs, 60_000));
     this.#sweeper.unref();
@@ -86,6 +91,8 @@ export class LiveSessions {
   /** Closes every session's transport and server; their records stay, to be taken up again. */
   async closeAll(): Promise<void> {
     clearInterval(this.#sweeper);
+    // Calls still running here cannot finish elsewhere: their tasks fail now, not when the lease runs out.
+    await this.#leases.close();
     await Promise.all([...this.#sessions.values()].map((session) => session.server.close().catch(() => undefined)));
     this.#sessions.clear();
   }
@@ -132,7 +139,7 @@ export class LiveSessions {
       if (this.#sessions.get(id) === session) this.#sessions.delete(id);
     };
     transport.onerror = (error) => logger.debug({ err: error, session: id }, 'transport');
-    const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id });
+    const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id, leases: this.#leases });
     const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks });
     const session: LiveSession = { id, transport, server, keyDigest, active: 0, lastSeen: Date.now() };
     await server.connect(transport);
