@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
-import { EnvError, booleanFlag, commaList, parseEnv } from './index.js';
+import { EnvError, booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, parseEnv, pipelineConfig, pipelineEnvShape } from './index.js';
 
 const schema = z.object({ PORT: z.coerce.number().int().min(1).max(65535).default(8080), MODE: z.enum(['sync', 'async']).default('sync'), KEYS: commaList.default([]), DEBUG: booleanFlag.default(false) });
 
@@ -18,4 +18,14 @@ test('a bad value gives one line that names the variable and its value', () => {
 
 test('an empty variable counts as unset', () => {
   assert.equal(parseEnv({ service: 's', schema, source: { PORT: '' } }).PORT, 8080);
+});
+
+test('the pipeline and HTTP service variables parse alike in every service, with their defaults', () => {
+  const schema = z.object({ ...httpServiceEnvShape(8090), ...pipelineEnvShape });
+  const env = parseEnv({ service: 's', schema, source: { API_KEYS: 'k1,k2', QUEUE_PREFIX: '{sy}' } });
+  assert.deepEqual(httpServiceConfig(env), { port: 8090, host: '127.0.0.1', apiKeys: ['k1', 'k2'] });
+  assert.deepEqual(pipelineConfig(env), { redisUrl: undefined, prefix: '{sy}', retentionSeconds: 7 * 24 * 3600 });
+  assert.equal(httpServiceConfig(parseEnv({ service: 's', schema, source: { API_KEYS: ' , ' } })).apiKeys, undefined, 'an empty key list means the local key');
+  assert.throws(() => parseEnv({ service: 'orchestrator', schema, source: { QUEUE_PREFIX: 'a b' } }), /QUEUE_PREFIX/);
+  assert.throws(() => parseEnv({ service: 'orchestrator', schema, source: { RUN_RETENTION_S: String(400 * 24 * 3600) } }), /RUN_RETENTION_S/);
 });

@@ -39,3 +39,39 @@ export const commaList = z.string().transform((s) => s.split(',').map((item) => 
 export const booleanFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
   .transform((value) => value === '1' || value === 'true' || value === 'yes');
+
+const SEVEN_DAYS_S = 7 * 24 * 3600;
+
+/**
+ * The variables of every process that works on the pipeline's Redis (orchestrator, workers, MCP
+ * bridge), so that they read them alike.
+ */
+export const pipelineEnvShape = {
+  /** Redis to use; unset starts a local redis-server (development). */
+  REDIS_URL: z.string().min(1).optional(),
+  /** Prefix of every queue and run key; a `{tag}` keeps them in one Redis Cluster slot. Default `sy`. */
+  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
+  /** Seconds a finished run stays readable (default 7 days, at most a year). */
+  RUN_RETENTION_S: z.coerce.number().int().positive().max(365 * 24 * 3600).default(SEVEN_DAYS_S),
+};
+
+/** The listening address and API keys of an HTTP service (orchestrator, MCP bridge). */
+export function httpServiceEnvShape(defaultPort: number) {
+  return {
+    PORT: z.coerce.number().int().min(0).max(65_535).default(defaultPort),
+    /** Default 127.0.0.1: loopback only until the deployment says otherwise. */
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** Accepted API keys; unset uses (or generates) the local key under `.data/` (local use). */
+    API_KEYS: commaList.optional(),
+  };
+}
+
+/** The parsed pipelineEnvShape variables, named as the services' configs name them. */
+export function pipelineConfig(env: { REDIS_URL?: string | undefined; QUEUE_PREFIX: string; RUN_RETENTION_S: number }) {
+  return { redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX, retentionSeconds: env.RUN_RETENTION_S };
+}
+
+/** The parsed httpServiceEnvShape variables; no keys (or an empty list) means the local key. */
+export function httpServiceConfig(env: { PORT: number; HOST: string; API_KEYS?: string[] | undefined }) {
+  return { port: env.PORT, host: env.HOST, apiKeys: env.API_KEYS && env.API_KEYS.length > 0 ? env.API_KEYS : undefined };
+}

@@ -3,23 +3,19 @@
  * variables and ignores those of the HTTP endpoint.
  */
 import { z } from 'zod';
-import { booleanFlag, commaList, loadEnv as load } from '@switchyard/config';
+import { booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 
 const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
 
 export const BridgeEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(8090),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  /** The orchestrator's keys; unset uses (or generates) the local key in .data/api-key. */
-  API_KEYS: commaList.optional(),
+  /** API_KEYS: the orchestrator's keys. */
+  ...httpServiceEnvShape(8090),
+  ...pipelineEnvShape,
   /** Origins a browser may call from; a request with any other Origin is refused (403). */
   ALLOWED_ORIGINS: commaList.pipe(z.array(Origin)).default([]),
-  REDIS_URL: z.string().min(1).optional(),
-  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
   LOG_LEVEL: z.enum(LogLevel).default('info'),
-  RUN_RETENTION_S: z.coerce.number().int().positive().default(7 * 24 * 3600),
   /** Seconds an idle MCP session (and its state) is kept in Redis. */
   SESSION_TTL_S: z.coerce.number().int().positive().default(24 * 3600),
   /** Seconds a session's stream events stay replayable after the last one. */
@@ -63,14 +59,10 @@ export interface BridgeConfig {
 export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
   const env = load({ service: 'mcp-bridge', schema: BridgeEnv, source });
   return {
-    port: env.PORT,
-    host: env.HOST,
-    apiKeys: env.API_KEYS && env.API_KEYS.length > 0 ? env.API_KEYS : undefined,
+    ...httpServiceConfig(env),
+    ...pipelineConfig(env),
     allowedOrigins: env.ALLOWED_ORIGINS,
-    redisUrl: env.REDIS_URL,
-    prefix: env.QUEUE_PREFIX,
     logLevel: env.LOG_LEVEL,
-    retentionSeconds: env.RUN_RETENTION_S,
     sessionTtlSeconds: env.SESSION_TTL_S,
     eventTtlSeconds: env.EVENT_TTL_S,
     authorizationServers: env.AUTHORIZATION_SERVERS,

@@ -3,7 +3,7 @@
  * how much each stage queue takes at once, and where the tool services are and how to call them.
  */
 import { z } from 'zod';
-import { loadEnv as load } from '@switchyard/config';
+import { loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import type { QueueKey } from '@switchyard/pipeline';
@@ -27,9 +27,7 @@ const perQueue = Object.fromEntries(
 ) as Record<string, z.ZodOptional<z.ZodType>>;
 
 export const WorkersEnv = z.object({
-  /** Redis to use; unset starts a local redis-server (development). */
-  REDIS_URL: z.string().min(1).optional(),
-  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
+  ...pipelineEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   /** Jobs a process runs at once per stage queue, unless a queue's own variable says otherwise. */
   WORKER_CONCURRENCY: positiveInt(1000).default(8),
@@ -38,7 +36,6 @@ export const WorkersEnv = z.object({
   STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
   /** On SIGTERM, how long active stages may take to finish before they are handed back. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
-  RUN_RETENTION_S: positiveInt(365 * 24 * 3600).default(7 * 24 * 3600),
   /** Where AceFlow project workspaces live (default `.data/aceflow`). */
   ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
   ACEFLOW_MAX_REGENERATIONS: z.coerce.number().int().min(0).max(10).default(2),
@@ -71,14 +68,12 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     QUEUE_KEYS.map((key) => [key, { concurrency: (env[`${key.toUpperCase()}_QUEUE_CONCURRENCY`] as number | undefined) ?? env.WORKER_CONCURRENCY, rate: env[`${key.toUpperCase()}_QUEUE_RATE`] as QueueSettings['rate'] }]),
   ) as Record<QueueKey, QueueSettings>;
   return {
-    redisUrl: env.REDIS_URL,
-    prefix: env.QUEUE_PREFIX,
+    ...pipelineConfig(env),
     logLevel: env.LOG_LEVEL,
     queues,
     lockDurationMs: env.LOCK_DURATION_MS,
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
-    retentionSeconds: env.RUN_RETENTION_S,
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     toolServices: toolServicesFromEnv(env),
   };
