@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { OutlineOutput, WriteSectionInput } from '@switchyard/contracts';
+import { countWords, OutlineOutput, StageDocumentInput, WriteSectionInput } from '@switchyard/contracts';
 import { createLlmAuthor } from './index.js';
 import type { StoryAuthor } from '../author.js';
 
@@ -27,6 +27,7 @@ const OUTLINE = {
   },
 };
 const SECTION_PIECES = ['Mara ', 'stepped ', 'off ', 'the ', 'ferry ', 'into ', 'the ', 'wind.'];
+const DOCUMENT_PIECES = ['# Test Report\n\n', '## Failures and Defects\n', '- [high] Login fails ', 'with an expired token\n'];
 const SLOW_CHUNK_DELAY_MS = 300;
 
 /** Every request the fake model received, in order. */
@@ -68,7 +69,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   const slow = firstHuman(body).includes('SLOW');
-  const pieces = slow ? Array.from({ length: 40 }, (_, i) => `slow${i} `) : SECTION_PIECES;
+  const document = firstHuman(body).includes('AceFlow pipeline');
+  const pieces = slow ? Array.from({ length: 40 }, (_, i) => `slow${i} `) : document ? DOCUMENT_PIECES : SECTION_PIECES;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (delta: object, finish: string | null) =>
     res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
@@ -144,6 +146,33 @@ describe('the LLM author against a real OpenAI-compatible server', () => {
     const prompt = firstHuman(sent[0] ?? { model: '', messages: [] });
     for (const expected of ['introduction', 'The Lighthouse Keeper', 'The lamp flickers', 'Old Tom', 'Mara', 'Mara against the sea', 'Duty in solitude', 'lyrical']) {
       assert.ok(prompt.includes(expected), `the section prompt lacks "${expected}"`);
+    }
+  });
+
+  test('an AceFlow stage document streams from the template, the analysis, earlier stages and feedback', async () => {
+    const input = StageDocumentInput.parse({
+      stage: 's5_test_report',
+      project_name: 'task-manager',
+      template: '# Test Report for {{project_name}}\n\n## Failures and Defects\n{{defects}}\n',
+      placeholders: ['project_name', 'defects'],
+      sections: ['Failures and Defects'],
+      previous_outputs: { s4_implementation: { key_points: ['Tokens are refreshed on expiry'], content: 'The session layer refreshes tokens.' } },
+      analysis: { project_info: { name: 'TaskManager', file_count: 42 } },
+      instructions: { task_description: 'Report the results of the test run.', quality_requirements: ['Every defect has a severity'] },
+      feedback: { missing_elements: ['coverage figures'], quality_issues: [], defects: [{ description: 'Login fails with an expired token', severity: 'high' }] },
+    });
+    const chunks: string[] = [];
+    const result = await author.writeStageDocument?.(input, { signal: new AbortController().signal, onChunk: (chunk) => chunks.push(chunk) });
+    assert.deepEqual(chunks, DOCUMENT_PIECES);
+    assert.equal(result?.content, DOCUMENT_PIECES.join(''));
+    assert.equal(result?.word_count, countWords(DOCUMENT_PIECES.join('')), 'counted from the text, as a section is');
+    const sent = requestsFor('s5_test_report');
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]?.stream, true);
+    assert.match(sent[0]?.messages[0]?.content ?? '', /software engineer/);
+    const prompt = firstHuman(sent[0] ?? { model: '', messages: [] });
+    for (const expected of ['task-manager', '{{defects}}', 'Failures and Defects', 'Report the results of the test run.', 'Every defect has a severity', 'TaskManager', 'Tokens are refreshed on expiry', 'The session layer refreshes tokens.', 'coverage figures', '[high] Login fails with an expired token']) {
+      assert.ok(prompt.includes(expected), `the stage document prompt lacks "${expected}"`);
     }
   });
 

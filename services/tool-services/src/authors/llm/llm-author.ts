@@ -1,7 +1,8 @@
 /**
  * The LLM author: an OpenAI-compatible chat model writes the story tools' content through
  * LangChain. Structured replies (research, outline, polish) are asked for as plain JSON and checked
- * with the contracts' zod schemas, with one repair round; sections are streamed token by token.
+ * with the contracts' zod schemas, with one repair round; sections and AceFlow stage documents are
+ * streamed token by token.
  */
 import { ChatOpenAICompletions } from '@langchain/openai';
 import type { BaseMessageLike } from '@langchain/core/messages';
@@ -12,10 +13,13 @@ import type {
   PolishInput,
   PolishOutput,
   SearchInput,
+  StageDocumentInput,
+  StageDocumentOutput,
   WriteSectionInput,
   WriteSectionOutput,
 } from '@switchyard/contracts';
 import type { AuthorCallOptions, StoryAuthor } from '../author.js';
+import { stageDocumentPrompt } from './stage-document-prompt.js';
 
 export interface LlmAuthorOptions {
   /** Base URL of the OpenAI-compatible API, including the version path, e.g. `http://127.0.0.1:11434/v1`. Required. */
@@ -37,6 +41,7 @@ const PolishReply = z.looseObject({
 });
 
 const SYSTEM = 'You are a skilled fiction writer and editor helping to build a short story step by step.';
+const DOCUMENT_SYSTEM = 'You are a senior software engineer writing one document of a project\'s engineering pipeline, precise and specific to the project.';
 const JSON_RULES = 'Reply with one JSON object only: no prose, no Markdown code fences.';
 
 export function createLlmAuthor(options: LlmAuthorOptions): StoryAuthor {
@@ -70,6 +75,22 @@ export function createLlmAuthor(options: LlmAuthorOptions): StoryAuthor {
     throw new Error(`The model's reply for the ${what} did not match the expected JSON shape after a retry: ${problem}`);
   }
 
+  /** Streams the model's answer to `prompt`, each piece to `onChunk`; the pieces joined, never empty. */
+  async function streamText(request: { what: string; system: string; prompt: string }, { signal, onChunk }: AuthorCallOptions): Promise<string> {
+    const pieces: string[] = [];
+    const stream = await model.stream([['system', request.system], ['human', request.prompt]], { signal });
+    for await (const chunk of stream) {
+      const text = chunk.text;
+      if (!text) continue;
+      pieces.push(text);
+      onChunk?.(text);
+    }
+    signal.throwIfAborted();
+    const content = pieces.join('');
+    if (!content.trim()) throw new Error(`The model returned no text for the ${request.what}.`);
+    return content;
+  }
+
   return {
     name: `llm:${options.model}`,
 
@@ -99,20 +120,15 @@ export function createLlmAuthor(options: LlmAuthorOptions): StoryAuthor {
       return askJson('outline', OutlineOutput, prompt, signal);
     },
 
-    async writeSection(input: WriteSectionInput, { signal, onChunk }: AuthorCallOptions): Promise<WriteSectionOutput> {
-      const pieces: string[] = [];
-      const stream = await model.stream([['system', SYSTEM], ['human', sectionPrompt(input)]], { signal });
-      for await (const chunk of stream) {
-        const text = chunk.text;
-        if (!text) continue;
-        pieces.push(text);
-        onChunk?.(text);
-      }
-      signal.throwIfAborted();
-      const content = pieces.join('');
-      if (!content.trim()) throw new Error(`The model returned no text for the ${input.section_name} section.`);
+    async writeSection(input: WriteSectionInput, options: AuthorCallOptions): Promise<WriteSectionOutput> {
+      const content = await streamText({ what: `${input.section_name} section`, system: SYSTEM, prompt: sectionPrompt(input) }, options);
       const words = countWords(content);
       return { content, word_count: words, reading_time: readingTime(words) };
+    },
+
+    async writeStageDocument(input: StageDocumentInput, options: AuthorCallOptions): Promise<StageDocumentOutput> {
+      const content = await streamText({ what: `${input.stage} document`, system: DOCUMENT_SYSTEM, prompt: stageDocumentPrompt(input) }, options);
+      return { content, word_count: countWords(content) };
     },
 
     async polish(input: PolishInput, { signal }: AuthorCallOptions): Promise<PolishOutput> {
