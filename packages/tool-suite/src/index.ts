@@ -56,6 +56,11 @@ export interface ToolSuite {
   name: string;
   description: string;
   tools: SuiteTool[];
+  /**
+   * For a suite whose tools can grow after start-up (a tool service that answered late): the
+   * listener is called with each set of tools added. Absent: the tools are fixed.
+   */
+  onToolsAdded?(listener: (tools: SuiteTool[]) => void): void;
 }
 
 /** JSON Schema of a zod object schema, as a suite publishes it. */

@@ -12,12 +12,19 @@ import { federationSuite } from './suites/federation/index.js';
 
 export async function configuredSuites(config: BridgeConfig, logger: Logger): Promise<{ suites: ToolSuite[]; close(): Promise<void> }> {
   const suites: ToolSuite[] = [];
-  if (config.federation) suites.push(await federationSuite({ config: config.toolServices, logger }));
+  const federation = config.federation ? await federationSuite({ config: config.toolServices, logger }) : undefined;
+  if (federation) suites.push(federation);
   const { root, ckbUrl, ckbCommand } = config.codeIntel;
   const intel = createCodeIntel({
     root,
     ...(ckbUrl || ckbCommand ? { ckb: { enabled: true, ...(ckbUrl ? { url: ckbUrl } : { command: ckbCommand }) } } : {}),
   });
   suites.push(codeIntelSuite({ intel }));
-  return { suites, close: () => intel.close() };
+  return {
+    suites,
+    close: async () => {
+      federation?.close();
+      await intel.close();
+    },
+  };
 }

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
 import { startTestStack, TEST_API_KEY, type TestStack } from '@switchyard/orchestrator/testing';
 import { createRedisClient, uniquePrefix } from '@switchyard/redis';
+import { createOfflineAuthor, startToolServices } from '@switchyard/tool-services';
 import { decode, parseEventId } from './http/event-store.js';
 import { sessionKeys } from './http/keys.js';
 import { startBridgeHttp, type RunningBridge, type StartBridgeHttpOptions } from './http/serve.js';
@@ -15,6 +17,16 @@ import { federationSuite } from './suites/federation/index.js';
 import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkStagePipeline, checkTasks, checkToolList, ok, snapshotKeys, startTask, waitFor } from './testing/journey.js';
 
 const OTHER_KEY = 'other-key-9876543210';
+
+/** A loopback port nothing listens on (taken from the OS, then let go). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
 let stack: TestStack;
 let redis: Redis;
 let bridge: RunningBridge;
@@ -133,6 +145,33 @@ test('the tool services\' tools are federated over Streamable HTTP with their sc
     await checkFederation(client, Object.values(stack.toolConfig.services).map((service) => ({ url: service.url, apiKey: stack.toolConfig.apiKey })));
   } finally {
     await client.close();
+  }
+});
+
+test('a tool service that answers only after the bridge started has its tools federated then, and clients are told the list changed', async () => {
+  const port = await freePort();
+  const search = { ...stack.toolConfig.services.search, url: `http://127.0.0.1:${port}` };
+  const logger = createLogger({ name: 'mcp-bridge-test', level: 'silent' });
+  const federation = await federationSuite({ config: { ...stack.toolConfig, services: { ...stack.toolConfig.services, search } }, logger, rediscoverMs: 50, client: { retry: { retries: 0 }, breaker: { halfOpenAfterMs: 50 } } });
+  const late = await startBridgeHttp({ ...options, extraSuites: [federation] });
+  const { client } = await connect(late.mcpUrl);
+  let told = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (told += 1));
+  let services: Awaited<ReturnType<typeof startToolServices>> | undefined;
+  try {
+    const names = async () => new Set((await client.listTools()).tools.map((tool) => tool.name));
+    assert.ok(!(await names()).has('search_relevant_information'), 'the search service was down at start-up');
+    assert.ok((await names()).has('generate_structured_outline'), 'the others were federated at start-up');
+    services = await startToolServices({ author: createOfflineAuthor(), logger, apiKeys: [stack.toolConfig.apiKey ?? ''], ports: { search: port } });
+    await waitFor('the tool list changed notification', () => told > 0);
+    assert.ok((await names()).has('search_relevant_information'));
+    const found = await ok(client, 'search_relevant_information', { topic: 'tidal power', depth: 2 });
+    assert.ok(Array.isArray(found.results) && found.results.length > 0, 'the late service answers through the bridge');
+  } finally {
+    await client.close();
+    await late.close();
+    federation.close();
+    await services?.close();
   }
 });
 

@@ -22,7 +22,7 @@ export { SessionRecords } from './http/session-records.js';
 export type { SessionRecord } from './http/session-records.js';
 export { originMatcher } from './http/guards.js';
 export { federationSuite } from './suites/federation/index.js';
-export type { FederationOptions } from './suites/federation/index.js';
+export type { FederationOptions, FederationSuite } from './suites/federation/index.js';
 export { RedisTaskStore, taskLeases } from './tasks/redis-task-store.js';
 export type { TaskLeases } from './tasks/task-leases.js';
 export type { RedisTaskStoreOptions } from './tasks/redis-task-store.js';

@@ -20,6 +20,7 @@ export interface RegisteredTool {
 export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #validator = new AjvJsonSchemaValidator();
+  readonly #listeners = new Set<(added: string[]) => void>();
 
   /** Throws when two tools share a name or a schema does not compile: both are wiring mistakes. */
   constructor(suites: readonly ToolSuite[]) {
@@ -29,7 +30,14 @@ export class ToolRegistry {
         if (existing) throw new Error(`Tool ${tool.name} of suite ${suite.name} clashes with suite ${existing.suite}`);
         this.#tools.set(tool.name, this.#register(suite.name, tool));
       }
+      suite.onToolsAdded?.((tools) => this.#addLate(suite.name, tools));
     }
+  }
+
+  /** Calls `listener` with the names of tools added after start-up; answers a function that stops it. */
+  onToolsAdded(listener: (added: string[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   get(name: string): RegisteredTool | undefined {
@@ -42,6 +50,25 @@ export class ToolRegistry {
 
   get size(): number {
     return this.#tools.size;
+  }
+
+  /**
+   * Tools a suite found after start-up. Unlike at start-up, a clash or a schema that does not
+   * compile is an outside service's doing, not a wiring mistake: that tool is left out.
+   */
+  #addLate(suite: string, tools: readonly SuiteTool[]): string[] {
+    const added: string[] = [];
+    for (const tool of tools) {
+      if (this.#tools.has(tool.name)) continue;
+      try {
+        this.#tools.set(tool.name, this.#register(suite, tool));
+        added.push(tool.name);
+      } catch {
+        continue;
+      }
+    }
+    if (added.length > 0) for (const listener of this.#listeners) listener(added);
+    return added;
   }
 
   #register(suite: string, tool: SuiteTool): RegisteredTool {

@@ -34,12 +34,16 @@ export interface BridgeServerOptions {
 
 export function createBridgeServer(options: BridgeServerOptions): Server {
   const capabilities = {
-    tools: { listChanged: false },
+    // Tools of a tool service that answers after start-up are added then (see federation).
+    tools: { listChanged: true },
     ...(options.tasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
   };
   const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS, ...(options.tasks ? { taskStore: options.tasks } : {}) });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.list() }));
+  const stopTelling = options.tools.onToolsAdded(() => void server.sendToolListChanged().catch(() => undefined));
+  // An ended or evicted session has nobody left to tell. Callers that want to know of the close too chain onto this.
+  server.onclose = stopTelling;
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
     const { name } = request.params;

@@ -38,7 +38,11 @@ async function stop(reason: string): Promise<void> {
 }
 
 // The client ends the connection by closing our stdin (the MCP stdio shutdown).
-server.onclose = () => void stop('connection closed');
+const closed = server.onclose;
+server.onclose = () => {
+  closed?.();
+  void stop('connection closed');
+};
 process.stdin.once('end', () => void stop('stdin closed'));
 process.once('SIGTERM', () => void stop('SIGTERM'));
 process.once('SIGINT', () => void stop('SIGINT'));

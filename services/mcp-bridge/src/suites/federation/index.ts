@@ -1,9 +1,10 @@
 /**
  * Tool federation: every tool the configured tool services publish on `GET /tools` becomes an MCP
  * tool with its inputSchema as given, called through the same resilient client the workers use
- * (input check, retries, timeouts, circuit breaker), in the mode configured for its service. The
- * listing is read once, at start-up; a service that cannot be reached then contributes no tools
- * until the bridge restarts.
+ * (input check, retries, timeouts, circuit breaker), in the mode configured for its service. Each
+ * service's listing is read once it answers: at start-up, or for a service that could not be
+ * reached then, by a retry in the background, whose tools are then added and announced to
+ * clients (`notifications/tools/list_changed`).
  */
 import type { z } from 'zod';
 import { STAGE_DOCUMENT_TOOL, STORY_TOOL_SCHEMAS, StageDocumentOutput, TOOL_SERVICE_KEYS, type ToolDescriptor, type ToolServiceKey, type ToolServicesConfig } from '@switchyard/contracts';
@@ -19,6 +20,13 @@ export interface FederationOptions {
   client?: Partial<Omit<ToolClientOptions, 'service' | 'baseUrl'>>;
   /** How long start-up waits for one service's listing, in ms (default 5000). */
   discoveryTimeoutMs?: number;
+  /** How often a service that has not answered yet is asked again, in ms (default 15000). */
+  rediscoverMs?: number;
+}
+
+/** The federation suite; `close` stops asking the services that have not answered yet. */
+export interface FederationSuite extends ToolSuite {
+  close(): void;
 }
 
 const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
@@ -70,27 +78,61 @@ function progressOf(context: ToolContext) {
   };
 }
 
-export async function federationSuite(options: FederationOptions): Promise<ToolSuite> {
+export async function federationSuite(options: FederationOptions): Promise<FederationSuite> {
   const clients = createStoryToolClients(options.config, options.client);
   const tools: SuiteTool[] = [];
   const seen = new Set<string>();
-  await Promise.all(
-    TOOL_SERVICE_KEYS.map(async (key) => {
-      try {
-        const listed = await within(clients[key].listTools(), options.discoveryTimeoutMs ?? 5000, `GET ${options.config.services[key].url}/tools`);
-        for (const descriptor of listed) {
-          if (seen.has(descriptor.name)) {
-            options.logger.warn({ service: key, tool: descriptor.name }, 'a tool of that name is federated already; this one is left out');
-            continue;
+  const listeners: ((tools: SuiteTool[]) => void)[] = [];
+  let unanswered: ToolServiceKey[] = [...TOOL_SERVICE_KEYS];
+
+  /** Lists the services not heard from yet; answers the tools they added. */
+  const discover = async (): Promise<SuiteTool[]> => {
+    const found: SuiteTool[] = [];
+    const answered = await Promise.all(
+      unanswered.map(async (key) => {
+        try {
+          const listed = await within(clients[key].listTools(), options.discoveryTimeoutMs ?? 5000, `GET ${options.config.services[key].url}/tools`);
+          for (const descriptor of listed) {
+            if (seen.has(descriptor.name)) {
+              options.logger.warn({ service: key, tool: descriptor.name }, 'a tool of that name is federated already; this one is left out');
+              continue;
+            }
+            seen.add(descriptor.name);
+            found.push(federatedTool(key, clients[key], options.config, descriptor));
           }
-          seen.add(descriptor.name);
-          tools.push(federatedTool(key, clients[key], options.config, descriptor));
+          return key;
+        } catch (error) {
+          options.logger.warn({ service: key, err: error }, 'tool service not reachable: its tools are federated once it answers');
+          return undefined;
         }
-      } catch (error) {
-        options.logger.warn({ service: key, err: error }, 'tool service not reachable: its tools are not federated');
-      }
-    }),
-  );
-  tools.sort((a, b) => a.name.localeCompare(b.name));
-  return { name: 'federation', description: 'Tools of the configured tool services, called through the resilient tool client.', tools };
+      }),
+    );
+    unanswered = unanswered.filter((key) => !answered.includes(key));
+    return found.sort((a, b) => a.name.localeCompare(b.name));
+  };
+
+  tools.push(...(await discover()));
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking) return;
+    asking = true;
+    void discover().then((added) => {
+      asking = false;
+      if (unanswered.length === 0) clearInterval(timer);
+      if (added.length === 0) return;
+      tools.push(...added);
+      options.logger.info({ tools: added.map((tool) => tool.name) }, 'tools federated from a tool service that answered late');
+      for (const listener of listeners) listener(added);
+    });
+  }, options.rediscoverMs ?? 15_000);
+  timer.unref();
+  if (unanswered.length === 0) clearInterval(timer);
+
+  return {
+    name: 'federation',
+    description: 'Tools of the configured tool services, called through the resilient tool client.',
+    tools,
+    onToolsAdded: (listener) => void listeners.push(listener),
+    close: () => clearInterval(timer),
+  };
 }
