@@ -26,11 +26,25 @@ function bridgeProcess(prefix: string, sessionId: string) {
 
 const leaseEnd = async (prefix: string, taskId: string) => Number(await redis.hget(`${prefix}:mcp:task:${taskId}`, 'lease_until'));
 
-test('a task whose bridge died fails once its lease runs out, with a result telling the client to call again', async () => {
-  const prefix = uniquePrefix('task-lease-died');
-  const doomed = bridgeProcess(prefix, 'session-1');
-  const replica = bridgeProcess(prefix, 'session-1');
+type Bridge = ReturnType<typeof bridgeProcess>;
+
+/** Two bridge processes serving one session under a prefix of their own, let go of afterwards. */
+async function withTwoBridges(label: string, check: (bridges: { prefix: string; first: Bridge; second: Bridge }) => Promise<void>): Promise<void> {
+  const prefix = uniquePrefix(label);
+  const first = bridgeProcess(prefix, `${label}-session`);
+  const second = bridgeProcess(prefix, `${label}-session`);
   try {
+    await check({ prefix, first, second });
+  } finally {
+    for (const bridge of [first, second]) {
+      await bridge.leases.close();
+      bridge.connection.disconnect();
+    }
+  }
+}
+
+test('a task whose bridge died fails once its lease runs out, with a result telling the client to call again', async () => {
+  await withTwoBridges('task-lease-died', async ({ first: doomed, second: replica }) => {
     const task = await doomed.store.createTask({}, 1, request);
     assert.equal((await replica.store.getTask(task.taskId))?.status, 'working', 'working while its lease holds');
     // The process is gone: no renewals, no result, ever.
@@ -44,17 +58,11 @@ test('a task whose bridge died fails once its lease runs out, with a result tell
     assert.equal(result.isError, true);
     assert.match(JSON.stringify(result.content), /bridge_stopped/);
     assert.equal((await replica.store.listTasks()).tasks[0]?.status, 'failed');
-  } finally {
-    await replica.leases.close();
-    replica.connection.disconnect();
-  }
+  });
 });
 
 test('a task whose bridge keeps renewing its lease stays working past its first lease', async () => {
-  const prefix = uniquePrefix('task-lease-renewed');
-  const running = bridgeProcess(prefix, 'session-2');
-  const reader = bridgeProcess(prefix, 'session-2');
-  try {
+  await withTwoBridges('task-lease-renewed', async ({ prefix, first: running, second: reader }) => {
     const task = await running.store.createTask({}, 1, request);
     const firstEnd = await leaseEnd(prefix, task.taskId);
     await waitFor('the first lease to have run out', () => Date.now() > firstEnd + 50);
@@ -64,31 +72,18 @@ test('a task whose bridge keeps renewing its lease stays working past its first 
     const finishedEnd = await leaseEnd(prefix, task.taskId);
     await waitFor('the last lease to have run out', () => Date.now() > finishedEnd + 50);
     assert.equal((await reader.store.getTask(task.taskId))?.status, 'completed', 'a finished task is left as it ended');
-  } finally {
-    for (const bridge of [running, reader]) {
-      await bridge.leases.close();
-      bridge.connection.disconnect();
-    }
-  }
+  });
 });
 
 test('a bridge that stops fails the tasks still running in it at once, and leaves the others alone', async () => {
-  const prefix = uniquePrefix('task-lease-stop');
-  const stopping = bridgeProcess(prefix, 'session-3');
-  const reader = bridgeProcess(prefix, 'session-3');
-  try {
+  await withTwoBridges('task-lease-stop', async ({ prefix, first: stopping, second: reader }) => {
     const unfinished = await stopping.store.createTask({}, 1, request);
     const finished = await stopping.store.createTask({}, 2, request);
     await stopping.store.storeTaskResult(finished.taskId, 'completed', { content: [{ type: 'text', text: 'done' }] });
     await stopping.leases.close();
-    const seen = await reader.store.getTask(unfinished.taskId);
-    assert.equal(seen?.status, 'failed');
+    assert.equal((await reader.store.getTask(unfinished.taskId))?.status, 'failed');
     assert.ok(Date.now() < (await leaseEnd(prefix, unfinished.taskId)), 'failed before its lease ran out');
     assert.equal((await reader.store.getTask(finished.taskId))?.status, 'completed');
     assert.deepEqual((await reader.store.getTaskResult(finished.taskId)).content, [{ type: 'text', text: 'done' }]);
-  } finally {
-    stopping.connection.disconnect();
-    await reader.leases.close();
-    reader.connection.disconnect();
-  }
+  });
 });
