@@ -84,6 +84,7 @@ export async function federationSuite(options: FederationOptions): Promise<Feder
   const seen = new Set<string>();
   const listeners: ((tools: SuiteTool[]) => void)[] = [];
   let unanswered: ToolServiceKey[] = [...TOOL_SERVICE_KEYS];
+  const warned = new Set<ToolServiceKey>();
 
   /** Lists the services not heard from yet; answers the tools they added. */
   const discover = async (): Promise<SuiteTool[]> => {
@@ -102,7 +103,10 @@ export async function federationSuite(options: FederationOptions): Promise<Feder
           }
           return key;
         } catch (error) {
-          options.logger.warn({ service: key, err: error }, 'tool service not reachable: its tools are federated once it answers');
+          // Said once; the retries every few seconds would otherwise fill the log while a service is down.
+          if (warned.has(key)) options.logger.debug({ service: key, err: error }, 'tool service still not reachable');
+          else options.logger.warn({ service: key, err: error }, 'tool service not reachable: its tools are federated once it answers');
+          warned.add(key);
           return undefined;
         }
       }),
