@@ -56,7 +56,7 @@ export class ToolRegistry {
    * Tools a suite found after start-up. Unlike at start-up, a clash or a schema that does not
    * compile is an outside service's doing, not a wiring mistake: that tool is left out.
    */
-  #addLate(suite: string, tools: readonly SuiteTool[]): string[] {
+  #addLate(suite: string, tools: readonly SuiteTool[]): void {
     const added: string[] = [];
     for (const tool of tools) {
       if (this.#tools.has(tool.name)) continue;
@@ -68,7 +68,6 @@ export class ToolRegistry {
       }
     }
     if (added.length > 0) for (const listener of this.#listeners) listener(added);
-    return added;
   }
 
   #register(suite: string, tool: SuiteTool): RegisteredTool {

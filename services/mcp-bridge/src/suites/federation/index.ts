@@ -120,14 +120,16 @@ export async function federationSuite(options: FederationOptions): Promise<Feder
   const timer = setInterval(() => {
     if (asking) return;
     asking = true;
-    void discover().then((added) => {
-      asking = false;
-      if (unanswered.length === 0) clearInterval(timer);
-      if (added.length === 0) return;
-      tools.push(...added);
-      options.logger.info({ tools: added.map((tool) => tool.name) }, 'tools federated from a tool service that answered late');
-      for (const listener of listeners) listener(added);
-    });
+    void discover()
+      .then((added) => {
+        if (unanswered.length === 0) clearInterval(timer);
+        if (added.length === 0) return;
+        tools.push(...added);
+        options.logger.info({ tools: added.map((tool) => tool.name) }, 'tools federated from a tool service that answered late');
+        for (const listener of listeners) listener(added);
+      })
+      .catch((error: unknown) => options.logger.error({ err: error }, 'adding late tool service tools failed'))
+      .finally(() => (asking = false));
   }, options.rediscoverMs ?? 15_000);
   timer.unref();
   if (unanswered.length === 0) clearInterval(timer);
