@@ -1,6 +1,7 @@
 /**
- * Runs as Redis keeps them: a hash per run (status, request, result, error), a hash of its
- * stages, a hash of each finished stage's output, and a stream of its events. Every process reads
+ * Runs as Redis keeps them: a hash per run (status, request, result, error, and each stage's
+ * record as flat fields, see stage-records.ts), a hash of the finished stages' outputs (until the
+ * run completes), and a stream of its events. Every process reads
  * and writes runs through this one store, so the orchestrator, any number of workers and the MCP
  * bridge agree on what a run is doing.
  */
