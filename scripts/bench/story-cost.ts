@@ -4,6 +4,7 @@
  * process and Redis share the cores, so the throughput ratio follows their sum.
  */
 import type { Redis } from 'ioredis';
+import { median } from './story-stats.js';
 
 export interface StoryCost {
   node_cpu_us: number;
@@ -47,7 +48,6 @@ export async function measureCost(redis: Redis, stories: number, work: () => Pro
 
 /** The median of each field over rounds. */
 export function medianCost(costs: readonly StoryCost[]): StoryCost {
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
   return {
     node_cpu_us: median(costs.map((c) => c.node_cpu_us)),
     redis_cpu_us: median(costs.map((c) => c.redis_cpu_us)),

@@ -7,7 +7,7 @@
 import { createRedisClient, uniquePrefix } from '@switchyard/redis';
 import { startBaseline } from './story-baseline.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
-import { HopRecorder, JobHopReader, round, say } from './story-stats.js';
+import { HopRecorder, JobHopReader, median, round, say } from './story-stats.js';
 import { startSwitchyard } from './story-switchyard.js';
 
 export interface StoryBenchOptions {
@@ -30,7 +30,6 @@ export const TARGETS = { throughput_ratio_min: 0.8, stage_hop_p50_ms_max: 2, bat
 
 const WARM_UP_STORIES = 50;
 const rate = (stories: number, ms: number) => round(stories / (ms / 1000), 1);
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
 
 /**
  * (a) The same N stories through each system, in rounds of baseline then Switchyard back to back

@@ -9,6 +9,8 @@ import { QUEUES } from '@switchyard/pipeline';
 import type { ToolProbe, ToolStage } from './instant-tools.js';
 
 export const say = (line: string) => process.stderr.write(`${line}\n`);
+/** The middle value (the lower of the two middle ones for an even count); NaN for none. */
+export const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
 export const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export interface Summary {
