@@ -53,6 +53,31 @@ export async function checkToolList(client: Client): Promise<void> {
 }
 
 /**
+ * Runs `call` while recording, into `updates`, the progress notifications the server sends, as
+ * they arrive on the transport. The SDK's client hands a notification to its `onprogress` a
+ * microtask late, after a response read in the same chunk has already retired the request, so
+ * over stdio the last notification before a result would be dropped now and then: what the
+ * server sent is read where it arrives instead.
+ */
+async function progressSent<T>(client: Client, updates: Progress[], call: () => Promise<T>): Promise<T> {
+  const transport = client.transport;
+  assert.ok(transport, 'the client is connected');
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && message.method === 'notifications/progress') {
+      const { progressToken: _token, ...progress } = message.params as Progress & { progressToken: unknown };
+      updates.push(progress);
+    }
+    deliver?.(message, extra);
+  };
+  try {
+    return await call();
+  } finally {
+    transport.onmessage = deliver;
+  }
+}
+
+/**
  * The whole job: a batch of three, the first followed with progress, every story read, the
  * listing, and a run cancelled after a wait that ran out. `waitFor` polls a condition.
  */
@@ -65,7 +90,9 @@ export async function agentJourney(client: Client): Promise<void> {
 
   const updates: Progress[] = [];
   const first = CallToolResultSchema.parse(
-    await client.callTool({ name: 'wait_for_run', arguments: { run_id: runIds[0], timeout_s: 60 } }, undefined, { onprogress: (progress) => void updates.push(progress), resetTimeoutOnProgress: true }),
+    await progressSent(client, updates, () =>
+      client.callTool({ name: 'wait_for_run', arguments: { run_id: runIds[0], timeout_s: 60 } }, undefined, { onprogress: () => undefined, resetTimeoutOnProgress: true }),
+    ),
   );
   assert.equal(first.structuredContent?.status, 'completed');
   assert.equal(first.structuredContent?.timed_out, false);
