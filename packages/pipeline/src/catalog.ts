@@ -70,9 +70,13 @@ export interface StageResults {
 /**
  * Retry options of stage jobs. The tool client already retries a call a few times; these attempts
  * cover what it cannot: a worker that crashed, a service down for longer than its retries.
+ * `attempts` is a ceiling: the worker's own budget (STAGE_MAX_ATTEMPTS) ends a stage within it,
+ * so the budget can change without re-enqueueing jobs. A stage that meets an open breaker is
+ * delayed, not failed, and spends no attempt.
  */
+export const MAX_STAGE_ATTEMPTS = 10;
 export const STAGE_JOB_OPTIONS = {
-  attempts: 3,
+  attempts: MAX_STAGE_ATTEMPTS,
   backoff: { type: 'exponential', delay: 1000 },
   // The run store keeps the truth about runs; finished jobs need not stay in Redis long.
   removeOnComplete: { age: 3600, count: 10_000 },

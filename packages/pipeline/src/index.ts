@@ -11,6 +11,7 @@ export {
   DispatchJob,
   AceflowStageJob,
   STAGE_JOB_OPTIONS,
+  MAX_STAGE_ATTEMPTS,
   JOB_CATALOG,
   jobId,
 } from './catalog.js';

@@ -100,7 +100,7 @@ test('transient 503s are retried until the call succeeds', async (t) => {
 });
 
 test('a 500 is retried too, and gives up as ToolUnavailableError when retries run out', async (t) => {
-  const { client, recorder, faults } = clientFor('search', { retry: { retries: 2, minDelayMs: 5, maxDelayMs: 10 }, breaker: { failureThreshold: 100 } });
+  const { client, recorder, faults } = clientFor('search', { retry: { retries: 2, minDelayMs: 5, maxDelayMs: 10 }, breaker: { minimumCalls: 1000 } });
   faults.failNext = 10;
   faults.failureStatus = 500;
   t.after(() => Object.assign(faults, { failNext: 0, failureStatus: 503 }));
@@ -251,22 +251,52 @@ test('aborting during a retry backoff stops the call within a second', async (t)
   assert.ok((await abortWhen(() => runs(recorder).length === 1 && faults.failNext === 0, controller, call)) < 1000);
 });
 
-test('the breaker opens after repeated failures, refuses calls, and closes once a probe succeeds', async (t) => {
-  const { client, recorder, faults } = clientFor('outline', { retry: { retries: 0 }, breaker: { failureThreshold: 2, halfOpenAfterMs: 200 } });
+test('the breaker opens when most recent calls fail, refuses calls, and closes once a probe succeeds', async (t) => {
+  const { client, recorder, faults } = clientFor('outline', { retry: { retries: 0 }, breaker: { failureRatio: 0.5, minimumCalls: 4, windowMs: 10_000, halfOpenAfterMs: 200 } });
   const args = { topic: 'tides', research: [] };
   await client.listTools();
   faults.failureRate = 1;
   t.after(() => (faults.failureRate = 0));
-  for (let i = 0; i < 2; i++) await assert.rejects(client.call({ tool: 'generate_structured_outline', args }), ToolUnavailableError);
+  let failed = 0;
+  while (client.breakerState === 'closed' && failed < 10) {
+    await assert.rejects(client.call({ tool: 'generate_structured_outline', args }), ToolUnavailableError);
+    failed += 1;
+  }
   assert.equal(client.breakerState, 'open');
+  // The listing counted as one success: the window needed four calls, three of them failed.
+  assert.equal(failed, 3);
   const before = runs(recorder).length;
-  await assert.rejects(client.call({ tool: 'generate_structured_outline', args }), CircuitOpenError);
+  const refused = await client.call({ tool: 'generate_structured_outline', args }).then(
+    () => assert.fail('an open breaker let a call through'),
+    (error: unknown) => error,
+  );
+  assert.ok(refused instanceof CircuitOpenError);
   assert.equal(runs(recorder).length, before, 'an open breaker makes no request');
+  assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 1000, `told when to come back: ${refused.retryAfterMs} ms`);
+  assert.ok(refused.lastFailure instanceof ToolUnavailableError, 'it carries the service\'s own last error');
 
   faults.failureRate = 0;
   await untilCallSucceeds(() => client.call({ tool: 'generate_structured_outline', args }));
   assert.equal(client.breakerState, 'closed');
   assert.ok(recorder.requests.some((r) => r.url.endsWith('/health')), 'the probe checked /health first');
+});
+
+test('a service failing 30 % of its calls keeps being called: the breaker stays closed and retries absorb the failures', async (t) => {
+  const { client, recorder, faults } = clientFor('search', { retry: { retries: 3, minDelayMs: 1, maxDelayMs: 2 }, breaker: { minimumCalls: 10, windowMs: 10_000 } });
+  await client.listTools();
+  faults.failureRate = 0.3;
+  t.after(() => (faults.failureRate = 0));
+  const states = new Set<string>();
+  client.onBreakerStateChange((state) => states.add(state));
+  let succeeded = 0;
+  for (let i = 0; i < 100; i++) {
+    await client.call({ tool: 'search_relevant_information', args: { topic: `tides ${i}` } }).then(() => (succeeded += 1), () => undefined);
+  }
+  const sent = runs(recorder).length;
+  process.stdout.write(`# 100 calls at 30 % 503s: ${succeeded} succeeded, ${sent} requests sent, breaker states seen: ${[...states].join(',') || 'closed only'}\n`);
+  assert.ok(!states.has('open'), 'the breaker never opened');
+  assert.ok(succeeded >= 98, `retries absorbed the failures: ${succeeded}/100`);
+  assert.ok(sent > 120, `failures really happened: ${sent} requests`);
 });
 
 test('health reports a healthy service and an unhealthy one', async (t) => {

@@ -86,10 +86,23 @@ export class ToolAbortedError extends ToolCallError {
   readonly retryable = false;
 }
 
-/** The breaker is open: the service failed repeatedly and is not called until it is probed again. */
+/**
+ * The breaker is open: too many of the service's recent calls failed, and it is not called until
+ * it is probed again. Nothing was sent, so this is no failed call of its own: a caller should wait
+ * `retryAfterMs` and try again, and report `lastFailure` (the service's own last error) if it gives up.
+ */
 export class CircuitOpenError extends ToolCallError {
   override name = 'CircuitOpenError';
   readonly retryable = true;
+  /** When the breaker may let a probe through, in ms from when this was thrown. */
+  readonly retryAfterMs: number;
+  /** The last real failure the breaker counted, if it still knows it. */
+  readonly lastFailure: ToolCallError | undefined;
+  constructor(fields: ToolErrorFields & { retryAfterMs: number; lastFailure?: ToolCallError | undefined }) {
+    super(fields);
+    this.retryAfterMs = fields.retryAfterMs;
+    this.lastFailure = fields.lastFailure;
+  }
 }
 
 /** The arguments do not satisfy the tool's published inputSchema (or the tool is not published). */

@@ -17,6 +17,8 @@ export interface FaultKnobs {
   streamCutAfterChunks: number | null;
   /** How many streams are cut before the knob stops cutting; null cuts every one. Default null. */
   streamCutsLeft: number | null;
+  /** Share of streams cut at random, 0–1, each after 1–5 chunks (or `streamCutAfterChunks` when set). Default 0. */
+  streamCutRate: number;
   /** Milliseconds between streamed chunks. Default 0. */
   chunkDelayMs: number;
   /** An async task answers `processing` for at least this many polls. Default 0. */
@@ -34,6 +36,7 @@ export function defaultFaults(overrides: Partial<FaultKnobs> = {}): FaultKnobs {
     retryAfterSeconds: 0,
     streamCutAfterChunks: null,
     streamCutsLeft: null,
+    streamCutRate: 0,
     chunkDelayMs: 0,
     asyncPollsNeeded: 0,
     unhealthy: false,
@@ -48,4 +51,11 @@ export function shouldInjectFailure(faults: FaultKnobs, random: () => number = M
     return true;
   }
   return faults.failureRate > 0 && random() < faults.failureRate;
+}
+
+/** After how many chunks this stream is cut, or null when it runs to its end. */
+export function streamCutPoint(faults: FaultKnobs, random: () => number = Math.random): number | null {
+  if (faults.streamCutsLeft === 0) return null;
+  if (faults.streamCutRate > 0) return random() < faults.streamCutRate ? (faults.streamCutAfterChunks ?? 1 + Math.floor(random() * 5)) : null;
+  return faults.streamCutAfterChunks;
 }

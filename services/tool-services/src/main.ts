@@ -25,6 +25,7 @@ const stack = await startToolServices({
     failureRate: env.FAULT_FAILURE_RATE,
     failureStatus: env.FAULT_FAILURE_STATUS,
     streamCutAfterChunks: env.FAULT_STREAM_CUT_AFTER ?? null,
+    streamCutRate: env.FAULT_STREAM_CUT_RATE,
     asyncPollsNeeded: env.FAULT_ASYNC_POLLS,
   },
 });

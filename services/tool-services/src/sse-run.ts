@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Response } from 'express';
 import type { StoryAuthor } from './authors/author.js';
-import type { FaultKnobs } from './faults.js';
+import { streamCutPoint, type FaultKnobs } from './faults.js';
 import type { ToolDefinition } from './tools.js';
 import { toErrorBody } from './run-errors.js';
 
@@ -43,6 +43,7 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
 
   try {
     let sent = 0;
+    const cutAfter = streamCutPoint(faults);
     for (;;) {
       if (queue.length === 0) {
         if (finished) break;
@@ -52,7 +53,7 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
       if (faults.chunkDelayMs > 0) await sleep(faults.chunkDelayMs, undefined, { signal: abort.signal });
       writeEvent(res, 'content', { chunk: queue.shift() });
       sent += 1;
-      if (faults.streamCutAfterChunks !== null && sent >= faults.streamCutAfterChunks && faults.streamCutsLeft !== 0) {
+      if (cutAfter !== null && sent >= cutAfter) {
         if (faults.streamCutsLeft !== null) faults.streamCutsLeft -= 1;
         // Flush what was sent, then drop the connection: the caller sees N whole chunks and no `done`.
         await new Promise<void>((resolve) => res.write('', () => resolve()));

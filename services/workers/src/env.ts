@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
-import type { QueueKey } from '@switchyard/pipeline';
+import type { StageBudget } from './stage-budget.js';
+import { MAX_STAGE_ATTEMPTS, type QueueKey } from '@switchyard/pipeline';
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
 /** `N/MS`: at most N jobs per MS milliseconds, e.g. `20/1000`. */
@@ -34,6 +35,10 @@ export const WorkersEnv = z.object({
   /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
   LOCK_DURATION_MS: positiveInt(600_000).default(30_000),
   STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
+  /** Attempts a stage may spend on real failed calls before its run fails (see stage-budget.ts). */
+  STAGE_MAX_ATTEMPTS: positiveInt(MAX_STAGE_ATTEMPTS).default(3),
+  /** How long a stage may wait, in all, for services whose breaker is open, before its run fails. */
+  STAGE_MAX_BREAKER_WAIT_MS: positiveInt(24 * 3600_000).default(600_000),
   /** On SIGTERM, how long active stages may take to finish before they are handed back. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
   /** Where AceFlow project workspaces live (default `.data/aceflow`). */
@@ -58,6 +63,7 @@ export interface WorkersConfig {
   stalledIntervalMs: number;
   shutdownGraceMs: number;
   retentionSeconds: number;
+  budget: StageBudget;
   aceflow: { workspaceRoot: string | undefined; maxRegenerations: number; maxDefectLoops: number };
   toolServices: ToolServicesConfig;
 }
@@ -74,6 +80,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     lockDurationMs: env.LOCK_DURATION_MS,
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     toolServices: toolServicesFromEnv(env),
   };

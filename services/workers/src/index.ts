@@ -7,3 +7,5 @@ export type { WorkersConfig, QueueSettings } from './env.js';
 export { createHttpStageWriter } from './aceflow/stage-writer.js';
 export type { StageWriter } from './aceflow/stage-writer.js';
 export { listedDefects, blockingDefects } from './aceflow/defects.js';
+export { DEFAULT_STAGE_BUDGET } from './stage-budget.js';
+export type { StageBudget } from './stage-budget.js';

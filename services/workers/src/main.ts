@@ -49,5 +49,6 @@ started.workers = await startWorkers({
   lockDurationMs: config.lockDurationMs,
   stalledIntervalMs: config.stalledIntervalMs,
   retentionSeconds: config.retentionSeconds,
+  budget: config.budget,
 });
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');

@@ -54,12 +54,13 @@ async function withRemoteTask<T>(job: Job, remote: RemoteTaskRef | undefined, ca
 }
 
 export function searchProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<void> => {
+  return async (job: Job, token?: string): Promise<void> => {
     const data = await parsePayload(deps, job, SearchJob);
     const { topic, depth } = data.request;
     await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
+      token,
       name: 'search',
       work: ({ signal }) => withRemoteTask(job, data.remote_task, (hooks) => deps.tools.search({ topic, ...(depth ? { depth } : {}) }, { signal, ...hooks })),
     });
@@ -67,12 +68,13 @@ export function searchProcessor(deps: ProcessorDeps) {
 }
 
 export function outlineProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<void> => {
+  return async (job: Job, token?: string): Promise<void> => {
     const data = await parsePayload(deps, job, OutlineJob);
     const { topic, structure } = data.request;
     const { output: outline } = await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
+      token,
       name: 'outline',
       inputs: ['search'],
       work: async ({ signal, inputs }) => {
@@ -87,12 +89,13 @@ export function outlineProcessor(deps: ProcessorDeps) {
 }
 
 export function writeProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<void> => {
+  return async (job: Job, token?: string): Promise<void> => {
     const data = await parsePayload(deps, job, WriteJob);
     const stage = writeStage(data.section);
     await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
+      token,
       name: stage,
       work: async ({ signal, attempt }) => {
         const pending: Promise<unknown>[] = [];
@@ -118,12 +121,13 @@ export function writeProcessor(deps: ProcessorDeps) {
 }
 
 export function polishProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<void> => {
+  return async (job: Job, token?: string): Promise<void> => {
     const data = await parsePayload(deps, job, PolishJob);
     const { focus_areas, target_audience } = data.request;
     const { output: polished, inputs } = await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
+      token,
       name: 'polish',
       // The writers' outputs feed the polish; research and outline go into the result.
       inputs: ['search', 'outline', ...SECTION_ORDER.map(writeStage)],

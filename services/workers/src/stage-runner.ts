@@ -3,19 +3,22 @@
  * output of a stage that finished before a crash, record the stage's progress and events, abort
  * on cancellation, and decide whether a failure is retried or ends the run.
  */
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
 import type { RunStore } from '@switchyard/pipeline';
-import { ToolCallError } from '@switchyard/tool-client';
+import { ToolCallError, type CircuitOpenError } from '@switchyard/tool-client';
 import { ZodError } from 'zod';
 import type { RunAborts } from './run-aborts.js';
+import { attemptsLeft, circuitOpenCause, decideBreakerWait, DEFAULT_STAGE_BUDGET, type StageBudget } from './stage-budget.js';
 
 export interface StageDeps {
   /** On the same Redis connection as the Workers that run the stages (see recordCompletion). */
   store: RunStore;
   aborts: RunAborts;
   logger: Logger;
+  /** When a stage gives up (default DEFAULT_STAGE_BUDGET). */
+  budget?: StageBudget | undefined;
 }
 
 export interface StageWork {
@@ -49,6 +52,8 @@ export interface StageSpec<T> {
   runId: string;
   batchId?: string | undefined;
   name: string;
+  /** The job's lock token (BullMQ's processor argument), needed to delay the job on an open breaker. */
+  token?: string | undefined;
   /** Earlier stages whose outputs this stage reads. */
   inputs?: readonly string[];
   work: (ctx: StageWork) => Promise<T>;
@@ -77,6 +82,8 @@ export async function runStage<T>(deps: StageDeps, job: Job, stage: StageSpec<T>
     await recordCompletion(deps, { runId, name, output });
     return { output, inputs: start.inputs };
   } catch (error) {
+    const open = circuitOpenCause(error);
+    if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });
     throw await handleFailure(deps, job, { runId, name, error });
   } finally {
     tracked.release();
@@ -100,8 +107,30 @@ async function recordCompletion(deps: StageDeps, done: { runId: string; name: st
   await sent;
 }
 
+/**
+ * The stage met an open breaker: nothing was called, so no attempt is spent. The job goes back to
+ * the delayed set until the breaker may let a probe through; once the wait budget is spent, the
+ * stage fails with the service's last real error.
+ */
+async function waitForBreaker(deps: StageDeps, job: Job, wait: { runId: string; name: string; token: string; error: CircuitOpenError }): Promise<Error> {
+  const { store, logger } = deps;
+  const { runId, name } = wait;
+  const since = (job.data as { breaker_wait_since?: unknown }).breaker_wait_since;
+  const decision = decideBreakerWait({ error: wait.error, since: typeof since === 'number' ? since : undefined, budget: deps.budget ?? DEFAULT_STAGE_BUDGET });
+  if (decision.kind === 'give-up') return handleFailure(deps, job, { runId, name, error: decision.error, final: true });
+  if (typeof since !== 'number') {
+    // Said once per stage, not at every wake-up.
+    logger.warn({ run_id: runId, stage: name, service: wait.error.service }, 'the service\'s breaker is open; the stage waits for it');
+    await store.setStageStatus({ runId, stage: name, status: 'retrying', error: toRunError(wait.error, name) });
+    await store.appendEvent(runId, 'error', { ...toRunError(wait.error, name), will_retry: true });
+    await job.updateData({ ...(job.data as object), breaker_wait_since: decision.since });
+  }
+  await job.moveToDelayed(decision.until, wait.token);
+  return new DelayedError();
+}
+
 /** Records a failure and returns what to throw: the error to retry, or an UnrecoverableError. */
-async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string; name: string; error: unknown }): Promise<Error> {
+async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string; name: string; error: unknown; final?: boolean }): Promise<Error> {
   const { store, logger } = deps;
   const { runId, name, error } = failure;
   const status = await store.getStatus(runId);
@@ -110,9 +139,9 @@ async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string
     return new UnrecoverableError(`run ${runId} is ${status}`);
   }
   const runError = toRunError(error, name);
-  const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
-  if (runError.retryable && attemptsLeft > 0) {
-    logger.warn({ run_id: runId, stage: name, err: runError, attempts_left: attemptsLeft }, 'stage failed; it will be retried');
+  const left = failure.final ? 0 : attemptsLeft({ jobAttempts: job.opts.attempts, attemptsMade: job.attemptsMade, budget: deps.budget ?? DEFAULT_STAGE_BUDGET });
+  if (runError.retryable && left > 0) {
+    logger.warn({ run_id: runId, stage: name, err: runError, attempts_left: left }, 'stage failed; it will be retried');
     await store.setStageStatus({ runId, stage: name, status: 'retrying', error: runError });
     await store.appendEvent(runId, 'error', { ...runError, will_retry: true });
     return error instanceof Error ? error : new Error(String(error));

@@ -14,6 +14,7 @@ import { dispatchProcessor } from './dispatch.js';
 import { outlineProcessor, polishProcessor, searchProcessor, writeProcessor } from './processors.js';
 import { RunAborts } from './run-aborts.js';
 import type { QueueSettings } from './env.js';
+import type { StageBudget } from './stage-budget.js';
 import type { StoryTools } from './story-tools.js';
 
 export interface StartWorkersOptions {
@@ -30,6 +31,8 @@ export interface StartWorkersOptions {
   stalledIntervalMs?: number;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
+  /** When a failing stage gives up (default DEFAULT_STAGE_BUDGET: 3 attempts, 10 min of breaker waits). */
+  budget?: StageBudget;
   /** AceFlow stage pipelines; their queue is served only when given. */
   aceflow?: { engine: AceflowEngine; writer: StageWriter; maxRegenerations?: number; maxDefectLoops?: number };
 }
@@ -48,7 +51,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const queues = createPipelineQueues({ connection, prefix });
   const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl) });
   await aborts.start();
-  const deps = { store, aborts, logger: options.logger, tools: options.tools, flows: queues.flows };
+  const deps = { store, aborts, logger: options.logger, tools: options.tools, flows: queues.flows, budget: options.budget };
 
   const processors: Partial<Record<QueueKey, Processor>> = {
     search: searchProcessor(deps),

@@ -11,7 +11,8 @@ import { parseToolServicesEnv, type ToolServicesConfig } from '@switchyard/contr
 import { createLogger } from '@switchyard/logger';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
-import { createHttpStageWriter, createHttpStoryTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
+import type { BreakerOptions } from '@switchyard/tool-client';
+import { createHttpStageWriter, createHttpStoryTools, startWorkers, type RunningWorkers, type StageBudget } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -45,6 +46,10 @@ export interface TestStackOptions {
   /** Tool client retries per call (default 1 with short waits, to keep failure tests quick). */
   clientRetries?: number;
   lockDurationMs?: number;
+  /** The tool clients' breakers (default: the client's). */
+  breaker?: Partial<BreakerOptions>;
+  /** When failing stages give up (default: the workers'). */
+  budget?: StageBudget;
   /** AceFlow loop bounds for the in-process workers (defaults 2 and 2). */
   aceflow?: { maxRegenerations?: number; maxDefectLoops?: number };
 }
@@ -74,7 +79,9 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           tools: createHttpStoryTools(toolConfig, {
             retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 },
             poll: { initialDelayMs: 20, maxDelayMs: 100 },
+            ...(options.breaker ? { breaker: options.breaker } : {}),
           }),
+          ...(options.budget ? { budget: options.budget } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
           stalledIntervalMs: 1000,
           aceflow: {

@@ -35,7 +35,7 @@ function asStageFailure(error: unknown): unknown {
 }
 
 export function aceflowProcessor(deps: AceflowDeps) {
-  return async (job: Job): Promise<AceflowStageOutput> => {
+  return async (job: Job, token?: string): Promise<AceflowStageOutput> => {
     const parsed = AceflowStageJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid aceflow job: ${parsed.error.message}`);
     const data = parsed.data;
@@ -43,6 +43,7 @@ export function aceflowProcessor(deps: AceflowDeps) {
     const { output } = await runStage(deps, job, {
       runId,
       batchId: data.batch_id,
+      token,
       name: data.stage,
       work: async ({ signal }) => {
         try {
