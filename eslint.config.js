@@ -22,7 +22,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/env.ts', '**/testing.ts', 'scripts/**', '**/*.test.ts'],
+    files: ['**/env.ts', '**/testing.ts', '**/testing/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

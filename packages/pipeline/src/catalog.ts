@@ -96,3 +96,15 @@ export type JobName = keyof typeof JOB_CATALOG;
 
 /** BullMQ refuses ':' in custom job ids, and ids must be stable so that adding twice adds once. */
 export const jobId = (runId: string, stage: string) => `${runId}.${stage}`;
+
+/** The queue that runs stage `stage` of a run of `kind`, so that a run's jobs can be found. */
+export function stageQueue(kind: string, stage: string): string {
+  if (kind === 'aceflow') return QUEUES.aceflow;
+  if (stage.startsWith('write.')) return QUEUES.write;
+  const queue = (QUEUES as Record<string, string>)[stage];
+  if (!queue) throw new Error(`no queue runs stage ${stage} of a ${kind} run`);
+  return queue;
+}
+
+/** The id of the job that expands batch `batchId` into runs. */
+export const dispatchJobId = (batchId: string) => `dispatch.${batchId}`;

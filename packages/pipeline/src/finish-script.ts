@@ -4,7 +4,7 @@
  * batch's counts and events in step, and starts the retention clock. Doing it in one step means a
  * run ends once, its `done` event is written once, and a batch's counts never drift.
  *
- * KEYS: run, events, outputs, then for a run of a batch: batch, batch events, batch runs.
+ * KEYS: run, events, outputs, active runs, then for a run of a batch: batch, batch events, batch runs.
  * ARGV: to, the statuses it may move from (comma-separated), now, error JSON or '', result JSON or
  *   '', '1' when `to` ends the run, retention seconds.
  */
@@ -27,23 +27,24 @@ if terminal then
   if ARGV[1] == 'completed' then redis.call('DEL', KEYS[3]) end
   local ttl = tonumber(ARGV[7])
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
+  redis.call('ZREM', KEYS[4], run_id)
 end
-if #KEYS >= 5 and redis.call('EXISTS', KEYS[4]) == 1 then
-  redis.call('HINCRBY', KEYS[4], 'n:' .. cur, -1)
-  redis.call('HINCRBY', KEYS[4], 'n:' .. ARGV[1], 1)
+if #KEYS >= 6 and redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('HINCRBY', KEYS[5], 'n:' .. cur, -1)
+  redis.call('HINCRBY', KEYS[5], 'n:' .. ARGV[1], 1)
   if terminal then
-    redis.call('XADD', KEYS[5], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
-    local finished = redis.call('HINCRBY', KEYS[4], 'finished', 1)
-    if finished >= tonumber(redis.call('HGET', KEYS[4], 'total')) then
+    redis.call('XADD', KEYS[6], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
+    local finished = redis.call('HINCRBY', KEYS[5], 'finished', 1)
+    if finished >= tonumber(redis.call('HGET', KEYS[5], 'total')) then
       local counts = {}
       for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
-        counts[s] = tonumber(redis.call('HGET', KEYS[4], 'n:' .. s) or '0')
+        counts[s] = tonumber(redis.call('HGET', KEYS[5], 'n:' .. s) or '0')
       end
-      redis.call('XADD', KEYS[5], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+      redis.call('XADD', KEYS[6], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
       local ttl = tonumber(ARGV[7])
-      redis.call('EXPIRE', KEYS[4], ttl)
       redis.call('EXPIRE', KEYS[5], ttl)
       redis.call('EXPIRE', KEYS[6], ttl)
+      redis.call('EXPIRE', KEYS[7], ttl)
     end
   end
 end

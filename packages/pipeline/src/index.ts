@@ -12,6 +12,8 @@ export {
   AceflowStageJob,
   STAGE_JOB_OPTIONS,
   MAX_STAGE_ATTEMPTS,
+  stageQueue,
+  dispatchJobId,
   JOB_CATALOG,
   jobId,
 } from './catalog.js';
@@ -19,7 +21,7 @@ export type { QueueKey, StageQueueKey, StageResults, JobName } from './catalog.j
 export { runKeys } from './keys.js';
 export type { RunKeys } from './keys.js';
 export { RunStore, newRunId } from './run-store.js';
-export type { RunRecord, NewRun, RunStoreOptions, StageStart } from './run-store.js';
+export type { ActiveRun, RunRecord, NewRun, RunStoreOptions, StageStart } from './run-store.js';
 export { BatchStore, newBatchId } from './batch-store.js';
 export type { BatchView } from './batch-store.js';
 export { readEvents, EVENT_ID_PATTERN } from './events.js';

@@ -13,6 +13,10 @@ export interface RunKeys {
   idempotency(key: string): string;
   /** Sorted set of run ids by creation time, for listing. */
   runIndex: string;
+  /** Sorted set of the runs not yet ended, by creation time, for the reconciler. */
+  activeRuns: string;
+  /** The reconciler's lease: one worker process at a time sweeps. */
+  reconcilerLease: string;
   cancelChannel: string;
 }
 
@@ -26,6 +30,8 @@ export function runKeys(prefix: string): RunKeys {
     batchEvents: (id) => `${prefix}:batch:${id}:events`,
     idempotency: (key) => `${prefix}:idem:${key}`,
     runIndex: `${prefix}:runs`,
+    activeRuns: `${prefix}:runs:active`,
+    reconcilerLease: `${prefix}:reconciler:lease`,
     cancelChannel: `${prefix}:cancel`,
   };
 }

@@ -4,7 +4,7 @@
  */
 import { FlowProducer, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_CATALOG, QUEUES, type DispatchJob } from './catalog.js';
+import { dispatchJobId, JOB_CATALOG, QUEUES, type DispatchJob } from './catalog.js';
 
 export interface PipelineQueues {
   flows: FlowProducer;
@@ -25,7 +25,7 @@ export function createPipelineQueues(options: { connection: Redis; prefix: strin
     flows,
     dispatch,
     async dispatchBatch(batchId) {
-      await dispatch.add('runs.dispatch', { batch_id: batchId }, { ...JOB_CATALOG['runs.dispatch'].options, jobId: `dispatch.${batchId}` });
+      await dispatch.add('runs.dispatch', { batch_id: batchId }, { ...JOB_CATALOG['runs.dispatch'].options, jobId: dispatchJobId(batchId) });
     },
     async close() {
       await Promise.all([flows.close(), dispatch.close()]);

@@ -35,6 +35,16 @@ export type StageStart =
   | { kind: 'done'; output: unknown; inputs: Record<string, unknown> }
   | { kind: 'started'; attempt: number; inputs: Record<string, unknown> };
 
+/** A run not yet ended, as the reconciler sees it. */
+export interface ActiveRun {
+  id: string;
+  /** null when the run's hash is gone. */
+  status: RunStatus | null;
+  kind: string;
+  stages: string[];
+  batchId: string | null;
+}
+
 export interface NewRun {
   id?: string;
   kind: string;
@@ -101,7 +111,9 @@ export class RunStore {
       return id;
     });
     for (let i = 0; i < ids.length; i += INDEX_IDS_PER_COMMAND) {
-      pipeline.zadd(this.keys.runIndex, ...ids.slice(i, i + INDEX_IDS_PER_COMMAND).flatMap((id) => [score, id]));
+      const members = ids.slice(i, i + INDEX_IDS_PER_COMMAND).flatMap((id) => [score, id]);
+      pipeline.zadd(this.keys.runIndex, ...members);
+      pipeline.zadd(this.keys.activeRuns, ...members);
     }
     await pipeline.exec();
     return ids;
@@ -158,6 +170,27 @@ export class RunStore {
     return runs.filter((run): run is RunRecord => run !== null);
   }
 
+  /**
+   * A page of the runs not yet ended that were created before `createdBefore` (ms), oldest
+   * first, with what the reconciler needs to find their jobs.
+   */
+  async listActiveRuns(options: { createdBefore: number; offset: number; count: number }): Promise<ActiveRun[]> {
+    const ids = await this.redis.zrangebyscore(this.keys.activeRuns, '-inf', options.createdBefore, 'LIMIT', options.offset, options.count);
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id');
+    const replies = (await pipeline.exec()) ?? [];
+    return ids.map((id, i) => {
+      const [status, kind, stageNames, batchId] = (replies[i]?.[1] as (string | null)[] | null) ?? [];
+      return { id, status: (status as RunStatus | null | undefined) ?? null, kind: kind ?? 'story', stages: stageNames ? (JSON.parse(stageNames) as string[]) : [], batchId: batchId || null };
+    });
+  }
+
+  /** Drops runs that no longer exist (their retention passed) from the active set. */
+  async forgetActiveRuns(runIds: readonly string[]): Promise<void> {
+    if (runIds.length > 0) await this.redis.zrem(this.keys.activeRuns, ...runIds);
+  }
+
   async getStatus(runId: string): Promise<RunStatus | null> {
     return (await this.redis.hget(this.keys.run(runId), 'status')) as RunStatus | null;
   }
@@ -195,7 +228,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId)];
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId), this.keys.activeRuns];
     if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
     const reply = (await this.#scripts.transition(
       keys.length,

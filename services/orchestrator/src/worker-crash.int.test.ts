@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { jobId, QUEUES } from '@switchyard/pipeline';
@@ -9,59 +7,21 @@ import { createRedisClient } from '@switchyard/redis';
 import { countingAuthor } from './testing/authors.js';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
+import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
 
-const workerMain = createRequire(import.meta.url).resolve('@switchyard/workers').replace(/index\.ts$/, 'main.ts');
 const author = countingAuthor();
 let stack: TestStack;
-const children: ChildProcess[] = [];
+const workers = new WorkerProcesses(() => stack);
+const startWorkerProcess = (extraEnv: Record<string, string> = {}) => workers.start(extraEnv);
+const stopWorkerProcesses = () => workers.killAll();
 
 before(async () => {
   stack = await startTestStack({ label: 'worker-crash', author, inProcessWorkers: false });
 });
 after(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await workers.killAll();
   await stack.close();
 });
-
-function startWorkerProcess(extraEnv: Record<string, string> = {}): ChildProcess {
-  const services = stack.toolConfig.services;
-  const child = spawn(process.execPath, ['--import', 'tsx', workerMain], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      REDIS_URL: stack.redisUrl,
-      QUEUE_PREFIX: stack.prefix,
-      LOG_LEVEL: 'silent',
-      LOCK_DURATION_MS: '2000',
-      STALLED_INTERVAL_MS: '500',
-      SEARCH_SERVICE_URL: services.search.url,
-      OUTLINE_SERVICE_URL: services.outline.url,
-      WRITING_SERVICE_URL: services.writing.url,
-      EDITING_SERVICE_URL: services.editing.url,
-      TOOL_SERVICE_API_KEY: stack.toolConfig.apiKey ?? '',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  return child;
-}
-
-async function stopWorkerProcesses(): Promise<void> {
-  await Promise.all(children.filter((c) => c.exitCode === null && c.signalCode === null).map(async (child) => {
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-  }));
-}
-
-async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('a worker killed with SIGKILL while polling an async task is replaced, and the run completes once with nothing redone', async (t) => {
   // The polish task stays `processing` until released, so the worker is mid-poll when it dies.

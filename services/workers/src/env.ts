@@ -35,6 +35,8 @@ export const WorkersEnv = z.object({
   /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
   LOCK_DURATION_MS: positiveInt(600_000).default(30_000),
   STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
+  /** How often runs left without a live job are looked for; default twice STALLED_INTERVAL_MS. */
+  RECONCILE_INTERVAL_MS: positiveInt(3_600_000).optional(),
   /** Attempts a stage may spend on real failed calls before its run fails (see stage-budget.ts). */
   STAGE_MAX_ATTEMPTS: positiveInt(MAX_STAGE_ATTEMPTS).default(3),
   /** How long a stage may wait, in all, for services whose breaker is open, before its run fails. */
@@ -61,6 +63,7 @@ export interface WorkersConfig {
   queues: Record<QueueKey, QueueSettings>;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  reconcileIntervalMs: number;
   shutdownGraceMs: number;
   retentionSeconds: number;
   budget: StageBudget;
@@ -79,6 +82,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     queues,
     lockDurationMs: env.LOCK_DURATION_MS,
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
+    reconcileIntervalMs: env.RECONCILE_INTERVAL_MS ?? 2 * env.STALLED_INTERVAL_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },

@@ -50,5 +50,6 @@ started.workers = await startWorkers({
   stalledIntervalMs: config.stalledIntervalMs,
   retentionSeconds: config.retentionSeconds,
   budget: config.budget,
+  reconcileIntervalMs: config.reconcileIntervalMs,
 });
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');

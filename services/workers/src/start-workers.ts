@@ -13,6 +13,7 @@ import type { StageWriter } from './aceflow/stage-writer.js';
 import { dispatchProcessor } from './dispatch.js';
 import { outlineProcessor, polishProcessor, searchProcessor, writeProcessor } from './processors.js';
 import { RunAborts } from './run-aborts.js';
+import { RunReconciler } from './reconciler.js';
 import type { QueueSettings } from './env.js';
 import type { StageBudget } from './stage-budget.js';
 import type { StoryTools } from './story-tools.js';
@@ -31,6 +32,8 @@ export interface StartWorkersOptions {
   stalledIntervalMs?: number;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
+  /** Ms between the reconciler's sweeps for stranded runs (default twice the stalled interval). */
+  reconcileIntervalMs?: number;
   /** When a failing stage gives up (default DEFAULT_STAGE_BUDGET: 3 attempts, 10 min of breaker waits). */
   budget?: StageBudget;
   /** AceFlow stage pipelines; their queue is served only when given. */
@@ -79,6 +82,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
+  reconciler.start();
 
   return {
     workers,
@@ -87,6 +92,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       const inTime = await Promise.race([closing.then(() => true), sleep(graceMs, false, { ref: false })]);
       // Past the grace period the active jobs are dropped unfinished; their locks lapse and another worker takes them.
       if (!inTime) await Promise.all(workers.map((w) => w.close(true)));
+      await reconciler.stop();
       await aborts.close();
       await queues.close();
       await options.tools.close?.();

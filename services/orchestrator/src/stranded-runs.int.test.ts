@@ -1,0 +1,96 @@
+/**
+ * Runs that nothing in the stage code will end: a job BullMQ fails itself (stalled past its limit),
+ * jobs removed from under a run. The reconciler in the worker processes ends them `failed`, with a
+ * `done` event and their batch's counts, and never touches a healthy run.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Queue } from 'bullmq';
+import { jobId, QUEUES } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
+import { readSse } from './testing/events.js';
+import { startTestStack, type TestStack } from './testing/stack.js';
+import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
+
+let stack: TestStack;
+const workers = new WorkerProcesses(() => stack);
+/** Sweeps every half second in these tests: a stranded run must end within a few of them. */
+const FAST_RECONCILE = { RECONCILE_INTERVAL_MS: '500' };
+
+before(async () => {
+  stack = await startTestStack({ label: 'stranded', inProcessWorkers: false });
+});
+after(async () => {
+  await workers.killAll();
+  await stack.close();
+});
+
+async function queueOf(name: string, t: { after(fn: () => Promise<void>): void }): Promise<Queue> {
+  const connection = createRedisClient(stack.redisUrl);
+  const queue = new Queue(name, { connection, prefix: stack.prefix });
+  t.after(async () => {
+    await queue.close();
+    await connection.quit();
+  });
+  return queue;
+}
+
+test('a run whose job stalls past its limit, its worker SIGKILLed three times, ends failed with its done event and counts in its batch', async (t) => {
+  const search = stack.tools.services.search.faults;
+  search.latencyMs = 600_000; // the search never answers: each worker dies holding the job
+  t.after(() => (search.latencyMs = 0));
+  t.after(() => workers.killAll());
+  const searchQueue = await queueOf(QUEUES.search, t);
+  const created = await stack.json<{ batch_id: string; run_ids: string[] }>('/v1/batches', { method: 'POST', body: JSON.stringify({ items: [{ topic: 'a clock that stalls' }] }) });
+  const runId = created.body.run_ids[0] as string;
+
+  for (let kill = 1; kill <= 3; kill += 1) {
+    const worker = workers.start(FAST_RECONCILE);
+    await waitFor(
+      async () => (await stack.json<{ stages: { name: string; attempts: number }[] }>(`/v1/runs/${runId}`)).body.stages.find((s) => s.name === 'search')?.attempts ?? 0,
+      (attempts) => attempts >= kill,
+      `the search stage started ${kill} times`,
+    );
+    await WorkerProcesses.kill(worker);
+  }
+  const killedAt = Date.now();
+  workers.start(FAST_RECONCILE); // its stalled check fails the job; its reconciler ends the run
+  const run = await stack.waitForRun(runId, 30_000);
+  const endedAfterMs = Date.now() - killedAt;
+  const state = await searchQueue.getJobState(jobId(runId, 'search'));
+  process.stdout.write(`# stalled job: run ${String(run.status)} ${endedAfterMs} ms after the third kill; search job ${state}\n`);
+  assert.equal(run.status, 'failed');
+  assert.equal((run.error as { code: string; stage: string }).code, 'run_stranded');
+  assert.equal((run.error as { code: string; stage: string }).stage, 'search');
+  assert.equal(state, 'failed', 'BullMQ failed the job itself');
+  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  assert.equal(events.filter((e) => e.event === 'done').length, 1);
+  const batch = await readSse(await stack.request(`/v1/batches/${created.body.batch_id}/events`), (e) => e.event === 'done');
+  const counts = (JSON.parse(batch.at(-1)?.data ?? '{}') as { counts?: Record<string, number> }).counts;
+  assert.equal(counts?.failed, 1, 'the batch counts the run and finishes');
+});
+
+test('a run whose jobs were removed is failed by the reconciler', async (t) => {
+  const outlineQueue = await queueOf(QUEUES.outline, t);
+  const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a letter nobody sent' }) });
+  // No worker runs yet: remove the run's first flow (the outline job and its search child).
+  await outlineQueue.remove(jobId(body.run_id, 'outline'), { removeChildren: true });
+  t.after(() => workers.killAll());
+  workers.start(FAST_RECONCILE);
+  const run = await stack.waitForRun(body.run_id, 20_000);
+  assert.equal(run.status, 'failed');
+  assert.equal((run.error as { code: string }).code, 'run_stranded');
+  assert.match((run.error as { message: string }).message, /search: gone/);
+});
+
+test('the reconciler sweeping every 100 ms leaves a healthy batch alone: every story completes', async (t) => {
+  t.after(() => workers.killAll());
+  workers.start({ RECONCILE_INTERVAL_MS: '100' });
+  workers.start({ RECONCILE_INTERVAL_MS: '100' });
+  const items = Array.from({ length: 20 }, (_, i) => ({ topic: `a healthy tide ${i}` }));
+  const created = await stack.json<{ batch_id: string }>('/v1/batches', { method: 'POST', body: JSON.stringify({ items }) });
+  const batch = await readSse(await stack.request(`/v1/batches/${created.body.batch_id}/events`), (e) => e.event === 'done');
+  const counts = (JSON.parse(batch.at(-1)?.data ?? '{}') as { counts?: Record<string, number> }).counts;
+  process.stdout.write(`# healthy batch under a 100 ms reconciler: ${JSON.stringify(counts)}\n`);
+  assert.equal(counts?.completed, 20);
+});

@@ -1,0 +1,148 @@
+/**
+ * Ends the runs that nothing will end: a run whose jobs were failed by BullMQ itself (a job that
+ * stalled past its limit, a parent failed with a child), removed, or lost while a worker died
+ * inside its failure handling, would otherwise stay `running` forever, with no `done` event,
+ * and its batch would never finish.
+ *
+ * Every worker process runs a reconciler; a lease in Redis lets one of them sweep at a time, and
+ * whichever holds it next carries on, so it survives restarts. A sweep reads the runs not yet
+ * ended (an index kept by the run store), oldest first, and looks for a live job of each: a job
+ * of any of its stages that is waiting, active, delayed or waiting for children, or its batch's
+ * dispatch job while it is queued. A run with none is looked at again a moment later (a job may
+ * have moved between two reads) and then failed through the transition script, which ends a run
+ * once whoever else tries.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { RunError } from '@switchyard/contracts';
+import type { Logger } from '@switchyard/logger';
+import { dispatchJobId, jobId, QUEUES, stageQueue, type ActiveRun, type RunStore } from '@switchyard/pipeline';
+
+export interface ReconcilerOptions {
+  store: RunStore;
+  connection: Redis;
+  prefix: string;
+  logger: Logger;
+  /** Ms between sweeps (default 30000: twice BullMQ's default stalled interval). */
+  intervalMs?: number;
+  /** Runs younger than this are left alone: their first jobs may still be on their way (default intervalMs). */
+  graceMs?: number;
+  /** Ms between finding a run without live jobs and looking again before failing it (default 1000). */
+  recheckMs?: number;
+}
+
+const LIVE_STATES = new Set(['waiting', 'wait', 'active', 'delayed', 'prioritized', 'waiting-children']);
+const PAGE = 200;
+/** Runs one sweep looks at, at most; the rest wait for the next sweep. */
+const MAX_RUNS_PER_SWEEP = 20_000;
+
+export interface SweepReport {
+  checked: number;
+  ended: number;
+}
+
+export class RunReconciler {
+  readonly #options: Required<Omit<ReconcilerOptions, 'graceMs'>> & { graceMs: number };
+  readonly #queues = new Map<string, Queue>();
+  readonly #holder = randomUUID();
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<unknown> | undefined;
+
+  constructor(options: ReconcilerOptions) {
+    const intervalMs = options.intervalMs ?? 30_000;
+    this.#options = { recheckMs: 1000, ...options, intervalMs, graceMs: options.graceMs ?? intervalMs };
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => {
+      if (this.#sweeping) return;
+      this.#sweeping = this.sweepIfLeased()
+        .catch((error: unknown) => this.#options.logger.warn({ err: error }, 'the run reconciler\'s sweep failed; it tries again next time'))
+        .finally(() => (this.#sweeping = undefined));
+    }, this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#sweeping;
+    await Promise.all([...this.#queues.values()].map((q) => q.close()));
+  }
+
+  /** Sweeps when this process holds (or takes) the lease; null when another process does. */
+  async sweepIfLeased(): Promise<SweepReport | null> {
+    const { connection, store, intervalMs } = this.#options;
+    const key = store.keys.reconcilerLease;
+    // Held for two intervals, so a holder that died frees it within two sweeps.
+    const taken = await connection.set(key, this.#holder, 'PX', intervalMs * 2, 'NX');
+    if (taken !== 'OK' && (await connection.get(key)) !== this.#holder) return null;
+    await connection.pexpire(key, intervalMs * 2);
+    return this.sweep();
+  }
+
+  /** One pass over the runs not yet ended; fails those without a live job. */
+  async sweep(): Promise<SweepReport> {
+    const { store, graceMs, recheckMs } = this.#options;
+    const createdBefore = Date.now() - graceMs;
+    const suspects: ActiveRun[] = [];
+    const gone: string[] = [];
+    let checked = 0;
+    for (let offset = 0; offset < MAX_RUNS_PER_SWEEP; offset += PAGE) {
+      const runs = await store.listActiveRuns({ createdBefore, offset, count: PAGE });
+      for (const run of runs) {
+        checked += 1;
+        if (!run.status || run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') gone.push(run.id);
+        else if (!(await this.#hasLiveJob(run))) suspects.push(run);
+      }
+      if (runs.length < PAGE) break;
+    }
+    await store.forgetActiveRuns(gone);
+    if (suspects.length === 0) return { checked, ended: 0 };
+    await sleep(recheckMs);
+    let ended = 0;
+    for (const run of suspects) {
+      if (await this.#hasLiveJob(run)) continue;
+      if (await this.#fail(run)) ended += 1;
+    }
+    return { checked, ended };
+  }
+
+  async #hasLiveJob(run: ActiveRun): Promise<boolean> {
+    if (run.status === 'queued' && run.batchId && LIVE_STATES.has(await this.#queue(QUEUES.dispatch).getJobState(dispatchJobId(run.batchId)))) return true;
+    for (const stage of run.stages) {
+      const state = await this.#queue(stageQueue(run.kind, stage)).getJobState(jobId(run.id, stage));
+      if (LIVE_STATES.has(state)) return true;
+    }
+    return false;
+  }
+
+  async #fail(run: ActiveRun): Promise<boolean> {
+    const { store, logger } = this.#options;
+    const states = await Promise.all(run.stages.map(async (stage) => [stage, await this.#queue(stageQueue(run.kind, stage)).getJobState(jobId(run.id, stage))] as const));
+    const lost = states.find(([, state]) => state === 'failed' || state === 'unknown');
+    const error: RunError = {
+      code: 'run_stranded',
+      message: `The run's jobs ended outside its stages (${states.map(([stage, state]) => `${stage}: ${state === 'unknown' ? 'gone' : state}`).join(', ')}), e.g. a job stalled more often than allowed or was removed`,
+      ...(lost ? { stage: lost[0] } : {}),
+      retryable: false,
+      details: { jobs: Object.fromEntries(states) },
+    };
+    const { moved } = await store.transition({ runId: run.id, from: ['queued', 'running'], to: 'failed', error, batchId: run.batchId });
+    if (moved) {
+      logger.warn({ run_id: run.id, err: error }, 'a run had no live job left; it is failed');
+      await store.publishCancel(run.id);
+    }
+    return moved;
+  }
+
+  #queue(name: string): Queue {
+    let queue = this.#queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.#options.connection, prefix: this.#options.prefix });
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+}
