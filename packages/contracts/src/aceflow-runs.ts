@@ -12,7 +12,13 @@ export const AceflowRunRequest = z.strictObject({
   project: z.strictObject({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, dot, dash and underscore; 1 to 100 characters'),
     mode: z.enum(['complete', 'standard', 'minimal']).default('complete'),
-    workspace: z.string().min(1).max(200).optional(),
+    // Checked here, at the request, as the engine checks it: a relative path of plain segments, so
+    // nothing outside the workspace root can be named (no `..`, no leading `/`).
+    workspace: z
+      .string()
+      .max(200)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,7}$/, 'a relative directory under the AceFlow workspace root: up to 8 segments separated by "/", each of letters, digits, ".", "_" or "-" and starting with a letter or digit')
+      .optional(),
   }),
   /** Project analysis (seed 000 set_analysis data), merged into what the project has. */
   analysis: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),

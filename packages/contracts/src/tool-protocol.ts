@@ -102,6 +102,8 @@ export const ErrorCodes = {
   methodNotAllowed: 'method_not_allowed',
   unauthorized: 'unauthorized',
   payloadTooLarge: 'payload_too_large',
+  unsupportedMediaType: 'unsupported_media_type',
+  unsupportedEncoding: 'unsupported_encoding',
   internalError: 'internal_error',
   serviceUnavailable: 'service_unavailable',
 } as const;

@@ -22,19 +22,23 @@ export class HttpError extends Error {
   }
 }
 
-export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
-  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+/** Every error body has `details`, an object when nothing more is to be said. */
+export function errorBody(code: string, message: string, details: unknown = {}): ErrorBody {
+  return { error: { code, message, details: details ?? {} } };
 }
 
+/** Validation issues listed in an error at most; `issue_count` tells how many there were. */
+export const MAX_LISTED_ISSUES = 20;
+
 /** Turns a zod failure into a message that names the fields, and details a program can read. */
-export function describeZodError(error: ZodError): { message: string; details: { missing_parameters: string[]; issues: { path: string; message: string }[] } } {
-  const issues = error.issues.map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
+export function describeZodError(error: ZodError): { message: string; details: { missing_parameters: string[]; issues: { path: string; message: string }[]; issue_count: number } } {
+  const issues = error.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
   const missing = error.issues
     .filter((issue) => issue.code === 'invalid_type' && /received undefined/.test(issue.message))
     .map((issue) => issue.path.join('.'));
   const first = missing.length > 0 ? `Parameter '${missing[0]}' is required` : `Invalid '${issues[0]?.path}': ${issues[0]?.message}`;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return { message: `${first}${more}`, details: { missing_parameters: missing, issues } };
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
+  return { message: `${first}${more}`, details: { missing_parameters: missing.slice(0, MAX_LISTED_ISSUES), issues, issue_count: error.issues.length } };
 }
 
 interface BodyParserError {
@@ -45,6 +49,18 @@ interface BodyParserError {
 
 function isBodyParserError(error: unknown): error is BodyParserError & Error {
   return error instanceof Error && typeof (error as BodyParserError).type === 'string' && typeof (error as BodyParserError).status === 'number';
+}
+
+const clientStatus = (status: number | undefined) => (status !== undefined && status >= 400 && status < 500 ? status : 400);
+
+function isZlibError(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('Z_');
+}
+
+function isClientHttpError(error: unknown): error is Error & { status: number } {
+  const status = (error as { status?: unknown; expose?: unknown } | null)?.status;
+  return error instanceof Error && (error as { expose?: unknown }).expose === true && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 export interface ErrorLogger {
@@ -73,7 +89,21 @@ export function errorMiddleware(logger: ErrorLogger): ErrorRequestHandler {
         res.status(400).json(errorBody(ErrorCodes.invalidJson, 'Request body is not valid JSON'));
         return;
       }
-      res.status(error.status ?? 400).json(errorBody(ErrorCodes.invalidParameters, error.message));
+      if (error.type === 'encoding.unsupported') {
+        res.status(415).json(errorBody(ErrorCodes.unsupportedEncoding, error.message, { supported: ['identity', 'gzip', 'deflate', 'br'] }));
+        return;
+      }
+      res.status(clientStatus(error.status)).json(errorBody(ErrorCodes.invalidParameters, error.message, { type: error.type }));
+      return;
+    }
+    // A body that says it is compressed but is not: zlib's error surfaces while the body is read.
+    if (isZlibError(error)) {
+      res.status(400).json(errorBody(ErrorCodes.invalidParameters, `The request body does not match its Content-Encoding: ${error.message}`));
+      return;
+    }
+    // Errors made by http-errors for the client (body-parser's, among others) carry their status.
+    if (isClientHttpError(error)) {
+      res.status(error.status).json(errorBody(ErrorCodes.invalidParameters, error.message));
       return;
     }
     // Express decodes path parameters: bad percent-encoding (`/run/%E0%A4%A`) is the client's error.

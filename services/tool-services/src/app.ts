@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type Express, type Request, type Response } from 'express';
 import { ErrorCodes } from '@switchyard/contracts';
-import { apiKeyAuth, errorMiddleware, HttpError, notFoundHandler } from '@switchyard/http-kit';
+import { apiKeyAuth, errorMiddleware, HttpError, jsonBody, notFoundHandler } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { StoryAuthor } from './authors/author.js';
 import { shouldInjectFailure, type FaultKnobs } from './faults.js';
@@ -39,7 +39,7 @@ export function createToolServiceApp(options: ToolServiceOptions): Express {
   const tasks = new TaskStore();
   const byName = new Map<string, ToolDefinition>(options.tools.map((tool) => [tool.name, tool]));
   app.disable('x-powered-by');
-  app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
+  app.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
 
   app.get('/health', (_req, res) => {
     const healthy = !options.faults.unhealthy;

@@ -7,7 +7,7 @@
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
-import { errorMiddleware, notFoundHandler, presentedKey } from '@switchyard/http-kit';
+import { errorMiddleware, HttpError, jsonBody, notFoundHandler, presentedKey } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { ToolRegistry } from '../registry.js';
 import { forward } from './forward.js';
@@ -53,6 +53,7 @@ const parseErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') res.status(400).json(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
   else if (type === 'entity.too.large') res.status(413).json(jsonRpcError(-32000, 'The body is too large'));
+  else if (error instanceof HttpError && error.status === 400) res.status(400).json(jsonRpcError(-32600, `Invalid request: ${error.message}`));
   else next(error);
 };
 
@@ -85,7 +86,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
 
   app.use('/mcp', originGuard(options.allowedOrigins ?? []));
   app.use('/mcp', bearerAuth({ keys: options.apiKeys, ...(oauth ? { resourceMetadataUrl: (req: Request) => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp` } : {}) }));
-  app.use('/mcp', express.json({ limit: '4mb' }), parseErrors);
+  app.use('/mcp', jsonBody({ limit: '4mb' }), parseErrors);
   app.all('/mcp', async (req, res) => {
     const token = presentedKey(req) as string; // the auth guard let the request through
     const digest = keyDigest(token);

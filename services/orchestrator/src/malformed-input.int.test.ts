@@ -1,0 +1,87 @@
+/**
+ * Hostile and broken input at every JSON endpoint, the orchestrator's and the reference tool
+ * services': every answer is a 4xx with `{error:{code,message,details}}` (details an object), and
+ * nothing reaches Redis.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createRedisClient } from '@switchyard/redis';
+import { malformedBodies, malformedRunPaths, type MalformedRequest } from './testing/malformed.js';
+import { startTestStack, TEST_API_KEY, type TestStack } from './testing/stack.js';
+
+let stack: TestStack;
+before(async () => {
+  stack = await startTestStack({ label: 'malformed', inProcessWorkers: false });
+});
+after(() => stack.close());
+
+interface Tally {
+  sent: number;
+  byStatus: Record<string, number>;
+  problems: string[];
+}
+
+async function send(url: string, request: MalformedRequest, headers: Record<string, string>, tally: Tally, method = 'POST'): Promise<void> {
+  const res = await fetch(url, { method, headers: { ...headers, ...request.headers }, body: request.body as BodyInit | undefined });
+  const text = await res.text();
+  tally.sent += 1;
+  tally.byStatus[res.status] = (tally.byStatus[res.status] ?? 0) + 1;
+  if (res.status < 400 || res.status >= 500) {
+    tally.problems.push(`${request.name} → ${res.status}: ${text.slice(0, 200)}`);
+    return;
+  }
+  let body: { error?: { code?: unknown; message?: unknown; details?: unknown } } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    tally.problems.push(`${request.name} → ${res.status} with a body that is not JSON: ${text.slice(0, 100)}`);
+    return;
+  }
+  const error = body.error;
+  const shaped = error && typeof error.code === 'string' && typeof error.message === 'string' && error.details !== null && typeof error.details === 'object';
+  if (!shaped) tally.problems.push(`${request.name} → ${res.status} without the error shape: ${text.slice(0, 200)}`);
+  if (text.length > 64 * 1024) tally.problems.push(`${request.name} → an error body of ${text.length} bytes`);
+}
+
+async function redisFootprint(): Promise<{ keys: number }> {
+  const redis = createRedisClient(stack.redisUrl);
+  let cursor = '0';
+  let keys = 0;
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${stack.prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    keys += found.length;
+  } while (cursor !== '0');
+  await redis.quit();
+  return { keys };
+}
+
+test('malformed bodies at every orchestrator endpoint answer 4xx with the error shape and write nothing', async () => {
+  const before = await redisFootprint();
+  const tally: Tally = { sent: 0, byStatus: {}, problems: [] };
+  const auth = { authorization: `Bearer ${TEST_API_KEY}` };
+  for (const path of ['/v1/stories', '/v1/batches', '/v1/aceflow/runs']) {
+    for (const request of malformedBodies()) await send(`${stack.api.url}${path}`, request, auth, tally);
+  }
+  for (const path of malformedRunPaths) {
+    for (const method of ['GET', 'DELETE']) await send(`${stack.api.url}${path}`, { name: `${method} ${path.slice(0, 60)}`, headers: {}, body: undefined }, auth, tally, method);
+  }
+  const afterwards = await redisFootprint();
+  process.stdout.write(`# orchestrator, malformed requests: ${JSON.stringify({ sent: tally.sent, by_status: tally.byStatus, redis_keys_before: before.keys, redis_keys_after: afterwards.keys })}\n`);
+  assert.deepEqual(tally.problems, []);
+  assert.ok(tally.sent >= 120);
+  assert.deepEqual(afterwards, before, 'nothing was written to Redis');
+});
+
+test('malformed bodies at every reference tool service answer 4xx with the error shape', async () => {
+  const tally: Tally = { sent: 0, byStatus: {}, problems: [] };
+  const auth = { authorization: `Bearer ${stack.toolConfig.apiKey ?? ''}` };
+  const tools = { search: 'search_relevant_information', outline: 'generate_structured_outline', writing: 'write_story_section', editing: 'polish_story' } as const;
+  for (const [key, tool] of Object.entries(tools)) {
+    const url = `${stack.tools.services[key as keyof typeof tools].url}/run/${tool}`;
+    for (const request of malformedBodies()) await send(url, request, auth, tally);
+  }
+  process.stdout.write(`# tool services, malformed requests: ${JSON.stringify({ sent: tally.sent, by_status: tally.byStatus })}\n`);
+  assert.deepEqual(tally.problems, []);
+  assert.ok(tally.sent >= 160);
+});
