@@ -22,7 +22,7 @@ interface Tally {
 }
 
 async function send(url: string, request: MalformedRequest, headers: Record<string, string>, tally: Tally, method = 'POST'): Promise<void> {
-  const res = await fetch(url, { method, headers: { ...headers, ...request.headers }, body: request.body as BodyInit | undefined });
+  const res = await fetch(url, { method, headers: { ...headers, ...request.headers }, body: request.body as RequestInit["body"] });
   const text = await res.text();
   tally.sent += 1;
   tally.byStatus[res.status] = (tally.byStatus[res.status] ?? 0) + 1;
