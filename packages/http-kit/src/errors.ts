@@ -69,8 +69,12 @@ export interface ErrorLogger {
 
 /** The single Express error middleware: HttpError, zod, body-parser and path-decoding errors, and the rest as 500. */
 export function errorMiddleware(logger: ErrorLogger): ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
-    if (res.headersSent) return next(error);
+  return (error: unknown, _req, res, _next) => {
+    // Answered already (a 503 from the unavailable guard, or a stream under way): just end it.
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
     if (error instanceof HttpError) {
       res.set(error.headers).status(error.status).json(errorBody(error.code, error.message, error.details));
       return;

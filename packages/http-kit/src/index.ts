@@ -6,3 +6,5 @@ export type { Listening } from './listen.js';
 export { localApiKey, configuredOrLocalKeys } from './local-key.js';
 export { jsonBody, findUnsafeJson, MAX_JSON_DEPTH } from './json-body.js';
 export type { JsonBodyOptions } from './json-body.js';
+export { unavailableGuard } from './unavailable.js';
+export type { UnavailableGuardOptions } from './unavailable.js';

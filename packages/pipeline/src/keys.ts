@@ -17,6 +17,8 @@ export interface RunKeys {
   activeRuns: string;
   /** The reconciler's lease: one worker process at a time sweeps. */
   reconcilerLease: string;
+  /** The retention janitor's lease, likewise. */
+  janitorLease: string;
   cancelChannel: string;
 }
 
@@ -32,6 +34,7 @@ export function runKeys(prefix: string): RunKeys {
     runIndex: `${prefix}:runs`,
     activeRuns: `${prefix}:runs:active`,
     reconcilerLease: `${prefix}:reconciler:lease`,
+    janitorLease: `${prefix}:janitor:lease`,
     cancelChannel: `${prefix}:cancel`,
   };
 }

@@ -17,10 +17,15 @@ export interface PipelineQueues {
 /**
  * @param options.connection an ioredis client (BullMQ shares it for non-blocking commands)
  * @param options.prefix BullMQ prefix; the run store uses the same one
+ * @param options.onError BullMQ's errors of these handles; without a listener BullMQ prints them
+ *   (default: ignored, since they are the shared connection's, reported where it is followed)
  */
-export function createPipelineQueues(options: { connection: Redis; prefix: string }): PipelineQueues {
+export function createPipelineQueues(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }): PipelineQueues {
   const flows = new FlowProducer({ connection: options.connection, prefix: options.prefix });
   const dispatch = new Queue<DispatchJob>(QUEUES.dispatch, { connection: options.connection, prefix: options.prefix });
+  const onError = options.onError ?? (() => undefined);
+  flows.on('error', onError);
+  dispatch.on('error', onError);
   return {
     flows,
     dispatch,

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
-import { runScripts, type RunScripts } from './stage-scripts.js';
+import { APPEND_EVENT_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
@@ -75,15 +75,19 @@ export class RunStore {
   readonly redis: Redis;
   readonly keys: RunKeys;
   readonly prefix: string;
-  readonly #retentionSeconds: number;
+  /** Seconds a finished run stays readable. */
+  readonly retentionSeconds: number;
   readonly #scripts: RunScripts;
   readonly #stageWrites: StageWrites;
+  /** Who numbers this store's appends and starts: unique per store, so per process. */
+  readonly #writer = randomUUID().replace(/-/g, '').slice(0, 12);
+  #seq = 0;
 
   constructor(options: RunStoreOptions) {
     this.redis = options.redis;
     this.prefix = options.prefix;
     this.keys = runKeys(options.prefix);
-    this.#retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
+    this.retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
     this.#scripts = runScripts(options.redis);
     this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now });
   }
@@ -186,6 +190,28 @@ export class RunStore {
     });
   }
 
+  /**
+   * Drops from the run index, in bounded steps, the runs created before `createdBefore` (ms)
+   * whose retention has passed (their hash is gone). Returns how many ids were dropped.
+   */
+  async pruneRunIndex(options: { createdBefore: number; maxIds: number }): Promise<number> {
+    let pruned = 0;
+    for (let offset = 0; offset < options.maxIds; ) {
+      const ids = await this.redis.zrangebyscore(this.keys.runIndex, '-inf', options.createdBefore, 'LIMIT', offset, 500);
+      if (ids.length === 0) break;
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.exists(this.keys.run(id));
+      const exists = ((await pipeline.exec()) ?? []).map(([, found]) => found === 1);
+      const gone = ids.filter((_, i) => !exists[i]);
+      if (gone.length > 0) await this.redis.zrem(this.keys.runIndex, ...gone);
+      pruned += gone.length;
+      // Removed ids no longer take places before the next page.
+      offset += ids.length - gone.length;
+      if (ids.length < 500) break;
+    }
+    return pruned;
+  }
+
   /** Drops runs that no longer exist (their retention passed) from the active set. */
   async forgetActiveRuns(runIds: readonly string[]): Promise<void> {
     if (runIds.length > 0) await this.redis.zrem(this.keys.activeRuns, ...runIds);
@@ -239,7 +265,7 @@ export class RunStore {
       options.error ? JSON.stringify(options.error) : '',
       options.result !== undefined ? JSON.stringify(options.result) : '',
       terminal ? '1' : '0',
-      String(this.#retentionSeconds),
+      String(this.retentionSeconds),
     )) as [number, string?];
     return { moved: reply[0] === 1, previous: (reply[1] as RunStatus | undefined) ?? null };
   }
@@ -255,7 +281,7 @@ export class RunStore {
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     if (options.batchId) keys.push(this.keys.batch(options.batchId));
-    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs }).reply) as string[];
+    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
     const readInputs = (values: string[]) => Object.fromEntries(inputs.map((name, i) => [name, values[i] ? (JSON.parse(values[i] as string) as unknown) : null]));
     switch (reply[0]) {
       case 'missing':
@@ -319,9 +345,14 @@ export class RunStore {
     return Object.fromEntries(Object.entries(hash).map(([stage, value]) => [stage, JSON.parse(value) as unknown]));
   }
 
-  /** Appends an event to the run's stream; its stream id is the event id clients resume from. */
-  async appendEvent<E extends RunEventName>(runId: string, type: E, data: RunEventData[E]): Promise<string> {
-    return (await this.redis.xadd(this.keys.events(runId), 'MAXLEN', '~', EVENT_STREAM_MAXLEN, '*', 'type', type, 'data', JSON.stringify(data))) as string;
+  /**
+   * Appends an event to the run's stream, once even if the command is resent after a reconnect
+   * (see APPEND_EVENT_SCRIPT); its stream id is the event id clients resume from. Resolves with
+   * that id, or null when the run no longer exists or the append had been applied already.
+   */
+  async appendEvent<E extends RunEventName>(runId: string, type: E, data: RunEventData[E]): Promise<string | null> {
+    const id = await this.redis.eval(APPEND_EVENT_SCRIPT, 2, this.keys.run(runId), this.keys.events(runId), EVENT_STREAM_MAXLEN, this.#writer, (this.#seq += 1), type, JSON.stringify(data));
+    return typeof id === 'string' ? id : null;
   }
 
   /** Tells every worker process to abort the run's calls in progress. */

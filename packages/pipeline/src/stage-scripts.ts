@@ -9,7 +9,9 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
  *
  * KEYS: per operation run, outputs, events, and for a start optionally the batch.
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete'), stage, key count, then
- *   for a start the input count and the input stage names, for a completion the output JSON.
+ *   for a start its operation id, the input count and the input stage names, for a completion
+ *   the output JSON. Both are idempotent: a start seen before (its id) and a completion of a
+ *   completed stage change nothing, so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
  *   start: {'missing'} | {'ended', status} | {'done', output, inputs...} | {'started', attempt, inputs...}
  *   complete: the run's number of completed stages
@@ -27,8 +29,8 @@ local function stage_event(k, stage, status, attempt)
   event(k, 'stage', '{"stage":"' .. stage .. '","status":"' .. status .. '","attempt":' .. attempt .. '}')
 end
 
-local function start(k, stage, wanted)
-  local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts')
+local function start(k, stage, op, wanted)
+  local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts', stage .. '.op')
   local status = run[1]
   if not status then return {'missing'} end
   if status == 'completed' or status == 'failed' or status == 'cancelled' then return {'ended', status} end
@@ -38,8 +40,10 @@ local function start(k, stage, wanted)
   end
   local done = redis.call('HGET', k[2], stage)
   if done then return inputs({'done', done}) end
+  -- The same start sent again (a command resent after a reconnect): answer it, change nothing.
+  if run[3] == op then return inputs({'started', run[2]}) end
   local attempt = (tonumber(run[2]) or 0) + 1
-  local fields = {stage .. '.status', 'running', stage .. '.attempts', attempt}
+  local fields = {stage .. '.status', 'running', stage .. '.attempts', attempt, stage .. '.op', op}
   if attempt == 1 then
     fields[#fields + 1] = stage .. '.started_at'
   else
@@ -62,12 +66,13 @@ local function start(k, stage, wanted)
 end
 
 local function complete(k, stage, output)
-  redis.call('HSET', k[2], stage, output)
   local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count')
+  -- Completed already (a command resent after a reconnect): its events are in the stream once.
+  if run[1] == 'completed' then return tonumber(run[3]) or 0 end
+  redis.call('HSET', k[2], stage, output)
   local attempt = tonumber(run[2]) or 0
   -- A counter on the run, so progress costs no pass over the other stages.
-  local completed = tonumber(run[3]) or 0
-  if run[1] ~= 'completed' then completed = completed + 1 end
+  local completed = (tonumber(run[3]) or 0) + 1
   local fields = {stage .. '.status', 'completed', stage .. '.finished_at', now, stage .. '.error', '', 'completed_stages', completed}
   if attempt == 0 then
     attempt = 1
@@ -94,10 +99,11 @@ while a <= #ARGV do
   key = key + nkeys
   local ok, reply
   if kind == 'start' then
+    local op = ARGV[a + 3]
     local wanted = {}
-    for i = 1, tonumber(ARGV[a + 3]) do wanted[i] = ARGV[a + 3 + i] end
-    a = a + 4 + #wanted
-    ok, reply = pcall(start, k, stage, wanted)
+    for i = 1, tonumber(ARGV[a + 4]) do wanted[i] = ARGV[a + 4 + i] end
+    a = a + 5 + #wanted
+    ok, reply = pcall(start, k, stage, op, wanted)
   else
     local output = ARGV[a + 3]
     a = a + 4
@@ -108,6 +114,22 @@ while a <= #ARGV do
   replies[#replies + 1] = reply
 end
 return replies
+`;
+
+/**
+ * One event appended at most once: each writer (a run store) numbers its appends, and the run
+ * keeps the highest number applied per writer (`ev.<writer>`), so a command resent after a
+ * reconnect is refused. Sent as EVAL, never EVALSHA: a script missing after a Redis restart makes
+ * EVALSHA fail and be sent again as EVAL, out of order with the appends after it.
+ * KEYS: run, events. ARGV: maxlen, writer, sequence, type, data. Returns the event id, or false.
+ */
+export const APPEND_EVENT_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local field = 'ev.' .. ARGV[2]
+local seq = tonumber(ARGV[3])
+if seq <= (tonumber(redis.call('HGET', KEYS[1], field)) or 0) then return false end
+redis.call('HSET', KEYS[1], field, seq)
+return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'type', ARGV[4], 'data', ARGV[5])
 `;
 
 export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;

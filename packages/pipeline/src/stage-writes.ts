@@ -14,6 +14,8 @@ export interface StageOperation {
   stage: string;
   /** Start: the stages whose outputs to return. */
   inputs?: readonly string[];
+  /** Start: an id of its own, so that the same start sent twice counts once. */
+  id?: string;
   /** Completion: the output as JSON. */
   output?: string;
 }
@@ -73,7 +75,7 @@ export class StageWrites {
     for (const { op } of batch) {
       keys.push(...op.keys);
       args.push(op.kind, op.stage, String(op.keys.length));
-      if (op.kind === 'start') args.push(String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
+      if (op.kind === 'start') args.push(op.id ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
       else args.push(op.output ?? 'null');
     }
     let pending: Promise<unknown>;

@@ -5,3 +5,6 @@ export type { LocalRedis } from './local-server.js';
 export { ensureRedisServer, findRedisServer, planRedisInstall, RedisUnavailableError } from './install.js';
 export type { HostFacts, InstallPlan } from './install.js';
 export { testRedis, uniquePrefix } from './testing.js';
+export { followRedis, redisUnavailable, reportRedisOutagesTo, isConnectionError, checkRedis } from './outages.js';
+export type { OutageLogger, RedisCheck } from './outages.js';
+export { RestartableRedis } from './restartable.js';

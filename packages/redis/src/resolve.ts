@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis, type RedisOptions } from 'ioredis';
 import { ensureRedisServer } from './install.js';
 import { startLocalRedis, type LocalRedis } from './local-server.js';
+import { followRedis } from './outages.js';
 
 /** Root of the repository: local state lives under its `.data/`. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -44,5 +45,5 @@ function defaultSearchPath(): string {
  * workers block on, so that is the default here; pass overrides for short-lived clients.
  */
 export function createRedisClient(url: string, overrides: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, ...overrides });
+  return followRedis(new Redis(url, { maxRetriesPerRequest: null, ...overrides }));
 }

@@ -5,13 +5,14 @@
 import path from 'node:path';
 import { configuredOrLocalKeys } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
-import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
+import { REPO_ROOT, resolveRedis, reportRedisOutagesTo } from '@switchyard/redis';
 import { loadEnv } from './env.js';
 import { configuredSuites } from './configured-suites.js';
 import { startBridgeHttp } from './http/serve.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel });
+reportRedisOutagesTo(logger);
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
 const configured = await configuredSuites(config, logger);

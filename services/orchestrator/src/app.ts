@@ -2,7 +2,8 @@
  * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape.
  */
 import express, { type Express } from 'express';
-import { apiKeyAuth, errorMiddleware, notFoundHandler } from '@switchyard/http-kit';
+import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { redisUnavailable } from '@switchyard/redis';
 import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
@@ -16,6 +17,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.use(healthRouter(deps));
   app.use('/v1', apiKeyAuth({ keys: deps.apiKeys }));
+  // Every /v1 route needs Redis: while it is unreachable they answer 503 within a second.
+  app.use('/v1', unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }));
   app.use(storiesRouter(deps));
   app.use(runsRouter(deps));
   app.use(batchesRouter(deps));

@@ -17,8 +17,9 @@ function fingerprint(body: unknown): string {
 /**
  * Returns the id to use: `freshId` when the key is new (or absent), the earlier id for a repeat.
  * @param options.scope keeps keys of different endpoints apart, e.g. "stories"
+ * @param options.retentionSeconds how long a finished run is kept: a key never outlives its run
  */
-export async function claimIdempotencyKey(options: { req: Request; redis: Redis; keyFor: (key: string) => string; scope: string; body: unknown; freshId: string }): Promise<{ id: string; repeated: boolean; release(): Promise<void> }> {
+export async function claimIdempotencyKey(options: { req: Request; redis: Redis; keyFor: (key: string) => string; scope: string; body: unknown; freshId: string; retentionSeconds: number }): Promise<{ id: string; repeated: boolean; release(): Promise<void> }> {
   const none = async () => undefined;
   const key = options.req.get('idempotency-key');
   if (key === undefined) return { id: options.freshId, repeated: false, release: none };
@@ -27,7 +28,7 @@ export async function claimIdempotencyKey(options: { req: Request; redis: Redis;
   }
   const redisKey = options.keyFor(`${options.scope}:${key}`);
   const print = fingerprint(options.body);
-  const claimed = await options.redis.set(redisKey, JSON.stringify({ print, id: options.freshId }), 'EX', TTL_SECONDS, 'NX');
+  const claimed = await options.redis.set(redisKey, JSON.stringify({ print, id: options.freshId }), 'EX', Math.min(TTL_SECONDS, options.retentionSeconds), 'NX');
   // A request that fails after claiming the key releases it, so a retry is not answered with nothing.
   if (claimed === 'OK') return { id: options.freshId, repeated: false, release: async () => void (await options.redis.del(redisKey)) };
   const earlier = JSON.parse((await options.redis.get(redisKey)) ?? '{}') as { print?: string; id?: string };

@@ -5,12 +5,13 @@
 import path from 'node:path';
 import { configuredOrLocalKeys } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
-import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
+import { REPO_ROOT, reportRedisOutagesTo, resolveRedis } from '@switchyard/redis';
 import { loadEnv } from './env.js';
 import { startOrchestrator } from './server.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'orchestrator', level: config.logLevel });
+reportRedisOutagesTo(logger);
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
 const running = await startOrchestrator({

@@ -6,7 +6,7 @@ import type { ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import { BatchStore, createPipelineQueues, RunStore } from '@switchyard/pipeline';
-import { createRedisClient } from '@switchyard/redis';
+import { checkRedis, createRedisClient } from '@switchyard/redis';
 import { createStoryToolClients } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import type { HealthReport } from './deps.js';
@@ -44,11 +44,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const streams = new SseStreams();
 
   const health = async (): Promise<HealthReport> => {
-    const started = performance.now();
-    const redisCheck = await redis.ping().then(
-      () => ({ healthy: true, latency_ms: performance.now() - started }),
-      (error: Error) => ({ healthy: false, latency_ms: performance.now() - started, error: error.message }),
-    );
+    const redisCheck = await checkRedis(redis);
     const entries = await Promise.all(
       Object.entries(clients).map(async ([key, client]) => {
         const result = await client.health();

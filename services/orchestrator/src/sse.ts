@@ -5,6 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
+import { followRedis } from '@switchyard/redis';
 import { EVENT_ID_PATTERN, readEvents, type StreamEvent } from '@switchyard/pipeline';
 
 /** Open streams, so a shutdown can end them. */
@@ -38,7 +39,7 @@ export async function streamEvents(req: Request, res: Response, options: StreamO
   res.write('retry: 2000\n\n');
   options.streams.add(res);
 
-  const reader = options.redis.duplicate();
+  const reader = followRedis(options.redis.duplicate());
   let open = true;
   res.on('close', () => {
     open = false;

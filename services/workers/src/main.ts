@@ -4,7 +4,7 @@
  */
 import { createLogger } from '@switchyard/logger';
 import { createAceflowEngine } from '@switchyard/aceflow';
-import { createRedisClient, resolveRedis, type RedisHandle } from '@switchyard/redis';
+import { createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
 import { createHttpStageWriter } from './aceflow/stage-writer.js';
 import { loadEnv } from './env.js';
 import { startWorkers, type RunningWorkers } from './start-workers.js';
@@ -12,6 +12,7 @@ import { createHttpStoryTools } from './story-tools.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
+reportRedisOutagesTo(logger);
 
 const started: { redis?: RedisHandle; workers?: RunningWorkers } = {};
 let stopping = false;

@@ -141,6 +141,8 @@ export class RunReconciler {
     let queue = this.#queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.#options.connection, prefix: this.#options.prefix });
+      // The shared connection's errors are reported where it is followed (see followRedis).
+      queue.on('error', () => undefined);
       this.#queues.set(name, queue);
     }
     return queue;

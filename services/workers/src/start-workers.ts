@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
 import { BatchStore, createPipelineQueues, QUEUES, RunStore, type QueueKey } from '@switchyard/pipeline';
-import { createRedisClient } from '@switchyard/redis';
+import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import type { AceflowEngine } from '@switchyard/aceflow';
 import { aceflowProcessor } from './aceflow/processor.js';
 import type { StageWriter } from './aceflow/stage-writer.js';
@@ -14,6 +14,7 @@ import { dispatchProcessor } from './dispatch.js';
 import { outlineProcessor, polishProcessor, searchProcessor, writeProcessor } from './processors.js';
 import { RunAborts } from './run-aborts.js';
 import { RunReconciler } from './reconciler.js';
+import { RetentionJanitor } from './retention.js';
 import type { QueueSettings } from './env.js';
 import type { StageBudget } from './stage-budget.js';
 import type { StoryTools } from './story-tools.js';
@@ -32,6 +33,8 @@ export interface StartWorkersOptions {
   stalledIntervalMs?: number;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
+  /** Ms between passes of the retention janitor (default 60000). */
+  retentionPassMs?: number;
   /** Ms between the reconciler's sweeps for stranded runs (default twice the stalled interval). */
   reconcileIntervalMs?: number;
   /** When a failing stage gives up (default DEFAULT_STAGE_BUDGET: 3 attempts, 10 min of breaker waits). */
@@ -78,12 +81,17 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       // A job whose worker died is handed on; twice in a row suggests the job kills workers.
       maxStalledCount: 2,
     });
-    worker.on('error', (err) => options.logger.error({ err, queue: QUEUES[key] }, 'worker error'));
+    // A lost connection is said once per outage (see reportRedisOutagesTo), not by every worker at every retry.
+    worker.on('error', (err) => {
+      if (!isConnectionError(err)) options.logger.error({ err, queue: QUEUES[key] }, 'worker error');
+    });
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
   reconciler.start();
+  const janitor = new RetentionJanitor({ store, connection, prefix, logger: options.logger, ...(options.retentionPassMs ? { intervalMs: options.retentionPassMs } : {}) });
+  janitor.start();
 
   return {
     workers,
@@ -93,6 +101,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       // Past the grace period the active jobs are dropped unfinished; their locks lapse and another worker takes them.
       if (!inTime) await Promise.all(workers.map((w) => w.close(true)));
       await reconciler.stop();
+      await janitor.stop();
       await aborts.close();
       await queues.close();
       await options.tools.close?.();

@@ -7,7 +7,8 @@
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
-import { errorMiddleware, HttpError, jsonBody, notFoundHandler, presentedKey } from '@switchyard/http-kit';
+import { errorMiddleware, HttpError, jsonBody, notFoundHandler, presentedKey, unavailableGuard } from '@switchyard/http-kit';
+import { checkRedis, redisUnavailable } from '@switchyard/redis';
 import type { Logger } from '@switchyard/logger';
 import type { ToolRegistry } from '../registry.js';
 import { forward } from './forward.js';
@@ -76,8 +77,8 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
   const app = express();
   app.disable('x-powered-by');
   app.get('/health', async (_req, res) => {
-    const redis = await options.redis.ping().then(() => true, () => false);
-    res.status(redis ? 200 : 503).json({ status: redis ? 'healthy' : 'degraded', redis: { healthy: redis }, sessions: sessions.size, tools: options.tools.size });
+    const redis = await checkRedis(options.redis);
+    res.status(redis.healthy ? 200 : 503).json({ status: redis.healthy ? 'healthy' : 'degraded', redis, sessions: sessions.size, tools: options.tools.size });
   });
   if (oauth) {
     const metadata = (req: Request) => ({ resource: `${baseUrl(req)}/mcp`, authorization_servers: oauth, bearer_methods_supported: ['header'], resource_name: 'Switchyard MCP bridge' });
@@ -86,6 +87,8 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
 
   app.use('/mcp', originGuard(options.allowedOrigins ?? []));
   app.use('/mcp', bearerAuth({ keys: options.apiKeys, ...(oauth ? { resourceMetadataUrl: (req: Request) => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp` } : {}) }));
+  // Sessions, their events and tasks live in Redis: while it is unreachable /mcp answers 503 within a second.
+  app.use('/mcp', unavailableGuard({ unavailable: () => redisUnavailable(options.redis) }));
   app.use('/mcp', jsonBody({ limit: '4mb' }), parseErrors);
   app.all('/mcp', async (req, res) => {
     const token = presentedKey(req) as string; // the auth guard let the request through

@@ -36,7 +36,7 @@ export function aceflowRouter(deps: AppDeps): Router {
       if (error instanceof AceflowRangeError) throw invalid(error.message);
       throw error;
     }
-    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'aceflow', body: request, freshId: newRunId() });
+    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'aceflow', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     if (!claim.repeated) {
       try {
         await startAceflowRun(deps, { request, runId: claim.id });

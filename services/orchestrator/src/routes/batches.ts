@@ -29,7 +29,7 @@ export function batchesRouter(deps: AppDeps): Router {
   router.post('/v1/batches', jsonBody('20mb'), async (req, res) => {
     const body = BatchRequest.parse(req.body);
     const requests = batchStoryRequests(body);
-    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'batches', body, freshId: newBatchId() });
+    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'batches', body, freshId: newBatchId(), retentionSeconds: deps.store.retentionSeconds });
     let batchId = claim.id;
     let runIds: string[];
     if (claim.repeated) {

@@ -37,6 +37,8 @@ export interface TestStack {
 
 export interface TestStackOptions {
   label: string;
+  /** A Redis of the test's own (default: the test run's shared one). */
+  redisUrl?: string;
   faults?: Partial<FaultKnobs>;
   author?: StoryAuthor;
   /** Start workers in this process (default true). */
@@ -55,7 +57,7 @@ export interface TestStackOptions {
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
-  const redis = await testRedis();
+  const redis = options.redisUrl ? { url: options.redisUrl } : await testRedis();
   const prefix = uniquePrefix(options.label);
   const logger = createLogger({ name: 'test', level: 'silent' });
   const tools = await startToolServices({ author: options.author ?? createOfflineAuthor(), logger, apiKeys: [TOOL_KEY], faults: options.faults });

@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES } from '@switchyard/contracts';
 import { findRun, readEvents, type RunRecord, type RunStore } from '@switchyard/pipeline';
+import { followRedis } from '@switchyard/redis';
 
 export interface RunProgress {
   /** 0–100, strictly growing from one report to the next. */
@@ -34,7 +35,7 @@ export async function waitForRun(deps: { store: RunStore; redis: Redis }, option
   const reporter = progressReporter(options.onProgress);
   await reporter.report(run.progress, `${run.status}: ${describeStages(run)}`);
   const deadline = Date.now() + options.timeoutMs;
-  const reader = deps.redis.duplicate();
+  const reader = followRedis(deps.redis.duplicate());
   // A failure shows in the pending read; the connection's own error events would only be noise.
   reader.on('error', () => undefined);
   const stop = () => reader.disconnect();

@@ -1,0 +1,85 @@
+/**
+ * What a run leaves after its retention: nothing. The run's own keys (hash, events, outputs) and
+ * its batch's expire by themselves (the transition script sets their TTL when the run ends), and
+ * idempotency keys never outlive the run; this janitor removes the rest, which nothing would
+ * otherwise remove while nobody lists runs: the run index's ids of expired runs, and the BullMQ
+ * jobs (completed or failed) older than the retention, by BullMQ's own `clean`. Each step is
+ * bounded, so a large backlog is worked off over several passes.
+ *
+ * Like the reconciler, every worker process runs one and a lease in Redis lets one pass at a time.
+ */
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@switchyard/logger';
+import { QUEUES, type RunStore } from '@switchyard/pipeline';
+
+export interface RetentionJanitorOptions {
+  store: RunStore;
+  connection: Redis;
+  prefix: string;
+  logger: Logger;
+  /** Ms between passes (default 60000). */
+  intervalMs?: number;
+  /** Ids and jobs removed per step of a pass, at most (default 1000). */
+  batchSize?: number;
+}
+
+export interface JanitorReport {
+  index_ids_pruned: number;
+  jobs_removed: number;
+}
+
+export class RetentionJanitor {
+  readonly #options: Required<RetentionJanitorOptions>;
+  readonly #holder = randomUUID();
+  readonly #queues: Queue[];
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+
+  constructor(options: RetentionJanitorOptions) {
+    this.#options = { intervalMs: 60_000, batchSize: 1000, ...options };
+    this.#queues = Object.values(QUEUES).map((name) => {
+      const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+      queue.on('error', () => undefined); // the shared connection's errors are reported where it is followed
+      return queue;
+    });
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => {
+      if (this.#running) return;
+      this.#running = this.passIfLeased()
+        .catch((error: unknown) => this.#options.logger.warn({ err: error }, 'the retention pass failed; it tries again next time'))
+        .finally(() => (this.#running = undefined));
+    }, this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running;
+    await Promise.all(this.#queues.map((q) => q.close()));
+  }
+
+  async passIfLeased(): Promise<JanitorReport | null> {
+    const { connection, store, intervalMs } = this.#options;
+    const key = store.keys.janitorLease;
+    const taken = await connection.set(key, this.#holder, 'PX', intervalMs * 2, 'NX');
+    if (taken !== 'OK' && (await connection.get(key)) !== this.#holder) return null;
+    await connection.pexpire(key, intervalMs * 2);
+    return this.pass();
+  }
+
+  /** One bounded pass: prune the run index, then clean each queue's finished jobs. */
+  async pass(): Promise<JanitorReport> {
+    const { store, batchSize } = this.#options;
+    const retentionMs = store.retentionSeconds * 1000;
+    const indexIdsPruned = await store.pruneRunIndex({ createdBefore: Date.now() - retentionMs, maxIds: batchSize * 10 });
+    let jobsRemoved = 0;
+    for (const queue of this.#queues) {
+      for (const type of ['completed', 'failed'] as const) jobsRemoved += (await queue.clean(retentionMs, batchSize, type)).length;
+    }
+    return { index_ids_pruned: indexIdsPruned, jobs_removed: jobsRemoved };
+  }
+}
