@@ -6,6 +6,12 @@ import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { AceflowRunRequest, AceflowStageId, SectionName, SectionOutline, StoryRequest, type SearchOutput, type OutlineOutput, type WriteSectionOutput, type PolishOutput } from '@switchyard/contracts';
 
+/**
+ * Length of BullMQ's own event stream per queue (its default is 10,000). Nothing here reads those
+ * streams (runs have their own events); a thousand is enough to look into a queue by hand.
+ */
+export const BULLMQ_EVENTS_MAXLEN = 1000;
+
 /** One queue per stage, so each scales and is rate-limited on its own. */
 export const QUEUES = {
   search: 'story-search',

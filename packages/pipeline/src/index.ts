@@ -12,6 +12,7 @@ export {
   AceflowStageJob,
   STAGE_JOB_OPTIONS,
   MAX_STAGE_ATTEMPTS,
+  BULLMQ_EVENTS_MAXLEN,
   stageQueue,
   dispatchJobId,
   JOB_CATALOG,

@@ -4,7 +4,7 @@
  */
 import { FlowProducer, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { dispatchJobId, JOB_CATALOG, QUEUES, type DispatchJob } from './catalog.js';
+import { BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, QUEUES, type DispatchJob } from './catalog.js';
 
 export interface PipelineQueues {
   flows: FlowProducer;
@@ -22,7 +22,7 @@ export interface PipelineQueues {
  */
 export function createPipelineQueues(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }): PipelineQueues {
   const flows = new FlowProducer({ connection: options.connection, prefix: options.prefix });
-  const dispatch = new Queue<DispatchJob>(QUEUES.dispatch, { connection: options.connection, prefix: options.prefix });
+  const dispatch = new Queue<DispatchJob>(QUEUES.dispatch, { connection: options.connection, prefix: options.prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } } });
   const onError = options.onError ?? (() => undefined);
   flows.on('error', onError);
   dispatch.on('error', onError);

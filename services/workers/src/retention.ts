@@ -6,13 +6,14 @@
  * jobs (completed or failed) older than the retention, by BullMQ's own `clean`. Each step is
  * bounded, so a large backlog is worked off over several passes.
  *
- * Like the reconciler, every worker process runs one and a lease in Redis lets one pass at a time.
+ * It also caps BullMQ's own event stream of each queue (BULLMQ_EVENTS_MAXLEN), which is trimmed
+ * by length, not age. Like the reconciler, every worker process runs one and a lease in Redis lets one pass at a time.
  */
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/logger';
-import { QUEUES, type RunStore } from '@switchyard/pipeline';
+import { BULLMQ_EVENTS_MAXLEN, QUEUES, type RunStore } from '@switchyard/pipeline';
 
 export interface RetentionJanitorOptions {
   store: RunStore;
@@ -40,7 +41,8 @@ export class RetentionJanitor {
   constructor(options: RetentionJanitorOptions) {
     this.#options = { intervalMs: 60_000, batchSize: 1000, ...options };
     this.#queues = Object.values(QUEUES).map((name) => {
-      const queue = new Queue(name, { connection: options.connection, prefix: options.prefix });
+      // Made with every worker process, so each queue's event stream is capped from the start.
+      const queue = new Queue(name, { connection: options.connection, prefix: options.prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } } });
       queue.on('error', () => undefined); // the shared connection's errors are reported where it is followed
       return queue;
     });

@@ -50,6 +50,9 @@ export interface TestStackOptions {
   lockDurationMs?: number;
   /** The tool clients' breakers (default: the client's). */
   breaker?: Partial<BreakerOptions>;
+  /** Seconds a finished run is kept (default 7 days), and ms between retention passes (default 60000). */
+  retentionSeconds?: number;
+  retentionPassMs?: number;
   /** When failing stages give up (default: the workers'). */
   budget?: StageBudget;
   /** AceFlow loop bounds for the in-process workers (defaults 2 and 2). */
@@ -84,6 +87,8 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
             ...(options.breaker ? { breaker: options.breaker } : {}),
           }),
           ...(options.budget ? { budget: options.budget } : {}),
+          ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}),
+          ...(options.retentionPassMs ? { retentionPassMs: options.retentionPassMs } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
           stalledIntervalMs: 1000,
           aceflow: {
@@ -92,7 +97,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
             ...options.aceflow,
           },
         });
-  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000 });
+  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000, ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}) });
 
   const request = (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);

@@ -1,0 +1,79 @@
+/**
+ * After RUN_RETENTION_S a run leaves nothing behind: its hash, events, outputs, idempotency key,
+ * run index entry, batch keys and BullMQ jobs are all gone, and Redis is back to what it held.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createRedisClient } from '@switchyard/redis';
+import { readSse } from './testing/events.js';
+import { startTestStack, type TestStack } from './testing/stack.js';
+
+const RETENTION_S = 2;
+let stack: TestStack;
+before(async () => {
+  stack = await startTestStack({ label: 'retention', retentionSeconds: RETENTION_S, retentionPassMs: 300 });
+});
+after(() => stack.close());
+
+/** BullMQ's own event stream of each queue: bounded by its length (see BULLMQ_EVENTS_MAXLEN), not by age. */
+const isQueueEventStream = (key: string) => /:(story-[a-z]+|run-dispatch|aceflow-stage):events$/.test(key);
+
+async function footprint(): Promise<{ keys: string[]; bytes: number; queueEventBytes: number }> {
+  const redis = createRedisClient(stack.redisUrl);
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${stack.prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== '0');
+  let bytes = 0;
+  let queueEventBytes = 0;
+  for (const key of keys) {
+    const size = (await redis.memory('USAGE', key)) ?? 0;
+    if (isQueueEventStream(key)) queueEventBytes += size;
+    else bytes += size;
+  }
+  await redis.quit();
+  return { keys: keys.filter((k) => !k.endsWith(':lease')).sort(), bytes, queueEventBytes };
+}
+
+async function runBatch(size: number, key: string): Promise<void> {
+  const items = Array.from({ length: size }, (_, i) => ({ topic: `a tide that goes out ${key} ${i}` }));
+  const created = await stack.json<{ batch_id: string }>('/v1/batches', { method: 'POST', headers: { 'Idempotency-Key': key }, body: JSON.stringify({ items }) });
+  assert.equal(created.status, 202);
+  await readSse(await stack.request(`/v1/batches/${created.body.batch_id}/events`), (e) => e.event === 'done');
+}
+
+async function settled(expected: string[], timeoutMs: number): Promise<{ keys: string[]; bytes: number; queueEventBytes: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await footprint();
+    if (JSON.stringify(now.keys) === JSON.stringify(expected) || Date.now() > deadline) return now;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('after its retention a batch leaves Redis with the keys it had before, and about the bytes', async () => {
+  // A first batch makes the queues' own keys (meta, event streams) that stay with any deployment.
+  await runBatch(2, 'warm-up');
+  const empty = await footprint();
+  const before = await settled(empty.keys.filter((k) => !k.includes(':run:') && !k.includes(':batch:') && !k.includes(':idem:')), RETENTION_S * 1000 + 15_000);
+
+  await runBatch(10, 'measured');
+  const during = await footprint();
+  const afterwards = await settled(before.keys, RETENTION_S * 1000 + 15_000);
+  const figures = {
+    keys_before: before.keys.length,
+    bytes_before: before.bytes,
+    keys_during: during.keys.length,
+    bytes_during: during.bytes,
+    keys_after: afterwards.keys.length,
+    bytes_after: afterwards.bytes,
+    queue_event_stream_bytes: { before: before.queueEventBytes, after: afterwards.queueEventBytes },
+  };
+  process.stdout.write(`# retention: ${JSON.stringify(figures)}\n`);
+  assert.deepEqual(afterwards.keys, before.keys, 'every key the batch made is gone');
+  assert.ok(during.keys.length > before.keys.length + 10, 'the batch really made keys');
+  assert.ok(Math.abs(afterwards.bytes - before.bytes) <= 1024, `bytes back to where they were: ${afterwards.bytes} after, ${before.bytes} before`);
+});
