@@ -24,10 +24,11 @@ export interface Child {
   closed: Promise<void>;
 }
 
-export function startService(options: { name: string; entry: string; env: Record<string, string>; tier: number }): Child {
+/** @param options.appendLog keep the log of an earlier process of the same name (a restart) */
+export function startService(options: { name: string; entry: string; env: Record<string, string>; tier: number; appendLog?: boolean }): Child {
   mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `${options.name}.log`);
-  const log = createWriteStream(logFile);
+  const log = createWriteStream(logFile, { flags: options.appendLog ? 'a' : 'w' });
   const inherited = Object.fromEntries(BASE_ENV.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, path.join(REPO_ROOT, options.entry)], {
     cwd: REPO_ROOT,
@@ -77,6 +78,34 @@ export class Children {
       if (!this.#stopping) this.#onUnexpectedExit?.(child, code, signal);
     });
     return child;
+  }
+
+  /**
+   * Adds a child that is started again when it dies on its own, after a backoff that doubles
+   * from `baseDelayMs` (default 1000) to 30 s while it keeps dying and starts over once it has
+   * lived a minute. `onRestart` is told each time, before the wait.
+   */
+  addRestartable(options: { start: (restarted: boolean) => Child; onRestart: (notice: { dead: Child; code: number | null; signal: string | null; delayMs: number }) => void; baseDelayMs?: number }): Child {
+    const base = options.baseDelayMs ?? 1000;
+    let failures = 0;
+    const follow = (child: Child) => {
+      const startedAt = Date.now();
+      this.all.push(child);
+      child.process.once('exit', (code, signal) => {
+        if (this.#stopping) return;
+        failures = Date.now() - startedAt > 60_000 ? 0 : failures + 1;
+        const delayMs = Math.min(30_000, base * 2 ** Math.max(0, failures - 1));
+        options.onRestart({ dead: child, code, signal, delayMs });
+        setTimeout(() => {
+          if (this.#stopping) return;
+          this.all.splice(this.all.indexOf(child), 1);
+          follow(options.start(true));
+        }, delayMs).unref();
+      });
+    };
+    const first = options.start(false);
+    follow(first);
+    return first;
   }
 
   /** From now on, a child that exits before stopAll() is reported here. */

@@ -66,8 +66,12 @@ export async function startStack(options: {
   const orchestrator = children.add(
     startService({ name: 'orchestrator', entry: 'services/orchestrator/src/main.ts', tier: 1, env: { ...common, PORT: String(port), API_KEYS: env.API_KEYS || apiKey } }),
   );
+  // The system is built to survive a lost worker: one that dies is started again, not the end of the stack.
   const workers = Array.from({ length: options.workers }, (_, i) =>
-    children.add(startService({ name: `worker-${i + 1}`, entry: 'services/workers/src/main.ts', tier: 1, env: common })),
+    children.addRestartable({
+      start: (restarted) => startService({ name: `worker-${i + 1}`, entry: 'services/workers/src/main.ts', tier: 1, env: common, appendLog: restarted }),
+      onRestart: ({ dead, code, signal, delayMs }) => options.say(`${dead.name} stopped on its own (${code ?? signal}); starting it again in ${(delayMs / 1000).toFixed(1)} s (log: .data/logs/${dead.name}.log)`),
+    }),
   );
   const apiUrl = `http://127.0.0.1:${port}`;
   const [, ready] = await Promise.all([

@@ -8,7 +8,7 @@ import { DEFAULT_POLL, pollTask, readSubmission, resolvePollUrl, type PollOption
 import { abortable, classifyFailure, ensureOk, readJson, withinAttempt, type AttemptScope } from './attempt.js';
 import { DEFAULT_BREAKER, ServiceBreaker, type BreakerOptions, type BreakerState } from './breaker.js';
 import { ToolCatalog } from './catalog.js';
-import { ToolUnavailableError } from './errors.js';
+import { keyRefusedMessage, ToolUnavailableError } from './errors.js';
 import { checkOutput, unwrapRunReply } from './results.js';
 import { DEFAULT_RETRY, withRetries, type RetryNotice, type RetryOptions } from './retry.js';
 import { streamOnce } from './stream-call.js';
@@ -64,6 +64,8 @@ export interface HealthResult {
   latencyMs: number;
   report?: HealthReport | undefined;
   error?: string | undefined;
+  /** The service is up but refuses the configured key (401/403 on `GET /tools`). */
+  keyRefused?: boolean;
 }
 
 export class ToolServiceClient {
@@ -120,17 +122,28 @@ export class ToolServiceClient {
     }
   }
 
-  /** `GET /health` with a 5 s timeout; never throws. */
+  /**
+   * `GET /health` with a 5 s timeout, then, when healthy, `GET /tools` with the key: a service
+   * that is up but refuses the key is reported as such, naming the configuration. Never throws.
+   */
   async health(): Promise<HealthResult> {
     const started = performance.now();
     try {
       const res = await this.#fetch(`${this.#baseUrl}/health`, { headers: this.#headers, signal: AbortSignal.timeout(5000) });
       const body: unknown = await res.json().catch(() => undefined);
       const report = HealthReport.safeParse(body);
-      return { healthy: res.ok, latencyMs: performance.now() - started, report: report.success ? report.data : undefined, error: res.ok ? undefined : `HTTP ${res.status}` };
+      const refused = res.ok ? await this.#keyRefused() : undefined;
+      return { healthy: res.ok && !refused, latencyMs: performance.now() - started, report: report.success ? report.data : undefined, error: refused ?? (res.ok ? undefined : `HTTP ${res.status}`), keyRefused: Boolean(refused) };
     } catch (error) {
       return { healthy: false, latencyMs: performance.now() - started, error: error instanceof Error ? error.message : String(error) };
     }
+  }
+
+  /** The refusal of the key by `GET /tools`, as a message, or undefined when the key is taken. */
+  async #keyRefused(): Promise<string | undefined> {
+    const res = await this.#fetch(`${this.#baseUrl}/tools`, { headers: this.#headers, signal: AbortSignal.timeout(5000) });
+    await res.body?.cancel();
+    return res.status === 401 || res.status === 403 ? keyRefusedMessage(this.service, res.status) : undefined;
   }
 
   #dispatch(scope: AttemptScope & { tool: string }, options: ToolCallOptions): Promise<unknown> {

@@ -137,6 +137,10 @@ export class ToolDeadlineError extends ToolCallError {
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 
+/** What to say when a service refuses the key: the configuration to fix, not just the status. */
+export const keyRefusedMessage = (service: string, status: number) =>
+  `${service} refused the API key (HTTP ${status}): check TOOL_SERVICE_API_KEY (and ${service.toUpperCase()}_SERVICE_URL)`;
+
 /** Maps a non-2xx reply to its typed error, keeping the service's own code and message. */
 export function errorFromStatus(options: {
   status: number;
@@ -155,6 +159,7 @@ export function errorFromStatus(options: {
     details: detail?.details,
   };
   if (RETRYABLE_STATUS.has(options.status) || options.status >= 500) return new ToolUnavailableError({ ...fields, retryAfterMs: options.retryAfterMs });
+  if (options.status === 401 || options.status === 403) return new ToolRejectedError({ ...fields, code: 'tool_auth_refused', message: keyRefusedMessage(options.service, options.status), details: { service_code: fields.code, service_message: fields.message } });
   return new ToolRejectedError(fields);
 }
 

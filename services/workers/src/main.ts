@@ -7,6 +7,7 @@ import { createAceflowEngine } from '@switchyard/aceflow';
 import { createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
 import { createHttpStageWriter } from './aceflow/stage-writer.js';
 import { loadEnv } from './env.js';
+import { reportToolAccess } from './tool-access.js';
 import { startWorkers, type RunningWorkers } from './start-workers.js';
 import { createHttpStoryTools } from './story-tools.js';
 
@@ -54,3 +55,4 @@ started.workers = await startWorkers({
   reconcileIntervalMs: config.reconcileIntervalMs,
 });
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');
+void reportToolAccess(tools.clients, logger);

@@ -18,8 +18,11 @@ export class WorkerProcesses {
     this.#stack = stack;
   }
 
-  /** Starts a worker with a short lock (2 s) and stalled interval (0.5 s), and `extraEnv` on top. */
-  start(extraEnv: Record<string, string> = {}): ChildProcess {
+  /**
+   * Starts a worker with a short lock (2 s) and stalled interval (0.5 s), and `extraEnv` on top.
+   * @param pipeOutput read its output on `child.stdout` (default: ignored)
+   */
+  start(extraEnv: Record<string, string> = {}, pipeOutput = false): ChildProcess {
     const stack = this.#stack();
     const services = stack.toolConfig.services;
     const child = spawn(process.execPath, ['--import', 'tsx', workerMain], {
@@ -37,7 +40,7 @@ export class WorkerProcesses {
         TOOL_SERVICE_API_KEY: stack.toolConfig.apiKey ?? '',
         ...extraEnv,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', pipeOutput ? 'pipe' : 'ignore', 'inherit'],
     });
     this.children.push(child);
     return child;
