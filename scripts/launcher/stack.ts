@@ -11,7 +11,7 @@ import { waitForWorkers } from './workers-ready.js';
 
 const SERVICES = ['SEARCH', 'OUTLINE', 'WRITING', 'EDITING'] as const;
 /** Variables handed through to the children when set, so every documented knob works from here. */
-const PASS_THROUGH = /^(QUEUE_PREFIX|RUN_RETENTION_S|WORKER_CONCURRENCY|LOCK_DURATION_MS|STALLED_INTERVAL_MS|SHUTDOWN_GRACE_MS|HOST|\w+_SERVICE_(MODE|TIMEOUT_MS)|\w+_QUEUE_(CONCURRENCY|RATE)|LLM_\w+|FAULT_\w+)$/;
+const PASS_THROUGH = /^(QUEUE_PREFIX|RUN_RETENTION_S|WORKER_CONCURRENCY|LOCK_DURATION_MS|STALLED_INTERVAL_MS|RECONCILE_INTERVAL_MS|STAGE_MAX_\w+|SHUTDOWN_GRACE_MS|HOST|\w+_SERVICE_(MODE|TIMEOUT_MS)|\w+_QUEUE_(CONCURRENCY|RATE)|LLM_\w+|FAULT_\w+)$/;
 
 export interface Stack {
   apiUrl: string;
