@@ -47,10 +47,16 @@ export async function startChaosStack(options: { redis: RestartableRedis; scenar
     toolServices,
     toolKey,
     workers: () => children.all.filter((c) => c.name.startsWith('worker-') && c.process.exitCode === null && c.process.signalCode === null),
+    /** POSTs as a careful client does: a 503 is tried again after its Retry-After, for up to 30 s. */
     async post<T>(path: string, body: unknown) {
-      const res = await fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-      if (res.status !== 202) throw new Error(`POST ${path}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
-      return (await res.json()) as T;
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const res = await fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+        if (res.status === 202) return (await res.json()) as T;
+        const text = await res.text();
+        if (res.status !== 503 || Date.now() > deadline) throw new Error(`POST ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+        await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? '1') * 1000));
+      }
     },
     async get<T>(path: string) {
       const res = await fetch(`${stack.apiUrl}${path}`, { headers, signal: AbortSignal.timeout(30_000) });

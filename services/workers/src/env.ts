@@ -35,6 +35,8 @@ export const WorkersEnv = z.object({
   /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
   LOCK_DURATION_MS: positiveInt(600_000).default(30_000),
   STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
+  /** How often the retention janitor prunes the run index and cleans finished jobs. */
+  RETENTION_PASS_MS: positiveInt(3_600_000).default(60_000),
   /** How often runs left without a live job are looked for; default twice STALLED_INTERVAL_MS. */
   RECONCILE_INTERVAL_MS: positiveInt(3_600_000).optional(),
   /** Attempts a stage may spend on real failed calls before its run fails (see stage-budget.ts). */
@@ -64,6 +66,7 @@ export interface WorkersConfig {
   lockDurationMs: number;
   stalledIntervalMs: number;
   reconcileIntervalMs: number;
+  retentionPassMs: number;
   shutdownGraceMs: number;
   retentionSeconds: number;
   budget: StageBudget;
@@ -83,6 +86,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     lockDurationMs: env.LOCK_DURATION_MS,
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS ?? 2 * env.STALLED_INTERVAL_MS,
+    retentionPassMs: env.RETENTION_PASS_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },

@@ -53,6 +53,7 @@ started.workers = await startWorkers({
   retentionSeconds: config.retentionSeconds,
   budget: config.budget,
   reconcileIntervalMs: config.reconcileIntervalMs,
+  retentionPassMs: config.retentionPassMs,
 });
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');
 void reportToolAccess(tools.clients, logger);
