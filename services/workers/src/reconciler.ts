@@ -12,13 +12,13 @@
  * have moved between two reads) and then failed through the transition script, which ends a run
  * once whoever else tries.
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
 import { dispatchJobId, jobId, QUEUES, stageQueue, type ActiveRun, type RunStore } from '@switchyard/pipeline';
+import { LeasedInterval } from './leased-interval.js';
 
 export interface ReconcilerOptions {
   store: RunStore;
@@ -46,40 +46,32 @@ export interface SweepReport {
 export class RunReconciler {
   readonly #options: Required<Omit<ReconcilerOptions, 'graceMs'>> & { graceMs: number };
   readonly #queues = new Map<string, Queue>();
-  readonly #holder = randomUUID();
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<unknown> | undefined;
+  readonly #interval: LeasedInterval<SweepReport>;
 
   constructor(options: ReconcilerOptions) {
     const intervalMs = options.intervalMs ?? 30_000;
     this.#options = { recheckMs: 1000, ...options, intervalMs, graceMs: options.graceMs ?? intervalMs };
+    this.#interval = new LeasedInterval({
+      connection: options.connection,
+      key: options.store.keys.reconcilerLease,
+      intervalMs,
+      pass: () => this.sweep(),
+      onError: (error) => options.logger.warn({ err: error }, 'the run reconciler\'s sweep failed; it tries again next time'),
+    });
   }
 
   start(): void {
-    this.#timer = setInterval(() => {
-      if (this.#sweeping) return;
-      this.#sweeping = this.sweepIfLeased()
-        .catch((error: unknown) => this.#options.logger.warn({ err: error }, 'the run reconciler\'s sweep failed; it tries again next time'))
-        .finally(() => (this.#sweeping = undefined));
-    }, this.#options.intervalMs);
-    this.#timer.unref();
+    this.#interval.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#sweeping;
+    await this.#interval.stop();
     await Promise.all([...this.#queues.values()].map((q) => q.close()));
   }
 
   /** Sweeps when this process holds (or takes) the lease; null when another process does. */
-  async sweepIfLeased(): Promise<SweepReport | null> {
-    const { connection, store, intervalMs } = this.#options;
-    const key = store.keys.reconcilerLease;
-    // Held for two intervals, so a holder that died frees it within two sweeps.
-    const taken = await connection.set(key, this.#holder, 'PX', intervalMs * 2, 'NX');
-    if (taken !== 'OK' && (await connection.get(key)) !== this.#holder) return null;
-    await connection.pexpire(key, intervalMs * 2);
-    return this.sweep();
+  sweepIfLeased(): Promise<SweepReport | null> {
+    return this.#interval.passIfLeased();
   }
 
   /** One pass over the runs not yet ended; fails those without a live job. */

@@ -9,11 +9,11 @@
  * It also caps BullMQ's own event stream of each queue (BULLMQ_EVENTS_MAXLEN), which is trimmed
  * by length, not age. Like the reconciler, every worker process runs one and a lease in Redis lets one pass at a time.
  */
-import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/logger';
 import { BULLMQ_EVENTS_MAXLEN, QUEUES, type RunStore } from '@switchyard/pipeline';
+import { LeasedInterval } from './leased-interval.js';
 
 export interface RetentionJanitorOptions {
   store: RunStore;
@@ -33,10 +33,8 @@ export interface JanitorReport {
 
 export class RetentionJanitor {
   readonly #options: Required<RetentionJanitorOptions>;
-  readonly #holder = randomUUID();
   readonly #queues: Queue[];
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #interval: LeasedInterval<JanitorReport>;
 
   constructor(options: RetentionJanitorOptions) {
     this.#options = { intervalMs: 60_000, batchSize: 1000, ...options };
@@ -46,31 +44,22 @@ export class RetentionJanitor {
       queue.on('error', () => undefined); // the shared connection's errors are reported where it is followed
       return queue;
     });
+    this.#interval = new LeasedInterval({
+      connection: options.connection,
+      key: options.store.keys.janitorLease,
+      intervalMs: this.#options.intervalMs,
+      pass: () => this.pass(),
+      onError: (error) => options.logger.warn({ err: error }, 'the retention pass failed; it tries again next time'),
+    });
   }
 
   start(): void {
-    this.#timer = setInterval(() => {
-      if (this.#running) return;
-      this.#running = this.passIfLeased()
-        .catch((error: unknown) => this.#options.logger.warn({ err: error }, 'the retention pass failed; it tries again next time'))
-        .finally(() => (this.#running = undefined));
-    }, this.#options.intervalMs);
-    this.#timer.unref();
+    this.#interval.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+    await this.#interval.stop();
     await Promise.all(this.#queues.map((q) => q.close()));
-  }
-
-  async passIfLeased(): Promise<JanitorReport | null> {
-    const { connection, store, intervalMs } = this.#options;
-    const key = store.keys.janitorLease;
-    const taken = await connection.set(key, this.#holder, 'PX', intervalMs * 2, 'NX');
-    if (taken !== 'OK' && (await connection.get(key)) !== this.#holder) return null;
-    await connection.pexpire(key, intervalMs * 2);
-    return this.pass();
   }
 
   /** One bounded pass: prune the run index, then clean each queue's finished jobs. */
