@@ -112,3 +112,22 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+test('a stage job that BullMQ fails before any stage code runs fails its run at once, from BullMQ\'s failed event', async (t) => {
+  const { RunStore } = await import('@switchyard/pipeline');
+  const connection = createRedisClient(stack.redisUrl);
+  const store = new RunStore({ redis: connection, prefix: stack.prefix });
+  const queue = new Queue(QUEUES.aceflow, { connection, prefix: stack.prefix });
+  t.after(async () => {
+    await queue.close();
+    await connection.quit();
+  });
+  const runId = await store.createRun({ kind: 'aceflow', request: {}, stages: ['s1_user_story'] });
+  // A payload the AceFlow processor refuses outright (unrecoverable), before its stage starts.
+  await queue.add('aceflow.stage', { run_id: runId, stage: 'not-a-stage' }, { jobId: jobId(runId, 's1_user_story'), attempts: 3 });
+  const run = await stack.waitForRun(runId, 10_000);
+  assert.equal(run.status, 'failed');
+  assert.equal((run.error as { code: string }).code, 'job_failed', 'ended by the failed event, not a later sweep');
+  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  assert.equal(events.at(-1)?.event, 'done');
+});

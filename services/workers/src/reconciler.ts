@@ -13,7 +13,7 @@
  * once whoever else tries.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
@@ -72,6 +72,25 @@ export class RunReconciler {
   /** Sweeps when this process holds (or takes) the lease; null when another process does. */
   sweepIfLeased(): Promise<SweepReport | null> {
     return this.#interval.passIfLeased();
+  }
+
+  /**
+   * BullMQ's own word that a stage job failed for good (its last attempt, or unrecoverable): the
+   * run is failed at once, without waiting for a sweep. A failure of the stage code has failed the
+   * run already, and the transition script makes this a no-op then.
+   */
+  async onJobFailed(job: Job | undefined, error: Error): Promise<void> {
+    const runId = (job?.data as { run_id?: unknown } | undefined)?.run_id;
+    if (!job || typeof runId !== 'string') return;
+    const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    if (!final) return;
+    const stage = job.id?.startsWith(`${runId}.`) ? job.id.slice(runId.length + 1) : undefined;
+    const runError: RunError = { code: 'job_failed', message: `The ${stage ?? job.name} job failed: ${error.message}`, ...(stage ? { stage } : {}), retryable: false };
+    const { moved } = await this.#options.store.transition({ runId, from: ['queued', 'running'], to: 'failed', error: runError });
+    if (moved) {
+      this.#options.logger.warn({ run_id: runId, err: runError }, 'a stage job failed outside its stage; the run is failed');
+      await this.#options.store.publishCancel(runId);
+    }
   }
 
   /** One pass over the runs not yet ended; fails those without a live job. */

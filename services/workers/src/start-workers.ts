@@ -69,6 +69,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   if (options.aceflow) {
     processors.aceflow = aceflowProcessor({ ...deps, ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
   }
+  const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
   const workers = (Object.keys(processors) as QueueKey[]).map((key) => {
     const settings = options.queues?.[key];
     const worker = new Worker(QUEUES[key], processors[key] as Processor, {
@@ -85,10 +86,14 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     worker.on('error', (err) => {
       if (!isConnectionError(err)) options.logger.error({ err, queue: QUEUES[key] }, 'worker error');
     });
+    if (key !== 'dispatch') {
+      worker.on('failed', (job, err) => {
+        reconciler.onJobFailed(job, err).catch((error: unknown) => options.logger.warn({ err: error, job_id: job?.id }, 'could not end the run of a failed job; the reconciler will'));
+      });
+    }
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
   reconciler.start();
   const janitor = new RetentionJanitor({ store, connection, prefix, logger: options.logger, ...(options.retentionPassMs ? { intervalMs: options.retentionPassMs } : {}) });
   janitor.start();
