@@ -12,7 +12,10 @@ import { BrokenCircuitError, CircuitState, SamplingBreaker, circuitBreaker, hand
 import { CircuitOpenError, ToolCallError } from './errors.js';
 
 export interface BreakerOptions {
-  /** Share of failed calls in the window that opens the circuit, 0–1 (default 0.5). */
+  /**
+   * Share of failed calls in the window that opens the circuit, 0–1 (default 0.7: far enough
+   * above a flaky service's 30 % that a window of 20 calls opens it about once in 30,000).
+   */
   failureRatio: number;
   /** Length of the sampling window in ms (default 20000). */
   windowMs: number;
@@ -22,7 +25,7 @@ export interface BreakerOptions {
   halfOpenAfterMs: number;
 }
 
-export const DEFAULT_BREAKER: BreakerOptions = { failureRatio: 0.5, windowMs: 20_000, minimumCalls: 20, halfOpenAfterMs: 10_000 };
+export const DEFAULT_BREAKER: BreakerOptions = { failureRatio: 0.7, windowMs: 20_000, minimumCalls: 20, halfOpenAfterMs: 10_000 };
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 

@@ -282,7 +282,7 @@ test('the breaker opens when most recent calls fail, refuses calls, and closes o
 });
 
 test('a service failing 30 % of its calls keeps being called: the breaker stays closed and retries absorb the failures', async (t) => {
-  const { client, recorder, faults } = clientFor('search', { retry: { retries: 3, minDelayMs: 1, maxDelayMs: 2 }, breaker: { minimumCalls: 10, windowMs: 10_000 } });
+  const { client, recorder, faults } = clientFor('search', { retry: { retries: 3, minDelayMs: 1, maxDelayMs: 2 } });
   await client.listTools();
   faults.failureRate = 0.3;
   t.after(() => (faults.failureRate = 0));
@@ -295,7 +295,8 @@ test('a service failing 30 % of its calls keeps being called: the breaker stays 
   const sent = runs(recorder).length;
   process.stdout.write(`# 100 calls at 30 % 503s: ${succeeded} succeeded, ${sent} requests sent, breaker states seen: ${[...states].join(',') || 'closed only'}\n`);
   assert.ok(!states.has('open'), 'the breaker never opened');
-  assert.ok(succeeded >= 98, `retries absorbed the failures: ${succeeded}/100`);
+  // A call fails only when all four of its requests do (0.3⁴ ≈ 0.8 %): about one in a hundred.
+  assert.ok(succeeded >= 95, `retries absorbed the failures: ${succeeded}/100`);
   assert.ok(sent > 120, `failures really happened: ${sent} requests`);
 });
 

@@ -3,12 +3,23 @@ import { test } from 'node:test';
 import { ToolRejectedError, ToolUnavailableError, errorFromStatus, parseRetryAfter } from './errors.js';
 
 test('4xx refusals become non-retryable errors carrying the service code and message', () => {
-  for (const status of [400, 401, 403, 404, 422]) {
+  for (const status of [400, 404, 422]) {
     const error = errorFromStatus({ status, service: 'search', body: { error: { code: 'invalid_parameters', message: "Parameter 'topic' is required" } } });
     assert.ok(error instanceof ToolRejectedError, `status ${status}`);
     assert.equal(error.retryable, false);
     assert.equal(error.code, 'invalid_parameters');
     assert.equal(error.message, "Parameter 'topic' is required");
+  }
+});
+
+test('a refused key (401, 403) is a non-retryable error naming the configuration to fix, the service\'s own words kept in details', () => {
+  for (const status of [401, 403]) {
+    const error = errorFromStatus({ status, service: 'search', body: { error: { code: 'unauthorized', message: 'The API key is not valid' } } });
+    assert.ok(error instanceof ToolRejectedError, `status ${status}`);
+    assert.equal(error.retryable, false);
+    assert.equal(error.code, 'tool_auth_refused');
+    assert.match(error.message, /TOOL_SERVICE_API_KEY/);
+    assert.deepEqual(error.details, { service_code: 'unauthorized', service_message: 'The API key is not valid' });
   }
 });
 

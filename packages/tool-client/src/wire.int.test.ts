@@ -129,7 +129,8 @@ test('a 403 and a 422 are not retried', async () => {
         res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: `refused_${status}`, message: 'no' } }));
       },
       async ({ client }) => {
-        await assert.rejects(client.call({ tool: 'polish_story', args: { draft: 'x' } }), (e: unknown) => e instanceof ToolRejectedError && e.status === status && e.code === `refused_${status}`);
+        const code = status === 403 ? 'tool_auth_refused' : `refused_${status}`;
+        await assert.rejects(client.call({ tool: 'polish_story', args: { draft: 'x' } }), (e: unknown) => e instanceof ToolRejectedError && e.status === status && e.code === code);
         assert.equal(calls, 1);
       },
       { retry: { retries: 3, minDelayMs: 1, maxDelayMs: 1 } },

@@ -56,8 +56,21 @@ async function redisFootprint(): Promise<{ keys: number }> {
   return { keys };
 }
 
+/** The footprint once the orchestrator's own start-up writes (its queue's meta) have landed. */
+async function settledFootprint(): Promise<{ keys: number }> {
+  let last = await redisFootprint();
+  for (let i = 0; i < 50; i += 1) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = await redisFootprint();
+    if (now.keys === last.keys) return now;
+    last = now;
+  }
+  return last;
+}
+
 test('malformed bodies at every orchestrator endpoint answer 4xx with the error shape and write nothing', async () => {
-  const before = await redisFootprint();
+  assert.equal((await stack.request('/v1/runs?limit=1')).status, 200);
+  const before = await settledFootprint();
   const tally: Tally = { sent: 0, byStatus: {}, problems: [] };
   const auth = { authorization: `Bearer ${TEST_API_KEY}` };
   for (const path of ['/v1/stories', '/v1/batches', '/v1/aceflow/runs']) {

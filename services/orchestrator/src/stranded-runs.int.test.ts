@@ -60,8 +60,11 @@ test('a run whose job stalls past its limit, its worker SIGKILLed three times, e
   const state = await searchQueue.getJobState(jobId(runId, 'search'));
   process.stdout.write(`# stalled job: run ${String(run.status)} ${endedAfterMs} ms after the third kill; search job ${state}\n`);
   assert.equal(run.status, 'failed');
-  assert.equal((run.error as { code: string; stage: string }).code, 'run_stranded');
-  assert.equal((run.error as { code: string; stage: string }).stage, 'search');
+  // BullMQ's failed event for the stalled job usually ends the run first; the sweep otherwise.
+  const error = run.error as { code: string; stage: string; message: string };
+  process.stdout.write(`# stalled job ended by ${error.code}: ${error.message}\n`);
+  assert.ok(['job_failed', 'run_stranded'].includes(error.code), error.code);
+  assert.equal(error.stage, 'search');
   assert.equal(state, 'failed', 'BullMQ failed the job itself');
   const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
   assert.equal(events.filter((e) => e.event === 'done').length, 1);
