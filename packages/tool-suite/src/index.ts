@@ -25,6 +25,8 @@ export interface SessionState {
 export interface ToolContext {
   /** The MCP session (or "stdio" for a stdio connection). */
   sessionId: string;
+  /** The JSON-RPC id of the `tools/call` request being answered. */
+  requestId: string | number;
   session: SessionState;
   signal: AbortSignal;
   /** Reports progress when the caller asked for it; a no-op otherwise. */

@@ -59,6 +59,7 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
     const call = async (signal: AbortSignal, taskId?: string): Promise<CallToolResult> => {
       const context: ToolContext = {
         sessionId: options.sessionId,
+        requestId: extra.requestId,
         session: options.session,
         signal,
         reportProgress: async (progress) => {

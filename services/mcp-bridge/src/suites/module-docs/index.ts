@@ -29,7 +29,6 @@ const RESPONSE_SCHEMA: JsonSchema = {
 /** @param deps.prefix key prefix of the deployment (the queues' prefix) */
 export function moduleDocsSuite(deps: { redis: Redis; prefix: string }): ToolSuite {
   const handle = createModuleDocsHandler(new ModuleStore(deps));
-  let calls = 0;
   return {
     name: 'module-docs',
     description: 'Code documentation modules with hierarchical names, ranked search and type structures (seed 003).',
@@ -39,9 +38,9 @@ export function moduleDocsSuite(deps: { redis: Redis; prefix: string }): ToolSui
       inputSchema: tool.inputSchema,
       outputSchema: RESPONSE_SCHEMA,
       annotations: ANNOTATIONS[tool.name],
-      handler: async (args) => {
-        calls += 1;
-        const response = await handle(tool.name, args, calls);
+      // The answer carries the id of the request it answers (seed 003's MCPResponse), not a count of calls.
+      handler: async (args, context) => {
+        const response = await handle(tool.name, args, context.requestId);
         return { content: response as unknown as Record<string, unknown>, isError: 'error' in response };
       },
     })),
