@@ -8,6 +8,8 @@ import { RUN_ID } from '@switchyard/pipeline';
 
 export { outputSchemaOf, ToolErrorBody } from '../error-body.js';
 
+/** The default wait of wait_for_run, in seconds. */
+export const DEFAULT_WAIT_S = 25;
 /** Longest wait_for_run may block, in seconds. */
 export const MAX_WAIT_S = 600;
 
@@ -25,7 +27,13 @@ export const ListRunsInput = z.strictObject({
 });
 export const WaitForRunInput = z.strictObject({
   run_id: RunId,
-  timeout_s: z.number().min(0).max(MAX_WAIT_S).default(60).describe(`Seconds to wait for the run to end (default 60, at most ${MAX_WAIT_S}); the current state is answered when they pass`),
+  // 25 s by default: well under the 60 s many clients allow a request; longer waits belong in a task.
+  timeout_s: z
+    .number()
+    .min(0)
+    .max(MAX_WAIT_S)
+    .default(DEFAULT_WAIT_S)
+    .describe(`Seconds to wait for the run to end (default ${DEFAULT_WAIT_S}, at most ${MAX_WAIT_S}); the current state is answered when they pass. For longer waits call this tool as a task.`),
 });
 
 export const StartedRun = z.object({ run_id: z.string(), status: RunStatus });
