@@ -63,3 +63,11 @@ test('a stage completion sent twice is recorded and announced once', async () =>
   assert.equal(await complete(), 1);
   assert.deepEqual(await types(store, runId), ['stage', 'stage', 'progress']);
 });
+
+test('a completion that arrives after its run has expired writes nothing back', async () => {
+  const { store, runId, keys } = await newRun(uniquePrefix('late-complete'));
+  await redis.del(store.keys.run(runId), store.keys.events(runId));
+  const writes = new StageWrites({ call: runScripts(redis).stageWrites, maxlen: '1000' });
+  assert.equal(await writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply, 0);
+  assert.equal(await redis.exists(store.keys.run(runId), store.keys.outputs(runId), store.keys.events(runId)), 0);
+});

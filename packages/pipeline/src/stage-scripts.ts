@@ -66,7 +66,9 @@ local function start(k, stage, op, wanted)
 end
 
 local function complete(k, stage, output)
-  local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count')
+  local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count', 'status')
+  -- The run is gone (its retention passed): writing would bring its keys back with no expiry.
+  if not run[5] then return 0 end
   -- Completed already (a command resent after a reconnect): its events are in the stream once.
   if run[1] == 'completed' then return tonumber(run[3]) or 0 end
   redis.call('HSET', k[2], stage, output)
