@@ -4,14 +4,15 @@
  * `getWorkersCount` counts them).
  */
 import { Queue } from 'bullmq';
-import { QUEUES, STAGE_QUEUE_KEYS } from '@switchyard/pipeline';
+import { TOOL_SERVICE_KEYS } from '@switchyard/contracts';
+import { QUEUES, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { ChildFailed, type Child } from './processes.js';
 
 /** Resolves when every queue has `workers.length` workers; `note` is set when Redis would not say. */
 export async function waitForWorkers(options: { redisUrl: string; prefix: string; workers: Child[]; timeoutMs?: number }): Promise<{ note?: string }> {
   const connection = createRedisClient(options.redisUrl, { maxRetriesPerRequest: 1 });
-  const queues = [...STAGE_QUEUE_KEYS.map((key) => QUEUES[key]), QUEUES.dispatch].map((name) => new Queue(name, { connection, prefix: options.prefix }));
+  const queues = [...TOOL_SERVICE_KEYS.map((key) => toolQueue(key)), QUEUES.dispatch].map((name) => new Queue(name, { connection, prefix: options.prefix }));
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   try {
     for (;;) {

@@ -40,8 +40,8 @@ export {
   STORY_TOOL_SCHEMAS,
 } from './story-tools.js';
 export type { StoryToolIo } from './story-tools.js';
-export { ToolServiceKey, TOOL_SERVICE_KEYS, ToolCallMode, DEFAULT_TOOL_SERVICES, toolServicesEnvShape, toolServicesFromEnv, parseToolServicesEnv } from './tool-services-config.js';
-export type { ToolServiceConfig, ToolServicesConfig } from './tool-services-config.js';
+export { ToolServiceKey, TOOL_SERVICE_KEYS, ToolCallMode, DEFAULT_TOOL_SERVICES, SERVICE_NAME, toolServicesEnvShape, toolServicesFromEnv, parseToolServicesEnv, pipelineToolServices } from './tool-services-config.js';
+export type { ToolServiceConfig, ToolServicesConfig, PipelineToolService } from './tool-services-config.js';
 export { countWords, readingTime } from './text.js';
 export {
   StoryRequest,

@@ -32,7 +32,8 @@ export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'ca
 export type RunStatus = z.infer<typeof RunStatus>;
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
-export const StageStatus = z.enum(['pending', 'running', 'retrying', 'completed', 'failed', 'cancelled']);
+/** `skipped`: the step's condition was false; it counts as done and has no output. */
+export const StageStatus = z.enum(['pending', 'running', 'retrying', 'completed', 'skipped', 'failed', 'cancelled']);
 export type StageStatus = z.infer<typeof StageStatus>;
 
 export const RunError = z.object({
@@ -81,6 +82,8 @@ export const RunView = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   batch_id: z.string().nullable(),
+  /** The pipeline definition and version the run follows. */
+  pipeline: z.object({ name: z.string(), version: z.number().int().positive() }).nullable(),
   request: z.unknown(),
   stages: z.array(StageView),
   result: z.unknown().nullable(),

@@ -42,12 +42,39 @@ function serviceShape(key: ToolServiceKey) {
   };
 }
 
+/** A service name: it names queues (`tool-<name>`) and appears in errors. */
+export const SERVICE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+const ExtraService = z.union([
+  httpUrl.transform((url) => ({ url, mode: 'sync' as const, timeout_ms: 30_000 })),
+  z.strictObject({ url: httpUrl, mode: ToolCallMode.default('sync'), timeout_ms: z.number().int().positive().max(3_600_000).default(30_000) }),
+]);
+
+/**
+ * More tool services for pipelines users define, beside the four story services: a JSON object of
+ * name → URL, or name → {url, mode, timeout_ms}, e.g. `{"reviewer":"http://127.0.0.1:9001"}`.
+ */
+const extraServices = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'expected a JSON object of service name → URL or {url, mode, timeout_ms}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string().regex(SERVICE_NAME, 'a service name is lower-case letters, digits and -').refine((name) => !(TOOL_SERVICE_KEYS as readonly string[]).includes(name), 'this name is one of the four story services'), ExtraService),
+  );
+
 /** zod shape of the tool-service variables, to spread into a service's env schema. */
 export const toolServicesEnvShape = {
   ...serviceShape('search'),
   ...serviceShape('outline'),
   ...serviceShape('writing'),
   ...serviceShape('editing'),
+  TOOL_SERVICES: extraServices.optional(),
   TOOL_SERVICE_API_KEY: z.string().min(1).optional(),
 };
 
@@ -59,9 +86,25 @@ export interface ToolServiceConfig {
   timeoutMs: number;
 }
 
+/** A tool service as pipelines call it: any configured service, the story ones included. */
+export interface PipelineToolService {
+  name: string;
+  url: string;
+  mode: ToolCallMode;
+  timeoutMs: number;
+}
+
 export interface ToolServicesConfig {
   services: Record<ToolServiceKey, ToolServiceConfig>;
+  /** Services beyond the four story ones (TOOL_SERVICES). */
+  extra: Record<string, PipelineToolService>;
   apiKey: string | undefined;
+}
+
+/** Every configured service, the story ones first. */
+export function pipelineToolServices(config: ToolServicesConfig): PipelineToolService[] {
+  const story = TOOL_SERVICE_KEYS.map((key) => ({ name: key, url: config.services[key].url, mode: config.services[key].mode, timeoutMs: config.services[key].timeoutMs }));
+  return [...story, ...Object.values(config.extra)];
 }
 
 type ParsedToolEnv = z.infer<z.ZodObject<typeof toolServicesEnvShape>>;
@@ -79,8 +122,10 @@ export function toolServicesFromEnv(env: ParsedToolEnv): ToolServicesConfig {
       timeoutMs: Number(read('TIMEOUT_MS')),
     };
   };
+  const extra = Object.fromEntries(Object.entries(env.TOOL_SERVICES ?? {}).map(([name, s]) => [name, { name, url: s.url, mode: s.mode, timeoutMs: s.timeout_ms }]));
   return {
     services: { search: one('search'), outline: one('outline'), writing: one('writing'), editing: one('editing') },
+    extra,
     apiKey: env.TOOL_SERVICE_API_KEY,
   };
 }

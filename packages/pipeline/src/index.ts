@@ -1,24 +1,5 @@
-export {
-  QUEUES,
-  STAGE_QUEUE_KEYS,
-  STORY_STAGES,
-  writeStage,
-  RemoteTaskRef,
-  SearchJob,
-  OutlineJob,
-  WriteJob,
-  PolishJob,
-  DispatchJob,
-  AceflowStageJob,
-  STAGE_JOB_OPTIONS,
-  MAX_STAGE_ATTEMPTS,
-  BULLMQ_EVENTS_MAXLEN,
-  stageQueue,
-  dispatchJobId,
-  JOB_CATALOG,
-  jobId,
-} from './catalog.js';
-export type { QueueKey, StageQueueKey, StageResults, JobName } from './catalog.js';
+export { QUEUES, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_OPTIONS, MAX_STAGE_ATTEMPTS, BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, jobId } from './catalog.js';
+export type { JobName } from './catalog.js';
 export { runKeys } from './keys.js';
 export type { RunKeys } from './keys.js';
 export { RunStore, newRunId } from './run-store.js';
@@ -27,9 +8,44 @@ export { BatchStore, newBatchId } from './batch-store.js';
 export type { BatchView } from './batch-store.js';
 export { readEvents, EVENT_ID_PATTERN } from './events.js';
 export type { StreamEvent } from './events.js';
-export { storyStartFlow, storySectionsFlow, enqueueStory, enqueueStories } from './story-flow.js';
 export { createPipelineQueues } from './queues.js';
 export type { PipelineQueues } from './queues.js';
-export { startStoryRun, batchStoryRequests, startStoryBatch, cancelRun, findRun, toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID } from './story-runs.js';
-export type { StoryRunsDeps, CancelOutcome } from './story-runs.js';
-export { ACEFLOW_MODE_STAGES, AceflowRangeError, aceflowRunStages, aceflowFlow, startAceflowRun } from './aceflow-flow.js';
+export {
+  startStoryRun,
+  batchStoryRequests,
+  startStoryBatch,
+  startAceflowRun,
+  aceflowRunStages,
+  ACEFLOW_MODE_STAGES,
+  AceflowRangeError,
+  PipelineMissingError,
+  requirePipeline,
+  cancelRun,
+  findRun,
+  toRunView,
+  runLinks,
+  batchLinks,
+  RUN_ID,
+  BATCH_ID,
+} from './runs.js';
+export type { CancelOutcome } from './runs.js';
+export { PipelineDefinition, StepDefinition, pipelineJsonSchema, STEP_NAME, PIPELINE_NAME, MAX_REPEAT, MAX_STEP_ATTEMPTS } from './definition/schema.js';
+export type { PipelineDefinitionInput } from './definition/schema.js';
+export { compilePipeline, orderSteps } from './definition/compile.js';
+export type { CompiledPipeline, CompiledStep, StoredPipeline, StepTarget } from './definition/compile.js';
+export { compileExpression, compileArgs, isTruthy, ExpressionError } from './definition/expressions.js';
+export type { Expression, ExpressionContext } from './definition/expressions.js';
+export { DefinitionError } from './definition/problems.js';
+export type { DefinitionProblem } from './definition/problems.js';
+export { parseDefinitionText, validateDefinition } from './definition/validate.js';
+export type { ToolDirectory } from './definition/validate.js';
+export { toolQueue, kindQueue } from './definition/queues.js';
+export { PipelineStore } from './engine/pipeline-store.js';
+export type { PipelineSummary, RegisterOutcome } from './engine/pipeline-store.js';
+export { startPipelineRun, startPipelineBatch, checkRunInput, newPipelineRun, rootJobs, InputError } from './engine/pipeline-runs.js';
+export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
+export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';
+export type { StepJobSpec } from './engine/step-jobs.js';
+export { advanceRun, finishRun, stepDone } from './engine/advance.js';
+export { registerShippedPipelines, STEP_KINDS, SHIPPED_PIPELINES_DIR } from './engine/shipped.js';
+export type { StepKindName } from './engine/shipped.js';

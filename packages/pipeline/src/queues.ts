@@ -1,16 +1,18 @@
 /**
- * The BullMQ handles a process needs to start pipelines: one FlowProducer and the dispatch queue,
- * on a connection of the caller's, under the deployment's prefix.
+ * The BullMQ handles a process needs to start pipelines: the dispatch queue, on a connection of
+ * the caller's, under the deployment's prefix (step queues are in StepQueues).
  */
-import { FlowProducer, Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, QUEUES, type DispatchJob } from './catalog.js';
+import { StepQueues } from './engine/step-jobs.js';
 
 export interface PipelineQueues {
-  flows: FlowProducer;
   dispatch: Queue<DispatchJob>;
+  /** The step queues, opened as steps are enqueued. */
+  steps: StepQueues;
   /** Asks a worker to enqueue a batch's runs, in chunks, resuming where it stopped. */
-  dispatchBatch(batchId: string): Promise<void>;
+  dispatchBatch(batchId: string, pipeline: { name: string; version: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,19 +23,18 @@ export interface PipelineQueues {
  *   (default: ignored, since they are the shared connection's, reported where it is followed)
  */
 export function createPipelineQueues(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }): PipelineQueues {
-  const flows = new FlowProducer({ connection: options.connection, prefix: options.prefix });
   const dispatch = new Queue<DispatchJob>(QUEUES.dispatch, { connection: options.connection, prefix: options.prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } } });
   const onError = options.onError ?? (() => undefined);
-  flows.on('error', onError);
   dispatch.on('error', onError);
+  const steps = new StepQueues({ connection: options.connection, prefix: options.prefix, onError });
   return {
-    flows,
     dispatch,
-    async dispatchBatch(batchId) {
-      await dispatch.add('runs.dispatch', { batch_id: batchId }, { ...JOB_CATALOG['runs.dispatch'].options, jobId: dispatchJobId(batchId) });
+    steps,
+    async dispatchBatch(batchId, pipeline) {
+      await dispatch.add('runs.dispatch', { batch_id: batchId, pipeline }, { ...JOB_CATALOG['runs.dispatch'].options, jobId: dispatchJobId(batchId) });
     },
     async close() {
-      await Promise.all([flows.close(), dispatch.close()]);
+      await Promise.all([dispatch.close(), steps.close()]);
     },
   };
 }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
-import { STORY_STAGES } from './catalog.js';
+// The story's stages, as a run of it lists them once its writers have fanned out.
+const STORY_STAGES = ['search', 'outline', 'write.introduction', 'write.development', 'write.climax', 'write.conclusion', 'polish'];
 import { readEvents } from './events.js';
 import { RunStore } from './run-store.js';
 import { APPEND_EVENT_SCRIPT, runScripts } from './stage-scripts.js';

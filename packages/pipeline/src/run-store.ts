@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
-import { APPEND_EVENT_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
+import { APPEND_EVENT_SCRIPT, EXPAND_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
@@ -22,6 +22,8 @@ export interface RunRecord {
   updated_at: string;
   batch_id: string | null;
   request: unknown;
+  /** The pipeline and version the run was started with. */
+  pipeline: { name: string; version: number } | null;
   stages: StageView[];
   progress: number;
   result: unknown;
@@ -32,8 +34,9 @@ export interface RunRecord {
 export type StageStart =
   | { kind: 'missing' }
   | { kind: 'ended'; status: RunStatus }
-  | { kind: 'done'; output: unknown; inputs: Record<string, unknown> }
-  | { kind: 'started'; attempt: number; inputs: Record<string, unknown> };
+  | { kind: 'done'; output: unknown; inputs: Record<string, unknown>; request: unknown }
+  | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown }
+  | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown };
 
 /** A run not yet ended, as the reconciler sees it. */
 export interface ActiveRun {
@@ -43,6 +46,8 @@ export interface ActiveRun {
   kind: string;
   stages: string[];
   batchId: string | null;
+  /** Step name → the queue its jobs run on. */
+  stepQueues: Record<string, string>;
 }
 
 export interface NewRun {
@@ -51,6 +56,9 @@ export interface NewRun {
   request: unknown;
   stages: readonly string[];
   batchId?: string | undefined;
+  pipeline?: { name: string; version: number };
+  /** Step name → the queue its jobs run on, so that a run's jobs can be found. */
+  stepQueues?: Record<string, string>;
 }
 
 export interface RunStoreOptions {
@@ -69,6 +77,11 @@ export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
 
 function parseJson(value: string | undefined | null): unknown {
   return value ? JSON.parse(value) : null;
+}
+
+function countsOf(reply: unknown): { completed: number; total: number } {
+  const [completed, total] = Array.isArray(reply) ? reply : [];
+  return { completed: Number(completed ?? 0), total: Number(total ?? 0) };
 }
 
 export class RunStore {
@@ -110,6 +123,8 @@ export class RunStore {
         stage_names: JSON.stringify(run.stages),
         stage_count: run.stages.length,
         completed_stages: 0,
+        ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
+        ...(run.stepQueues ? { step_queues: JSON.stringify(run.stepQueues) } : {}),
       });
       // Stage records are written when stages start; until then a stage reads as pending.
       return id;
@@ -133,7 +148,7 @@ export class RunStore {
     if (!hash.id) return null;
     const names = parseJson(hash.stage_names) as string[];
     const stages = names.map((name) => readStageView(hash, name));
-    const completed = stages.filter((s) => s.status === 'completed').length;
+    const completed = stages.filter((s) => s.status === 'completed' || s.status === 'skipped').length;
     return {
       id: hash.id,
       kind: hash.kind ?? 'story',
@@ -142,6 +157,7 @@ export class RunStore {
       updated_at: hash.updated_at ?? '',
       batch_id: hash.batch_id || null,
       request: parseJson(hash.request),
+      pipeline: hash.pipeline ? { name: hash.pipeline, version: Number(hash.pipeline_version) } : null,
       stages,
       progress: stages.length === 0 ? 0 : Math.round((100 * completed) / stages.length),
       result: parseJson(hash.result),
@@ -182,11 +198,18 @@ export class RunStore {
     const ids = await this.redis.zrangebyscore(this.keys.activeRuns, '-inf', options.createdBefore, 'LIMIT', options.offset, options.count);
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id');
+    for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id', 'step_queues');
     const replies = (await pipeline.exec()) ?? [];
     return ids.map((id, i) => {
-      const [status, kind, stageNames, batchId] = (replies[i]?.[1] as (string | null)[] | null) ?? [];
-      return { id, status: (status as RunStatus | null | undefined) ?? null, kind: kind ?? 'story', stages: stageNames ? (JSON.parse(stageNames) as string[]) : [], batchId: batchId || null };
+      const [status, kind, stageNames, batchId, stepQueues] = (replies[i]?.[1] as (string | null)[] | null) ?? [];
+      return {
+        id,
+        status: (status as RunStatus | null | undefined) ?? null,
+        kind: kind ?? 'story',
+        stages: stageNames ? (JSON.parse(stageNames) as string[]) : [],
+        batchId: batchId || null,
+        stepQueues: stepQueues ? (JSON.parse(stepQueues) as Record<string, string>) : {},
+      };
     });
   }
 
@@ -276,23 +299,73 @@ export class RunStore {
    * the `inputs` stages either way, so the stage needs no further reads. Starts and completions
    * made in the same turn of the event loop share one round trip.
    */
-  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[] }): Promise<StageStart> {
+  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     if (options.batchId) keys.push(this.keys.batch(options.batchId));
-    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
-    const readInputs = (values: string[]) => Object.fromEntries(inputs.map((name, i) => [name, values[i] ? (JSON.parse(values[i] as string) as unknown) : null]));
+    const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}`;
+    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
+    // A map step's branches come as one list; an output never written (a skipped step) as null.
+    const rest = reply.slice(options.withRequest ? 3 : 2);
+    const request = options.withRequest ? parseJson(reply[2]) : null;
+    const read = Object.fromEntries(inputs.map((name, i) => [name, rest[i] ? (JSON.parse(rest[i] as string) as unknown) : null]));
     switch (reply[0]) {
       case 'missing':
         return { kind: 'missing' };
       case 'ended':
         return { kind: 'ended', status: reply[1] as RunStatus };
       case 'done':
-        return { kind: 'done', output: JSON.parse(reply[1] as string) as unknown, inputs: readInputs(reply.slice(2)) };
+        return { kind: 'done', output: JSON.parse(reply[1] as string) as unknown, inputs: read, request };
+      case 'peek':
+        return { kind: 'peek', inputs: read, request };
       default:
-        return { kind: 'started', attempt: Number(reply[1]), inputs: readInputs(reply.slice(2)) };
+        return { kind: 'started', attempt: Number(reply[1]), inputs: read, request };
     }
+  }
+
+  /** Records a stage skipped (its condition was false): it counts as done, with no output. */
+  skipStage(options: { runId: string; stage: string }): Promise<{ completed: number; total: number }> {
+    const { runId } = options;
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    return this.#stageWrites.submit({ kind: 'skip', keys, stage: options.stage }).reply.then(countsOf);
+  }
+
+  /** Records a map step's branches (once; a second call answers the first call's). Null when the run is gone. */
+  async expandStep(options: { runId: string; step: string; branches: readonly string[] }): Promise<string[] | null> {
+    const reply = await this.redis.eval(EXPAND_SCRIPT, 1, this.keys.run(options.runId), options.step, JSON.stringify(options.branches));
+    return typeof reply === 'string' ? (JSON.parse(reply) as string[]) : null;
+  }
+
+  /** Statuses of stages and the branches of map steps, for deciding which steps may start. */
+  async readStepStates(runId: string, steps: readonly string[]): Promise<{ run: { status: RunStatus | null; completed: number; total: number }; steps: Map<string, { status: string | null; branches: { name: string; status: string | null }[] | null }> }> {
+    const fields = ['status', 'completed_stages', 'stage_count', ...steps.flatMap((step) => [stageField(step, 'status'), `${step}.branches`])];
+    const values = await this.redis.hmget(this.keys.run(runId), ...fields);
+    const branchNames = steps.map((_, i) => (values[4 + 2 * i] ? (JSON.parse(values[4 + 2 * i] as string) as string[]) : null));
+    const wanted = branchNames.flatMap((names) => names ?? []);
+    const branchStatuses = wanted.length > 0 ? await this.redis.hmget(this.keys.run(runId), ...wanted.map((name) => stageField(name, 'status'))) : [];
+    let at = 0;
+    const result = new Map(
+      steps.map((step, i) => {
+        const names = branchNames[i] ?? null;
+        const branches = names ? names.map((name) => ({ name, status: branchStatuses[at++] ?? null })) : null;
+        return [step, { status: values[3 + 2 * i] ?? null, branches }] as const;
+      }),
+    );
+    return { run: { status: (values[0] as RunStatus | null) ?? null, completed: Number(values[1] ?? 0), total: Number(values[2] ?? 0) }, steps: result };
+  }
+
+  /** Every step's output as expressions read it (a map step's as the list of its branches'), skipped steps left out. */
+  async readStepOutputs(runId: string, steps: readonly string[]): Promise<Record<string, unknown>> {
+    const [outputs, branches] = await Promise.all([this.redis.hgetall(this.keys.outputs(runId)), steps.length > 0 ? this.redis.hmget(this.keys.run(runId), ...steps.map((s) => `${s}.branches`)) : Promise.resolve([])]);
+    const read = (name: string): unknown => (outputs[name] === undefined ? undefined : (JSON.parse(outputs[name]) as unknown));
+    const result: Record<string, unknown> = {};
+    steps.forEach((step, i) => {
+      const names = branches[i] ? (JSON.parse(branches[i] as string) as string[]) : null;
+      const value = names ? names.map((name) => read(name) ?? null) : read(step);
+      if (value !== undefined) result[step] = value;
+    });
+    return result;
   }
 
   /**
@@ -310,11 +383,12 @@ export class RunStore {
    * `sent` settles once the write is on the connection, ahead of any command issued after it on
    * the same connection; `recorded` once Redis has applied it.
    */
-  completeStage(options: { runId: string; stage: string; output: unknown }): { sent: Promise<void>; recorded: Promise<void> } {
+  completeStage(options: { runId: string; stage: string; output: unknown }): { sent: Promise<void>; recorded: Promise<{ completed: number; total: number }> } {
     const { runId } = options;
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
-    const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output) });
-    return { sent, recorded: reply.then(() => undefined) };
+    // null is an output too; only a skip leaves none.
+    const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null) });
+    return { sent, recorded: reply.then(countsOf) };
   }
 
   /**
@@ -332,7 +406,7 @@ export class RunStore {
       status: options.status,
       attempts: current.attempts + (options.startAttempt ? 1 : 0),
       started_at: options.startAttempt ? (current.started_at ?? at) : current.started_at,
-      finished_at: ['completed', 'failed', 'cancelled'].includes(options.status) ? at : null,
+      finished_at: ['completed', 'skipped', 'failed', 'cancelled'].includes(options.status) ? at : null,
       error: options.error === undefined ? current.error : options.error,
     };
     await this.redis.hset(this.keys.run(runId), stageViewFields(view));

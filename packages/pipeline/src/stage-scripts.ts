@@ -8,13 +8,15 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
  * hash (see stage-records.ts), so each operation reads and writes the run with one command each.
  *
  * KEYS: per operation run, outputs, events, and for a start optionally the batch.
- * ARGV: now, maxlen, then per operation: kind ('start' | 'complete'), stage, key count, then
- *   for a start its operation id, the input count and the input stage names, for a completion
- *   the output JSON. Both are idempotent: a start seen before (its id) and a completion of a
- *   completed stage change nothing, so a command resent after a reconnect writes no event twice.
+ * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip'), stage, key count,
+ *   then for a start its operation id, flags ('r': return the run's request; 'p': peek, start
+ *   nothing), the input count and the input stage names, for a completion the output JSON. All
+ *   are idempotent: a start seen before (its id) and a completion of a completed stage change
+ *   nothing, so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
- *   start: {'missing'} | {'ended', status} | {'done', output, inputs...} | {'started', attempt, inputs...}
- *   complete: the run's number of completed stages
+ *   start: {'missing'} | {'ended', status} | {'done' | 'peek', output, [request], inputs...}
+ *     | {'started', attempt, [request], inputs...}
+ *   complete, skip: {completed stages, stages in all}
  *   either, when it raised an error: {'error', message}
  */
 export const STAGE_WRITES_SCRIPT = `
@@ -29,17 +31,31 @@ local function stage_event(k, stage, status, attempt)
   event(k, 'stage', '{"stage":"' .. stage .. '","status":"' .. status .. '","attempt":' .. attempt .. '}')
 end
 
-local function start(k, stage, op, wanted)
-  local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts', stage .. '.op')
+-- A step's output as its readers see it: a map step's is the list of its branches' outputs.
+local function output_of(k, name)
+  local branches = redis.call('HGET', k[1], name .. '.branches')
+  if branches then
+    local parts = {}
+    for i, branch in ipairs(cjson.decode(branches)) do parts[i] = redis.call('HGET', k[2], branch) or 'null' end
+    return '[' .. table.concat(parts, ',') .. ']'
+  end
+  return redis.call('HGET', k[2], name) or ''
+end
+
+-- flags: 'r' returns the run's request after the attempt; 'p' (peek) starts nothing.
+local function start(k, stage, op, flags, wanted)
+  local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts', stage .. '.op', 'request')
   local status = run[1]
   if not status then return {'missing'} end
   if status == 'completed' or status == 'failed' or status == 'cancelled' then return {'ended', status} end
   local function inputs(reply)
-    for _, name in ipairs(wanted) do reply[#reply + 1] = redis.call('HGET', k[2], name) or '' end
+    if string.find(flags, 'r', 1, true) then reply[#reply + 1] = run[4] or 'null' end
+    for _, name in ipairs(wanted) do reply[#reply + 1] = output_of(k, name) end
     return reply
   end
   local done = redis.call('HGET', k[2], stage)
   if done then return inputs({'done', done}) end
+  if string.find(flags, 'p', 1, true) then return inputs({'peek', '0'}) end
   -- The same start sent again (a command resent after a reconnect): answer it, change nothing.
   if run[3] == op then return inputs({'started', run[2]}) end
   local attempt = (tonumber(run[2]) or 0) + 1
@@ -65,17 +81,19 @@ local function start(k, stage, op, wanted)
   return inputs({'started', tostring(attempt)})
 end
 
+-- A completion, or with output false a skip (the step's condition was false): counted alike.
 local function complete(k, stage, output)
   local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count', 'status')
   -- The run is gone (its retention passed): writing would bring its keys back with no expiry.
-  if not run[5] then return 0 end
+  if not run[5] then return {0, 0} end
   -- Completed already (a command resent after a reconnect): its events are in the stream once.
-  if run[1] == 'completed' then return tonumber(run[3]) or 0 end
-  redis.call('HSET', k[2], stage, output)
+  if run[1] == 'completed' or run[1] == 'skipped' then return {tonumber(run[3]) or 0, tonumber(run[4]) or 0} end
+  local final = output and 'completed' or 'skipped'
+  if output then redis.call('HSET', k[2], stage, output) end
   local attempt = tonumber(run[2]) or 0
   -- A counter on the run, so progress costs no pass over the other stages.
   local completed = (tonumber(run[3]) or 0) + 1
-  local fields = {stage .. '.status', 'completed', stage .. '.finished_at', now, stage .. '.error', '', 'completed_stages', completed}
+  local fields = {stage .. '.status', final, stage .. '.finished_at', now, stage .. '.error', '', 'completed_stages', completed}
   if attempt == 0 then
     attempt = 1
     fields[#fields + 1] = stage .. '.attempts'
@@ -84,12 +102,12 @@ local function complete(k, stage, output)
     fields[#fields + 1] = now
   end
   redis.call('HSET', k[1], unpack(fields))
-  stage_event(k, stage, 'completed', attempt)
+  stage_event(k, stage, final, attempt)
   local total = tonumber(run[4]) or 0
   if total < completed then total = completed end
   local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
   event(k, 'progress', '{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')
-  return completed
+  return {completed, total}
 end
 
 local replies = {}
@@ -101,11 +119,14 @@ while a <= #ARGV do
   key = key + nkeys
   local ok, reply
   if kind == 'start' then
-    local op = ARGV[a + 3]
+    local op, flags = ARGV[a + 3], ARGV[a + 4]
     local wanted = {}
-    for i = 1, tonumber(ARGV[a + 4]) do wanted[i] = ARGV[a + 4 + i] end
-    a = a + 5 + #wanted
-    ok, reply = pcall(start, k, stage, op, wanted)
+    for i = 1, tonumber(ARGV[a + 5]) do wanted[i] = ARGV[a + 5 + i] end
+    a = a + 6 + #wanted
+    ok, reply = pcall(start, k, stage, op, flags, wanted)
+  elseif kind == 'skip' then
+    a = a + 3
+    ok, reply = pcall(complete, k, stage, false)
   else
     local output = ARGV[a + 3]
     a = a + 4
@@ -132,6 +153,31 @@ local seq = tonumber(ARGV[3])
 if seq <= (tonumber(redis.call('HGET', KEYS[1], field)) or 0) then return false end
 redis.call('HSET', KEYS[1], field, seq)
 return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'type', ARGV[4], 'data', ARGV[5])
+`;
+
+/**
+ * A map step's branches, recorded once: the step's place in the run's stage list is taken by its
+ * branches (so a view lists what runs), and the stage count grows to match. A second call (a
+ * retried fan-out) changes nothing and answers the branches recorded first.
+ * KEYS: run. ARGV: step, branch names as a JSON list (at least one). Returns that list, or false
+ * when the run is gone.
+ */
+export const EXPAND_SCRIPT = `
+local field = ARGV[1] .. '.branches'
+local existing = redis.call('HGET', KEYS[1], field)
+if existing then return existing end
+local names = redis.call('HGET', KEYS[1], 'stage_names')
+if not names then return false end
+local stages = {}
+for _, name in ipairs(cjson.decode(names)) do
+  if name == ARGV[1] then
+    for _, branch in ipairs(cjson.decode(ARGV[2])) do stages[#stages + 1] = branch end
+  else
+    stages[#stages + 1] = name
+  end
+end
+redis.call('HSET', KEYS[1], field, ARGV[2], 'stage_names', cjson.encode(stages), 'stage_count', #stages)
+return ARGV[2]
 `;
 
 export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
-import { STORY_STAGES } from './catalog.js';
+// The story's stages, as a run of it lists them once its writers have fanned out.
+const STORY_STAGES = ['search', 'outline', 'write.introduction', 'write.development', 'write.climax', 'write.conclusion', 'polish'];
 import { RunStore } from './run-store.js';
 import { runScripts, type ScriptCall } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';

@@ -8,7 +8,7 @@ import type { ScriptCall } from './stage-scripts.js';
 import { STAGE_NAME } from './stage-records.js';
 
 export interface StageOperation {
-  kind: 'start' | 'complete';
+  kind: 'start' | 'complete' | 'skip';
   /** run, outputs, events, and for a start optionally the batch. */
   keys: readonly string[];
   stage: string;
@@ -16,6 +16,8 @@ export interface StageOperation {
   inputs?: readonly string[];
   /** Start: an id of its own, so that the same start sent twice counts once. */
   id?: string;
+  /** Start: 'r' to return the run's request too, 'p' to peek without starting. */
+  flags?: string;
   /** Completion: the output as JSON. */
   output?: string;
 }
@@ -75,8 +77,8 @@ export class StageWrites {
     for (const { op } of batch) {
       keys.push(...op.keys);
       args.push(op.kind, op.stage, String(op.keys.length));
-      if (op.kind === 'start') args.push(op.id ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
-      else args.push(op.output ?? 'null');
+      if (op.kind === 'start') args.push(op.id ?? '', op.flags ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
+      else if (op.kind === 'complete') args.push(op.output ?? 'null');
     }
     let pending: Promise<unknown>;
     try {

@@ -43,6 +43,8 @@ export interface ToolCallOptions {
   args: Record<string, unknown>;
   /** Default 'sync'. */
   mode?: ToolCallMode;
+  /** Per-attempt timeout in ms for this call (default the client's). */
+  timeoutMs?: number | undefined;
   /** Aborting stops the call within moments, waits and retries included. */
   signal?: AbortSignal | undefined;
   /** Stream mode: each content chunk as it arrives. */
@@ -110,7 +112,7 @@ export class ToolServiceClient {
 
   /** Calls a tool and resolves with its output (for story tools, checked against the seed's shape). */
   async call(options: ToolCallOptions): Promise<unknown> {
-    const scope: AttemptScope & { tool: string } = { service: this.service, tool: options.tool, timeoutMs: this.#timeoutMs, signal: options.signal };
+    const scope: AttemptScope & { tool: string } = { service: this.service, tool: options.tool, timeoutMs: options.timeoutMs ?? this.#timeoutMs, signal: options.signal };
     try {
       options.signal?.throwIfAborted();
       // The listing is shared by concurrent calls, so one caller's abort stops its wait, not the fetch.

@@ -3,7 +3,7 @@
  * batch stores, the queues that start pipelines, and the tool registry built from the suites.
  */
 import type { Redis } from 'ioredis';
-import { BatchStore, createPipelineQueues, RunStore, type PipelineQueues } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { ToolRegistry } from './registry.js';
@@ -19,6 +19,8 @@ export interface BridgeDepsOptions {
   supervisorRoot?: string | undefined;
   /** Suites served after the built-in ones (e.g. tools federated from tool services). */
   extraSuites?: readonly ToolSuite[];
+  /** Told when the shipped pipelines could not be registered (default: ignored). */
+  onError?: (error: unknown) => void;
 }
 
 export interface BridgeDeps {
@@ -27,6 +29,7 @@ export interface BridgeDeps {
   store: RunStore;
   batches: BatchStore;
   queues: PipelineQueues;
+  pipelines: PipelineStore;
   tools: ToolRegistry;
   /** Closes the queues and the Redis connection. */
   close(): Promise<void>;
@@ -38,7 +41,10 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds });
   const batches = new BatchStore(store);
   const queues = createPipelineQueues({ connection: redis, prefix });
-  const suites = bridgeSuites({ store, batches, queues, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
+  const pipelines = new PipelineStore({ redis, prefix });
+  // Workers and the orchestrator register them too; a bridge on its own should not depend on them.
+  registerShippedPipelines(pipelines).catch((error: unknown) => options.onError?.(error));
+  const suites = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
   const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? [])]);
   return {
     redis,
@@ -46,6 +52,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     store,
     batches,
     queues,
+    pipelines,
     tools,
     async close() {
       await queues.close();

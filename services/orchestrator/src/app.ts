@@ -8,6 +8,7 @@ import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
 import { healthRouter } from './routes/health.js';
+import { pipelineSchemaRouter, pipelinesRouter } from './routes/pipelines.js';
 import { runsRouter } from './routes/runs.js';
 import { storiesRouter } from './routes/stories.js';
 
@@ -16,6 +17,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(healthRouter(deps));
+  app.use(pipelineSchemaRouter());
   app.use('/v1', apiKeyAuth({ keys: deps.apiKeys }));
   // Every /v1 route needs Redis: while it is unreachable they answer 503 within a second.
   app.use('/v1', unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }));
@@ -23,6 +25,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(runsRouter(deps));
   app.use(batchesRouter(deps));
   app.use(aceflowRouter(deps));
+  app.use(pipelinesRouter(deps));
   app.use(notFoundHandler);
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { jobId, QUEUES } from '@switchyard/pipeline';
+import { jobId, kindQueue, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
@@ -64,7 +64,7 @@ test('a stage that meets an open breaker waits without spending attempts and com
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
 
   const connection = createRedisClient(stack.redisUrl);
-  const queue = new Queue(QUEUES.outline, { connection, prefix: stack.prefix });
+  const queue = new Queue(toolQueue('outline'), { connection, prefix: stack.prefix });
   t.after(async () => {
     await queue.close();
     await connection.quit();

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/logger';
-import type { BatchStore, PipelineQueues, RunStore } from '@switchyard/pipeline';
+import type { BatchStore, PipelineQueues, PipelineStore, RunStore, ToolDirectory } from '@switchyard/pipeline';
 import type { SseStreams } from './sse.js';
 
 export interface HealthReport {
@@ -14,6 +14,9 @@ export interface AppDeps {
   store: RunStore;
   batches: BatchStore;
   queues: PipelineQueues;
+  pipelines: PipelineStore;
+  /** The configured tool services, to check definitions against what they publish. */
+  tools: ToolDirectory;
   /** For commands and to duplicate per SSE client. */
   redis: Redis;
   apiKeys: readonly string[];

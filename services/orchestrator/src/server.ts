@@ -2,12 +2,12 @@
  * Starts the orchestrator: its Redis connection, queues and stores, the health check, the app.
  * `main.ts` uses it with the environment's configuration; tests and the local launcher too.
  */
-import type { ToolServicesConfig } from '@switchyard/contracts';
+import { pipelineToolServices, type ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, RunStore } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type ToolDirectory } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient } from '@switchyard/redis';
-import { createStoryToolClients } from '@switchyard/tool-client';
+import { ToolServiceClient } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import type { HealthReport } from './deps.js';
 import { SseStreams } from './sse.js';
@@ -40,7 +40,19 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const redis = createRedisClient(options.redisUrl);
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds });
   const queues = createPipelineQueues({ connection: redis, prefix });
-  const clients = createStoryToolClients(options.toolServices, { retry: { retries: 0 } });
+  const pipelines = new PipelineStore({ redis, prefix });
+  await registerShippedPipelines(pipelines);
+  const services = pipelineToolServices(options.toolServices);
+  const clients = Object.fromEntries(services.map((s) => [s.name, new ToolServiceClient({ service: s.name, baseUrl: s.url, apiKey: options.toolServices.apiKey, timeoutMs: Math.min(s.timeoutMs, 10_000), retry: { retries: 0 } })]));
+  const urls = Object.fromEntries(services.map((s) => [s.name, s.url]));
+  const tools: ToolDirectory = {
+    services: () => services.map((s) => s.name),
+    tools: async (service) => {
+      const client = clients[service];
+      if (!client) throw new Error(`no service ${service}`);
+      return client.listTools();
+    },
+  };
   const streams = new SseStreams();
 
   const health = async (): Promise<HealthReport> => {
@@ -48,7 +60,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     const entries = await Promise.all(
       Object.entries(clients).map(async ([key, client]) => {
         const result = await client.health();
-        return [key, { healthy: result.healthy, url: options.toolServices.services[key as keyof typeof clients].url, latency_ms: result.latencyMs, ...(result.error ? { error: result.error } : {}) }] as const;
+        return [key, { healthy: result.healthy, url: urls[key] ?? '', latency_ms: result.latencyMs, ...(result.error ? { error: result.error } : {}) }] as const;
       }),
     );
     const services = Object.fromEntries(entries);
@@ -56,7 +68,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     return { status: healthy ? 'healthy' : 'degraded', redis: redisCheck, services };
   };
 
-  const app = createApp({ store, batches: new BatchStore(store), queues, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

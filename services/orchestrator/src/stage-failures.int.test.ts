@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { HttpError } from '@switchyard/http-kit';
-import { jobId, QUEUES } from '@switchyard/pipeline';
+import { jobId, kindQueue, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { countingAuthor, untilAborted } from './testing/authors.js';
 import { readSse } from './testing/events.js';
@@ -51,8 +51,8 @@ test('a non-retryable failure in one section fails the run with that error, abor
   assert.equal(author.calls.polish, polishCalls, 'polish never ran');
 
   const connection = createRedisClient(stack.redisUrl);
-  const queue = new Queue(QUEUES.polish, { connection, prefix: stack.prefix });
-  const writers = new Queue(QUEUES.write, { connection, prefix: stack.prefix });
+  const queue = new Queue(toolQueue('editing'), { connection, prefix: stack.prefix });
+  const writers = new Queue(toolQueue('writing'), { connection, prefix: stack.prefix });
   t.after(async () => {
     await Promise.all([queue.close(), writers.close()]);
     await connection.quit();
@@ -117,7 +117,7 @@ test('a stage job that BullMQ fails before any stage code runs fails its run at 
   const { RunStore } = await import('@switchyard/pipeline');
   const connection = createRedisClient(stack.redisUrl);
   const store = new RunStore({ redis: connection, prefix: stack.prefix });
-  const queue = new Queue(QUEUES.aceflow, { connection, prefix: stack.prefix });
+  const queue = new Queue(kindQueue('aceflow.stage'), { connection, prefix: stack.prefix });
   t.after(async () => {
     await queue.close();
     await connection.quit();

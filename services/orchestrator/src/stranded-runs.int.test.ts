@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { jobId, QUEUES } from '@switchyard/pipeline';
+import { jobId, kindQueue, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
@@ -40,7 +40,7 @@ test('a run whose job stalls past its limit, its worker SIGKILLed three times, e
   search.latencyMs = 600_000; // the search never answers: each worker dies holding the job
   t.after(() => (search.latencyMs = 0));
   t.after(() => workers.killAll());
-  const searchQueue = await queueOf(QUEUES.search, t);
+  const searchQueue = await queueOf(toolQueue('search'), t);
   const created = await stack.json<{ batch_id: string; run_ids: string[] }>('/v1/batches', { method: 'POST', body: JSON.stringify({ items: [{ topic: 'a clock that stalls' }] }) });
   const runId = created.body.run_ids[0] as string;
 
@@ -74,7 +74,7 @@ test('a run whose job stalls past its limit, its worker SIGKILLed three times, e
 });
 
 test('a run whose jobs were removed is failed by the reconciler', async (t) => {
-  const outlineQueue = await queueOf(QUEUES.outline, t);
+  const outlineQueue = await queueOf(toolQueue('outline'), t);
   const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a letter nobody sent' }) });
   // No worker runs yet: remove the run's first flow (the outline job and its search child).
   await outlineQueue.remove(jobId(body.run_id, 'outline'), { removeChildren: true });

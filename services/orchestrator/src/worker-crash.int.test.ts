@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { jobId, QUEUES } from '@switchyard/pipeline';
+import { jobId, kindQueue, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { countingAuthor } from './testing/authors.js';
 import { readSse } from './testing/events.js';
@@ -28,7 +28,7 @@ test('a worker killed with SIGKILL while polling an async task is replaced, and 
   stack.tools.services.editing.faults.asyncPollsNeeded = 1_000_000;
   t.after(() => (stack.tools.services.editing.faults.asyncPollsNeeded = 0));
   const connection = createRedisClient(stack.redisUrl);
-  const polishQueue = new Queue(QUEUES.polish, { connection, prefix: stack.prefix });
+  const polishQueue = new Queue(toolQueue('editing'), { connection, prefix: stack.prefix });
   t.after(async () => {
     await polishQueue.close();
     await connection.quit();

@@ -32,16 +32,17 @@ for (const [name, value] of [['SEARCH_SERVICE_MODE', 'fast'], ['WRITING_SERVICE_
   });
 }
 
-test('each stage queue takes its own concurrency and rate limit, over the shared default', () => {
-  const config = loadEnv({ WORKER_CONCURRENCY: '4', WRITE_QUEUE_CONCURRENCY: '16', SEARCH_QUEUE_RATE: '20/1000' });
-  assert.deepEqual(config.queues.write, { concurrency: 16, rate: undefined });
-  assert.deepEqual(config.queues.search, { concurrency: 4, rate: { max: 20, duration: 1000 } });
-  assert.equal(config.queues.polish.concurrency, 4);
+test('each service\'s step queue takes its own concurrency and rate limit, over the shared default', () => {
+  const config = loadEnv({ WORKER_CONCURRENCY: '4', WRITING_QUEUE_CONCURRENCY: '16', SEARCH_QUEUE_RATE: '20/1000' });
+  assert.deepEqual(config.queues['tool-writing'], { concurrency: 16, rate: undefined });
+  assert.deepEqual(config.queues['tool-search'], { concurrency: 4, rate: { max: 20, duration: 1000 } });
+  assert.equal(config.queues['tool-editing']?.concurrency, 4);
+  assert.equal(config.defaultConcurrency, 4);
   assert.equal(config.prefix, 'sy');
 });
 
 test('a queue rate that is not N/MS stops start-up with one line naming it', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, POLISH_QUEUE_RATE: 'fast' }, encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, EDITING_QUEUE_RATE: 'fast' }, encoding: 'utf8', timeout: 30_000 });
   assert.equal(run.status, 2);
-  assert.match(run.stderr.trim(), /^workers: invalid environment variable POLISH_QUEUE_RATE \("fast"\): expected N\/MS/);
+  assert.match(run.stderr.trim(), /^workers: invalid environment variable EDITING_QUEUE_RATE \("fast"\): expected N\/MS/);
 });

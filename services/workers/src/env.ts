@@ -7,7 +7,7 @@ import { loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/c
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import type { StageBudget } from './stage-budget.js';
-import { MAX_STAGE_ATTEMPTS, type QueueKey } from '@switchyard/pipeline';
+import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, toolQueue } from '@switchyard/pipeline';
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
 /** `N/MS`: at most N jobs per MS milliseconds, e.g. `20/1000`. */
@@ -19,7 +19,20 @@ const rate = z
     return { max, duration };
   });
 
-const QUEUE_KEYS = ['search', 'outline', 'write', 'polish', 'dispatch', 'aceflow'] as const satisfies readonly QueueKey[];
+/**
+ * Queues with settings of their own: one per story service (`tool-<service>`), AceFlow's step
+ * kind and the batch dispatcher. Other services' queues take WORKER_CONCURRENCY.
+ */
+const QUEUE_KEYS = ['search', 'outline', 'writing', 'editing', 'dispatch', 'aceflow'] as const;
+type QueueKey = (typeof QUEUE_KEYS)[number];
+const QUEUE_NAMES: Record<QueueKey, string> = {
+  search: toolQueue('search'),
+  outline: toolQueue('outline'),
+  writing: toolQueue('writing'),
+  editing: toolQueue('editing'),
+  dispatch: QUEUES.dispatch,
+  aceflow: kindQueue('aceflow.stage'),
+};
 const perQueue = Object.fromEntries(
   QUEUE_KEYS.flatMap((key) => [
     [`${key.toUpperCase()}_QUEUE_CONCURRENCY`, positiveInt(1000).optional()],
@@ -30,7 +43,7 @@ const perQueue = Object.fromEntries(
 export const WorkersEnv = z.object({
   ...pipelineEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
-  /** Jobs a process runs at once per stage queue, unless a queue's own variable says otherwise. */
+  /** Jobs a process runs at once per step queue, unless a queue's own variable says otherwise. */
   WORKER_CONCURRENCY: positiveInt(1000).default(8),
   /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
   LOCK_DURATION_MS: positiveInt(600_000).default(30_000),
@@ -62,7 +75,9 @@ export interface WorkersConfig {
   redisUrl: string | undefined;
   prefix: string;
   logLevel: z.infer<typeof WorkersEnv>['LOG_LEVEL'];
-  queues: Record<QueueKey, QueueSettings>;
+  /** By queue name; queues not listed take `defaultConcurrency`. */
+  queues: Record<string, QueueSettings>;
+  defaultConcurrency: number;
   lockDurationMs: number;
   stalledIntervalMs: number;
   reconcileIntervalMs: number;
@@ -77,12 +92,13 @@ export interface WorkersConfig {
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
   const env = load({ service: 'workers', schema: WorkersEnv, source }) as z.infer<typeof WorkersEnv> & Record<string, unknown>;
   const queues = Object.fromEntries(
-    QUEUE_KEYS.map((key) => [key, { concurrency: (env[`${key.toUpperCase()}_QUEUE_CONCURRENCY`] as number | undefined) ?? env.WORKER_CONCURRENCY, rate: env[`${key.toUpperCase()}_QUEUE_RATE`] as QueueSettings['rate'] }]),
-  ) as Record<QueueKey, QueueSettings>;
+    QUEUE_KEYS.map((key) => [QUEUE_NAMES[key], { concurrency: (env[`${key.toUpperCase()}_QUEUE_CONCURRENCY`] as number | undefined) ?? env.WORKER_CONCURRENCY, rate: env[`${key.toUpperCase()}_QUEUE_RATE`] as QueueSettings['rate'] }]),
+  ) as Record<string, QueueSettings>;
   return {
     ...pipelineConfig(env),
     logLevel: env.LOG_LEVEL,
     queues,
+    defaultConcurrency: env.WORKER_CONCURRENCY,
     lockDurationMs: env.LOCK_DURATION_MS,
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS ?? 2 * env.STALLED_INTERVAL_MS,

@@ -1,7 +1,8 @@
 export { startWorkers } from './start-workers.js';
 export type { StartWorkersOptions, RunningWorkers } from './start-workers.js';
-export { createHttpStoryTools } from './story-tools.js';
-export type { StoryTools, StageCall } from './story-tools.js';
+export { createHttpTools } from './tools.js';
+export type { StepTools, StepToolCall, StageCall } from './tools.js';
+export type { StepKind, StepKinds, StepKindContext } from './engine/step-kinds.js';
 export { loadEnv, WorkersEnv } from './env.js';
 export type { WorkersConfig, QueueSettings } from './env.js';
 export { createHttpStageWriter } from './aceflow/stage-writer.js';

@@ -9,7 +9,7 @@ import { createHttpStageWriter } from './aceflow/stage-writer.js';
 import { loadEnv } from './env.js';
 import { reportToolAccess } from './tool-access.js';
 import { startWorkers, type RunningWorkers } from './start-workers.js';
-import { createHttpStoryTools } from './story-tools.js';
+import { createHttpTools } from './tools.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
@@ -31,7 +31,7 @@ process.once('SIGINT', () => void stop('SIGINT'));
 
 const redis = await resolveRedis({ url: config.redisUrl });
 started.redis = redis;
-const tools = createHttpStoryTools(config.toolServices, {
+const tools = createHttpTools(config.toolServices, {
   onRetry: (notice) => logger.warn({ notice }, 'tool call retried'),
 });
 const engineRedis = createRedisClient(redis.url);
@@ -48,6 +48,7 @@ started.workers = await startWorkers({
   tools,
   logger,
   queues: config.queues,
+  defaultConcurrency: config.defaultConcurrency,
   lockDurationMs: config.lockDurationMs,
   stalledIntervalMs: config.stalledIntervalMs,
   retentionSeconds: config.retentionSeconds,

@@ -17,7 +17,7 @@ import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
-import { dispatchJobId, jobId, QUEUES, stageQueue, type ActiveRun, type RunStore } from '@switchyard/pipeline';
+import { dispatchJobId, jobId, QUEUES, type ActiveRun, type RunStore } from '@switchyard/pipeline';
 import { LeasedInterval } from './leased-interval.js';
 
 export interface ReconcilerOptions {
@@ -123,15 +123,21 @@ export class RunReconciler {
   async #hasLiveJob(run: ActiveRun): Promise<boolean> {
     if (run.status === 'queued' && run.batchId && LIVE_STATES.has(await this.#queue(QUEUES.dispatch).getJobState(dispatchJobId(run.batchId)))) return true;
     for (const stage of run.stages) {
-      const state = await this.#queue(stageQueue(run.kind, stage)).getJobState(jobId(run.id, stage));
+      const state = await this.#jobState(run, stage);
       if (LIVE_STATES.has(state)) return true;
     }
     return false;
   }
 
+  /** The state of a stage's job; a map branch `step.key` runs on its step's queue. */
+  async #jobState(run: ActiveRun, stage: string): Promise<string> {
+    const queue = run.stepQueues[stage.split('.')[0] ?? stage];
+    return queue ? this.#queue(queue).getJobState(jobId(run.id, stage)) : 'unknown';
+  }
+
   async #fail(run: ActiveRun): Promise<boolean> {
     const { store, logger } = this.#options;
-    const states = await Promise.all(run.stages.map(async (stage) => [stage, await this.#queue(stageQueue(run.kind, stage)).getJobState(jobId(run.id, stage))] as const));
+    const states = await Promise.all(run.stages.map(async (stage) => [stage, await this.#jobState(run, stage)] as const));
     const lost = states.find(([, state]) => state === 'failed' || state === 'unknown');
     const error: RunError = {
       code: 'run_stranded',

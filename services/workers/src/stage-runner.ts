@@ -27,7 +27,12 @@ export interface StageWork {
   attempt: number;
   /** Outputs of the stages asked for in `inputs`. */
   inputs: Record<string, unknown>;
+  /** The run's request (its input), when asked for with `withRequest`. */
+  request: unknown;
 }
+
+/** What a stage's work returns when the stage turns out not to apply (its condition was false). */
+export const SKIP_STAGE: unique symbol = Symbol('skip stage');
 
 /** A stage failure that retrying cannot mend, with the code and details callers should see. */
 export class StageFailedError extends Error {
@@ -56,7 +61,11 @@ export interface StageSpec<T> {
   token?: string | undefined;
   /** Earlier stages whose outputs this stage reads. */
   inputs?: readonly string[];
-  work: (ctx: StageWork) => Promise<T>;
+  /** Also read the run's request when starting. */
+  withRequest?: boolean;
+  /** This stage's budget, over the deps' (a step's own `retry`). */
+  budget?: StageBudget | undefined;
+  work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE>;
 }
 
 /**
@@ -64,10 +73,11 @@ export interface StageSpec<T> {
  * the inputs it was given. One round trip to Redis before the work (the start); the completion
  * record is sent after it without waiting.
  */
-export async function runStage<T>(deps: StageDeps, job: Job, stage: StageSpec<T>): Promise<{ output: T; inputs: Record<string, unknown> }> {
+export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T>): Promise<{ output: T | typeof SKIP_STAGE; inputs: Record<string, unknown> }> {
+  const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
-  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs });
+  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest });
   if (start.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
   if (start.kind === 'ended') {
     await markEnded(deps, runId, name);
@@ -75,11 +85,13 @@ export async function runStage<T>(deps: StageDeps, job: Job, stage: StageSpec<T>
   }
   // Finished before a crash: never run it again.
   if (start.kind === 'done') return { output: start.output as T, inputs: start.inputs };
+  if (start.kind === 'peek') throw new Error('a stage start answered a peek');
 
   const tracked = deps.aborts.track(runId);
   try {
-    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs });
-    await recordCompletion(deps, { runId, name, output });
+    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request });
+    if (output === SKIP_STAGE) await store.skipStage({ runId, stage: name });
+    else await recordCompletion(deps, { runId, name, output });
     return { output, inputs: start.inputs };
   } catch (error) {
     const open = circuitOpenCause(error);
@@ -130,7 +142,7 @@ async function waitForBreaker(deps: StageDeps, job: Job, wait: { runId: string; 
 }
 
 /** Records a failure and returns what to throw: the error to retry, or an UnrecoverableError. */
-async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string; name: string; error: unknown; final?: boolean }): Promise<Error> {
+export async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string; name: string; error: unknown; final?: boolean }): Promise<Error> {
   const { store, logger } = deps;
   const { runId, name, error } = failure;
   const status = await store.getStatus(runId);
@@ -155,10 +167,10 @@ async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string
 }
 
 /** A stage that will not run because its run ended: shown as cancelled unless it had finished. */
-async function markEnded(deps: StageDeps, runId: string, name: string): Promise<void> {
+export async function markEnded(deps: StageDeps, runId: string, name: string): Promise<void> {
   const run = await deps.store.getRun(runId);
   const stage = run?.stages.find((s) => s.name === name);
-  if (stage && !['completed', 'failed', 'cancelled'].includes(stage.status)) {
+  if (stage && !['completed', 'skipped', 'failed', 'cancelled'].includes(stage.status)) {
     // Quiet: the run's `done` event has been written and is the last a client should see.
     await deps.store.setStageStatus({ runId, stage: name, status: 'cancelled', quiet: true });
   }

@@ -1,32 +1,36 @@
 /**
- * Starts one BullMQ Worker per stage queue (and the batch dispatcher) in this process. Run more
- * processes on the same Redis to scale; each queue's concurrency and rate limit are its own.
+ * Starts one BullMQ Worker per step queue (one per configured tool service and per step kind it
+ * has) and the batch dispatcher in this process, after registering the shipped pipelines. Run
+ * more processes on the same Redis to scale; each queue's concurrency and rate limit are its own.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, QUEUES, RunStore, type QueueKey } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import type { AceflowEngine } from '@switchyard/aceflow';
-import { aceflowProcessor } from './aceflow/processor.js';
+import { aceflowStageKind } from './aceflow/stage-kind.js';
 import type { StageWriter } from './aceflow/stage-writer.js';
 import { dispatchProcessor } from './dispatch.js';
-import { outlineProcessor, polishProcessor, searchProcessor, writeProcessor } from './processors.js';
+import { stepProcessor } from './engine/step-processor.js';
+import type { StepKinds } from './engine/step-kinds.js';
 import { RunAborts } from './run-aborts.js';
 import { RunReconciler } from './reconciler.js';
 import { RetentionJanitor } from './retention.js';
 import type { QueueSettings } from './env.js';
 import type { StageBudget } from './stage-budget.js';
-import type { StoryTools } from './story-tools.js';
+import type { StepTools } from './tools.js';
 
 export interface StartWorkersOptions {
   redisUrl: string;
   /** BullMQ prefix and run-store namespace (default "sy"). */
   prefix?: string;
-  tools: StoryTools;
+  tools: StepTools;
   logger: Logger;
-  /** Per queue; default concurrency 8 and no rate limit. */
-  queues?: Partial<Record<QueueKey, Partial<QueueSettings>>>;
+  /** Per queue name; default concurrency `defaultConcurrency` and no rate limit. */
+  queues?: Record<string, Partial<QueueSettings>>;
+  /** Jobs at once on a queue with no settings of its own (default 8). */
+  defaultConcurrency?: number;
   /** Job lock; a crashed worker's jobs are taken over after about this long (default 30000). */
   lockDurationMs?: number;
   /** How often stalled jobs are looked for (default 15000). */
@@ -54,28 +58,27 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const connection = createRedisClient(options.redisUrl);
   const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds });
   const batches = new BatchStore(store);
+  const pipelines = new PipelineStore({ redis: connection, prefix });
+  await registerShippedPipelines(pipelines);
   const queues = createPipelineQueues({ connection, prefix });
   const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl) });
   await aborts.start();
-  const deps = { store, aborts, logger: options.logger, tools: options.tools, flows: queues.flows, budget: options.budget };
+  const kinds: StepKinds = {};
+  if (options.aceflow) kinds['aceflow.stage'] = aceflowStageKind({ ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
+  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget });
 
-  const processors: Partial<Record<QueueKey, Processor>> = {
-    search: searchProcessor(deps),
-    outline: outlineProcessor(deps),
-    write: writeProcessor(deps),
-    polish: polishProcessor(deps),
-    dispatch: dispatchProcessor({ store, batches, flows: queues.flows }),
-  };
-  if (options.aceflow) {
-    processors.aceflow = aceflowProcessor({ ...deps, ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
-  }
+  const processors = new Map<string, Processor>([
+    ...options.tools.services().map((service) => [toolQueue(service), step] as const),
+    ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
+    [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
+  ]);
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
-  const workers = (Object.keys(processors) as QueueKey[]).map((key) => {
-    const settings = options.queues?.[key];
-    const worker = new Worker(QUEUES[key], processors[key] as Processor, {
+  const workers = [...processors.entries()].map(([name, processor]) => {
+    const settings = options.queues?.[name];
+    const worker = new Worker(name, processor, {
       connection,
       prefix,
-      concurrency: settings?.concurrency ?? 8,
+      concurrency: settings?.concurrency ?? options.defaultConcurrency ?? 8,
       ...(settings?.rate ? { limiter: settings.rate } : {}),
       lockDuration: options.lockDurationMs ?? 30_000,
       stalledInterval: options.stalledIntervalMs ?? 15_000,
@@ -84,9 +87,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     });
     // A lost connection is said once per outage (see reportRedisOutagesTo), not by every worker at every retry.
     worker.on('error', (err) => {
-      if (!isConnectionError(err)) options.logger.error({ err, queue: QUEUES[key] }, 'worker error');
+      if (!isConnectionError(err)) options.logger.error({ err, queue: name }, 'worker error');
     });
-    if (key !== 'dispatch') {
+    if (name !== QUEUES.dispatch) {
       worker.on('failed', (job, err) => {
         reconciler.onJobFailed(job, err).catch((error: unknown) => options.logger.warn({ err: error, job_id: job?.id }, 'could not end the run of a failed job; the reconciler will'));
       });

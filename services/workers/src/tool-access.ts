@@ -4,7 +4,7 @@
  * line naming the variable to fix; a service that is down is a warning (its stages wait for it).
  */
 import type { Logger } from '@switchyard/logger';
-import type { StoryToolClients } from '@switchyard/tool-client';
+import type { ToolServiceClient } from '@switchyard/tool-client';
 
 export interface ToolAccessReport {
   service: string;
@@ -13,7 +13,7 @@ export interface ToolAccessReport {
   error?: string | undefined;
 }
 
-export async function reportToolAccess(clients: StoryToolClients, logger: Logger): Promise<ToolAccessReport[]> {
+export async function reportToolAccess(clients: Record<string, ToolServiceClient>, logger: Logger): Promise<ToolAccessReport[]> {
   const reports = await Promise.all(
     Object.values(clients).map(async (client) => {
       const health = await client.health();

@@ -3,14 +3,14 @@
  * factory; adding one is adding its line below. The job tools come first.
  */
 import type { Redis } from 'ioredis';
-import type { StoryRunsDeps } from '@switchyard/pipeline';
+import type { PipelineRunsDeps } from '@switchyard/pipeline';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { aceflowSuite } from './aceflow/index.js';
 import { jobsSuite } from './jobs/index.js';
 import { moduleDocsSuite } from './module-docs/index.js';
 import { supervisorSuite } from './supervisor/index.js';
 
-export interface SuiteDeps extends StoryRunsDeps {
+export interface SuiteDeps extends PipelineRunsDeps {
   redis: Redis;
   /** Key prefix of the deployment (the queues' prefix). */
   prefix: string;

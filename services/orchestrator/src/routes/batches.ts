@@ -4,13 +4,47 @@
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { BatchRequest } from '@switchyard/contracts';
+import { BatchRequest, MAX_BATCH_ITEMS } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { BATCH_ID, batchLinks, batchStoryRequests, newBatchId, startStoryBatch } from '@switchyard/pipeline';
+import { BATCH_ID, batchLinks, batchStoryRequests, InputError, newBatchId, startPipelineBatch, startStoryBatch } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
 import { streamEvents } from '../sse.js';
+import { definitionProblems } from './pipelines.js';
+
+/** A batch over any registered pipeline: each item merged over `defaults` is one run's input. */
+const PipelineBatchRequest = z.strictObject({
+  pipeline: z.string().min(1).max(60),
+  version: z.number().int().positive().optional(),
+  items: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_ITEMS),
+  defaults: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Starts the batch, or answers the run ids of the batch an Idempotency-Key already made. */
+async function acceptBatch(deps: AppDeps, req: Request, start: (batchId: string) => Promise<{ batchId: string; runIds: string[] }>, fingerprint: { body: unknown; total: number }): Promise<{ batchId: string; runIds: string[] }> {
+  const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'batches', body: fingerprint.body, freshId: newBatchId(), retentionSeconds: deps.store.retentionSeconds });
+  if (claim.repeated) return { batchId: claim.id, runIds: (await deps.batches.getBatch(claim.id, { offset: 0, limit: fingerprint.total }))?.runs.map((r) => r.run_id) ?? [] };
+  try {
+    return await start(claim.id);
+  } catch (error) {
+    await claim.release();
+    throw error;
+  }
+}
+
+async function startAnyPipelineBatch(deps: AppDeps, req: Request): Promise<{ batchId: string; runIds: string[] }> {
+  const body = PipelineBatchRequest.parse(req.body);
+  const pipeline = await deps.pipelines.compiled(body.pipeline, body.version);
+  if (!pipeline) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${body.pipeline}${body.version ? ` version ${body.version}` : ''}` });
+  const inputs = body.items.map((item) => ({ ...body.defaults, ...item }));
+  try {
+    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId }), { body, total: inputs.length });
+  } catch (error) {
+    if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${body.pipeline}`);
+    throw error;
+  }
+}
 
 const Page = z.object({
   offset: z.coerce.number().int().min(0).default(0),
@@ -27,21 +61,14 @@ export function batchesRouter(deps: AppDeps): Router {
   const router = Router();
 
   router.post('/v1/batches', jsonBody('20mb'), async (req, res) => {
-    const body = BatchRequest.parse(req.body);
-    const requests = batchStoryRequests(body);
-    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'batches', body, freshId: newBatchId(), retentionSeconds: deps.store.retentionSeconds });
-    let batchId = claim.id;
-    let runIds: string[];
-    if (claim.repeated) {
-      runIds = (await deps.batches.getBatch(batchId, { offset: 0, limit: requests.length }))?.runs.map((r) => r.run_id) ?? [];
-    } else {
-      try {
-        ({ batchId, runIds } = await startStoryBatch(deps, { requests, batchId }));
-      } catch (error) {
-        await claim.release();
-        throw error;
-      }
+    let created: { batchId: string; runIds: string[] };
+    if (req.body && typeof req.body === 'object' && 'pipeline' in (req.body as object)) created = await startAnyPipelineBatch(deps, req);
+    else {
+      const body = BatchRequest.parse(req.body);
+      const requests = batchStoryRequests(body);
+      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId }), { body, total: requests.length });
     }
+    const { batchId, runIds } = created;
     const links = batchLinks(batchId);
     res.status(202).location(links.poll_url).json({ batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds, ...links });
   });

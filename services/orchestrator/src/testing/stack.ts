@@ -12,7 +12,7 @@ import { createLogger } from '@switchyard/logger';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
-import { createHttpStageWriter, createHttpStoryTools, startWorkers, type RunningWorkers, type StageBudget } from '@switchyard/workers';
+import { createHttpStageWriter, createHttpTools, startWorkers, type RunningWorkers, type StageBudget } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -81,7 +81,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           redisUrl: redis.url,
           prefix,
           logger,
-          tools: createHttpStoryTools(toolConfig, {
+          tools: createHttpTools(toolConfig, {
             retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 },
             poll: { initialDelayMs: 20, maxDelayMs: 100 },
             ...(options.breaker ? { breaker: options.breaker } : {}),

@@ -4,7 +4,7 @@
  */
 import { STAGE_DOCUMENT_TOOL, StageDocumentOutput, type StageDocumentInput, type ToolServicesConfig } from '@switchyard/contracts';
 import { ToolProtocolError, ToolServiceClient, type ToolClientOptions } from '@switchyard/tool-client';
-import type { StageCall } from '../story-tools.js';
+import type { StageCall } from '../tools.js';
 
 export interface StageWriter {
   write(args: StageDocumentInput, call: StageCall): Promise<StageDocumentOutput>;

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { RunView } from '@switchyard/contracts';
 import { describeZodError } from '@switchyard/http-kit';
 import { analysisDataSchema } from '@switchyard/aceflow';
-import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type StoryRunsDeps } from '@switchyard/pipeline';
+import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import {
   CancelRunInput,
@@ -30,7 +30,7 @@ import {
 } from './schemas.js';
 import { waitForRun } from './wait.js';
 
-export interface JobSuiteDeps extends StoryRunsDeps {
+export interface JobSuiteDeps extends PipelineRunsDeps {
   /** Duplicated for each wait_for_run, which blocks on the run's event stream. */
   redis: Redis;
 }

@@ -1,0 +1,164 @@
+/**
+ * A stored definition made ready to run: its expressions compiled, its steps in an order where
+ * each comes after what it needs, and for each step the queue its jobs go to. Compiling needs no
+ * I/O: what registration looked up (which service publishes each tool) is stored with it.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { compileArgs, compileExpression, type ArgsEvaluator, type Expression } from './expressions.js';
+import { DefinitionError, type DefinitionProblem } from './problems.js';
+import type { PipelineDefinition, StepDefinition } from './schema.js';
+import { kindQueue, toolQueue } from './queues.js';
+
+export type StepTarget = { kind: 'tool'; service: string; tool: string } | { kind: 'uses'; uses: string };
+
+export interface CompiledStep {
+  name: string;
+  definition: StepDefinition;
+  target: StepTarget;
+  /** The queue its jobs go to. */
+  queue: string;
+  needs: readonly string[];
+  /** Steps that need this one. */
+  dependents: readonly string[];
+  args: ArgsEvaluator;
+  map?: Expression | undefined;
+  when?: Expression | undefined;
+  until?: Expression | undefined;
+}
+
+/** A definition as stored: the definition itself and the service chosen for each tool step. */
+export interface StoredPipeline {
+  definition: PipelineDefinition & { version: number };
+  /** Step name → the service publishing its tool, found at registration. */
+  services: Record<string, string>;
+  registered_at: string;
+}
+
+export interface CompiledPipeline {
+  name: string;
+  version: number;
+  stored: StoredPipeline;
+  steps: ReadonlyMap<string, CompiledStep>;
+  /** Every step, each after the steps it needs (declaration order among equals). */
+  order: readonly string[];
+  /** Steps that need nothing: a run starts with these. */
+  roots: readonly string[];
+  output?: Expression | undefined;
+  /** Checks a run's input against the definition's `input` schema. */
+  checkInput(input: unknown): DefinitionProblem[];
+}
+
+/** Steps in dependency order, or the problems that prevent one (unknown needs, cycles). */
+export function orderSteps(steps: Record<string, Pick<StepDefinition, 'needs'>>): { order: string[]; problems: DefinitionProblem[] } {
+  const problems: DefinitionProblem[] = [];
+  for (const [name, step] of Object.entries(steps)) {
+    step.needs.forEach((need, i) => {
+      if (!(need in steps)) problems.push({ path: `steps.${name}.needs.${i}`, message: `needs ${JSON.stringify(need)}, which is not a step of this pipeline` });
+      else if (need === name) problems.push({ path: `steps.${name}.needs.${i}`, message: 'a step cannot need itself' });
+    });
+  }
+  if (problems.length > 0) return { order: [], problems };
+  const order: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string, trail: string[]): void => {
+    if (state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') {
+      const cycle = [...trail.slice(trail.indexOf(name)), name];
+      problems.push({ path: `steps.${name}.needs`, message: `cycle: ${cycle.join(' → ')}` });
+      return;
+    }
+    state.set(name, 'visiting');
+    for (const need of steps[name]?.needs ?? []) visit(need, [...trail, name]);
+    state.set(name, 'done');
+    order.push(name);
+  };
+  for (const name of Object.keys(steps)) visit(name, []);
+  return { order: problems.length > 0 ? [] : order, problems };
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+
+/** The input schema as a validator, or a problem naming `input` when it is no JSON Schema. */
+export function compileInputSchema(schema: Record<string, unknown>): { validate?: ValidateFunction; problem?: DefinitionProblem } {
+  try {
+    return { validate: ajv.compile(schema) };
+  } catch (error) {
+    return { problem: { path: 'input', message: `not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}` } };
+  }
+}
+
+function inputProblems(validate: ValidateFunction, input: unknown): DefinitionProblem[] {
+  if (validate(input)) return [];
+  return (validate.errors ?? []).map((e) => {
+    const field = [e.instancePath.replace(/^\//, '').replace(/\//g, '.'), e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : ''].filter(Boolean).join('.');
+    const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : '';
+    return { path: field || '(input)', message: `${e.message ?? 'is invalid'}${extra}` };
+  });
+}
+
+/** Compiles the expressions of every step; collects every problem instead of stopping at one. */
+function compileStep(name: string, step: StepDefinition, problems: DefinitionProblem[]): Pick<CompiledStep, 'args' | 'map' | 'when' | 'until'> {
+  const attempt = <T>(build: () => T): T | undefined => {
+    try {
+      return build();
+    } catch (error) {
+      if (error instanceof Error && 'place' in error) problems.push({ path: String((error as { place: string }).place), message: error.message.replace(/^[^:]+: /, '') });
+      else throw error;
+      return undefined;
+    }
+  };
+  const place = (field: string) => `steps.${name}.${field}`;
+  return {
+    args: attempt(() => compileArgs(step.args as never, place('args'))) ?? compileArgs(undefined, place('args')),
+    map: step.map ? attempt(() => compileExpression(step.map as string, place('map'))) : undefined,
+    when: step.when ? attempt(() => compileExpression(step.when as string, place('when'))) : undefined,
+    until: step.repeat ? attempt(() => compileExpression(step.repeat?.until as string, place('repeat.until'))) : undefined,
+  };
+}
+
+/** Compiles a stored definition; throws a DefinitionError listing every problem found. */
+export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
+  const { definition } = stored;
+  const problems: DefinitionProblem[] = [];
+  const { order, problems: orderProblems } = orderSteps(definition.steps);
+  problems.push(...orderProblems);
+  const dependents = new Map<string, string[]>(Object.keys(definition.steps).map((name) => [name, []]));
+  for (const [name, step] of Object.entries(definition.steps)) for (const need of step.needs) dependents.get(need)?.push(name);
+
+  const steps = new Map<string, CompiledStep>();
+  for (const [name, step] of Object.entries(definition.steps)) {
+    const compiled = compileStep(name, step, problems);
+    let target: StepTarget;
+    if (step.tool) {
+      const service = step.service ?? stored.services[name];
+      if (!service) {
+        problems.push({ path: `steps.${name}.tool`, message: `no service was found for tool ${step.tool}` });
+        continue;
+      }
+      target = { kind: 'tool', service, tool: step.tool };
+    } else target = { kind: 'uses', uses: step.uses as string };
+    steps.set(name, { name, definition: step, target, queue: target.kind === 'tool' ? toolQueue(target.service) : kindQueue(target.uses), needs: step.needs, dependents: dependents.get(name) ?? [], ...compiled });
+  }
+  let output: Expression | undefined;
+  if (definition.output) {
+    try {
+      output = compileExpression(definition.output, 'output');
+    } catch (error) {
+      problems.push({ path: 'output', message: error instanceof Error ? error.message.replace(/^output: /, '') : String(error) });
+    }
+  }
+  const input = compileInputSchema(definition.input);
+  if (input.problem) problems.push(input.problem);
+  if (problems.length > 0) throw new DefinitionError(problems);
+  const validateInput = input.validate as ValidateFunction;
+  return {
+    name: definition.name,
+    version: definition.version,
+    stored,
+    steps,
+    order,
+    roots: order.filter((name) => (definition.steps[name]?.needs.length ?? 0) === 0),
+    output,
+    checkInput: (value) => inputProblems(validateInput, value),
+  };
+}

@@ -1,0 +1,15 @@
+/** What is wrong with a definition or a run's input, each problem with the place it was found. */
+export interface DefinitionProblem {
+  /** Where, as a dotted path into the definition (e.g. `steps.write.args.topic`) or the input. */
+  path: string;
+  message: string;
+}
+
+export class DefinitionError extends Error {
+  override name = 'DefinitionError';
+  readonly problems: readonly DefinitionProblem[];
+  constructor(problems: readonly DefinitionProblem[]) {
+    super(problems.map((p) => `${p.path}: ${p.message}`).join('; ') || 'invalid pipeline definition');
+    this.problems = problems;
+  }
+}

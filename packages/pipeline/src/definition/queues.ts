@@ -1,0 +1,6 @@
+/**
+ * Where step jobs run: one queue per tool service, so each service's load is scaled and
+ * rate-limited on its own, and one per step kind registered in code.
+ */
+export const toolQueue = (service: string) => `tool-${service}`;
+export const kindQueue = (kind: string) => `kind-${kind.replace(/[^A-Za-z0-9_-]/g, '-')}`;

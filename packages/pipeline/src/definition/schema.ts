@@ -1,0 +1,94 @@
+/**
+ * The pipeline definition format: one zod schema for YAML and JSON alike, published as a JSON
+ * Schema for editors (see pipelines/pipeline.schema.json). Expressions are JSONata, written as
+ * strings; what they may read is described in docs/PIPELINES.md.
+ */
+import { z } from 'zod';
+import { ToolCallMode } from '@switchyard/contracts';
+
+/** Step names become stage names and job ids: plain, and without '.', which separates map branches. */
+export const STEP_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,59}$/;
+export const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,59}$/;
+/** A loop may run its step at most this many times. */
+export const MAX_REPEAT = 20;
+/** Attempts per step at most (BullMQ's attempts of its job). */
+export const MAX_STEP_ATTEMPTS = 10;
+
+const Expression = z.string().min(1).max(20_000).describe('A JSONata expression');
+
+/** A duration in ms, or a string such as "30s", "2m", "500ms". */
+export const Duration = z.union([
+  z.number().int().positive().max(24 * 3600_000),
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'expected a duration such as 500ms, 30s, 2m or 1h')
+    .transform((text, ctx) => {
+      const [, amount, unit] = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text) ?? [];
+      const ms = Number(amount) * { ms: 1, s: 1000, m: 60_000, h: 3600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+      if (ms <= 0 || ms > 24 * 3600_000) ctx.addIssue({ code: 'custom', message: 'a duration must be above 0 and at most 24h' });
+      return Math.round(ms);
+    }),
+]);
+
+/**
+ * `args` is one expression giving the whole object, or an object whose string values are
+ * expressions and whose other values are taken as they are (nested objects likewise).
+ */
+export type ArgsTemplate = string | { [key: string]: unknown };
+const Args = z.union([Expression, z.record(z.string(), z.unknown())]).describe('An expression giving the arguments, or an object whose string values are expressions');
+
+export const StepDefinition = z
+  .strictObject({
+    description: z.string().max(2000).optional(),
+    tool: z.string().min(1).max(200).optional().describe('A tool published on GET /tools by a configured tool service'),
+    service: z.string().min(1).max(60).optional().describe('The service publishing `tool`, when more than one does'),
+    uses: z.string().min(1).max(100).optional().describe('A step kind registered in code, e.g. aceflow.stage'),
+    needs: z.array(z.string()).max(100).default([]).describe('Steps this one waits for'),
+    args: Args.optional(),
+    map: Expression.optional().describe('A list computed at run time: the step runs once per item (`item`, `index`), in parallel'),
+    when: Expression.optional().describe('The step runs only when this is true; otherwise it is skipped'),
+    repeat: z
+      .strictObject({
+        until: Expression.describe('Checked after each run, with `output` and `iteration`'),
+        max: z.number().int().min(1).max(MAX_REPEAT).describe('Runs at most'),
+        on_limit: z.enum(['continue', 'fail']).default('continue').describe('What happens when `until` is still false after `max` runs'),
+      })
+      .optional(),
+    mode: ToolCallMode.optional().describe('How the tool is called (default: the service\'s configured mode)'),
+    timeout: Duration.optional().describe('Per attempt'),
+    retry: z
+      .strictObject({
+        attempts: z.number().int().min(1).max(MAX_STEP_ATTEMPTS).optional(),
+        backoff: Duration.optional().describe('First delay between attempts, doubling'),
+      })
+      .optional(),
+  })
+  .superRefine((step, ctx) => {
+    if (Boolean(step.tool) === Boolean(step.uses)) ctx.addIssue({ code: 'custom', message: 'a step needs exactly one of `tool` and `uses`', path: [] });
+    if (step.service && !step.tool) ctx.addIssue({ code: 'custom', message: '`service` goes with `tool`', path: ['service'] });
+    if (step.mode && !step.tool) ctx.addIssue({ code: 'custom', message: '`mode` applies to tool calls only', path: ['mode'] });
+  });
+export type StepDefinition = z.output<typeof StepDefinition>;
+
+export const PipelineDefinition = z.strictObject({
+  name: z.string().regex(PIPELINE_NAME, 'lower-case letters, digits and -, starting with a letter'),
+  version: z.number().int().positive().optional().describe('Given by the server when absent: one more than the latest'),
+  description: z.string().max(5000).default(''),
+  input: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of a run\'s input'),
+  output: Expression.optional().describe('The run\'s result, from `input` and `steps` (default: every step\'s output)'),
+  output_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the result, for MCP clients'),
+  steps: z
+    .record(z.string().regex(STEP_NAME, 'a step name is a letter then letters, digits, _ or -'), StepDefinition)
+    .refine((steps) => Object.keys(steps).length > 0, 'a pipeline needs at least one step')
+    .refine((steps) => Object.keys(steps).length <= 200, 'a pipeline has at most 200 steps'),
+});
+export type PipelineDefinition = z.output<typeof PipelineDefinition>;
+export type PipelineDefinitionInput = z.input<typeof PipelineDefinition>;
+
+/** The format as a JSON Schema, for editors. */
+export function pipelineJsonSchema(): Record<string, unknown> {
+  return {
+    title: 'Switchyard pipeline definition',
+    ...(z.toJSONSchema(PipelineDefinition, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>),
+  };
+}

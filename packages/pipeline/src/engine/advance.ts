@@ -1,0 +1,56 @@
+/**
+ * What happens after a step ends: every step that needs it and now has all it needs is enqueued,
+ * and when every stage of the run is done the run ends with its output. Each worker checks after
+ * its own completion has been written, so when two steps finish at once at least one of them
+ * sees both done; both may enqueue the next step, which job ids make one job.
+ */
+import type { RunError, RunStatus } from '@switchyard/contracts';
+import type { CompiledPipeline } from '../definition/compile.js';
+import { ExpressionError } from '../definition/expressions.js';
+import type { RunStore } from '../run-store.js';
+import { stepJob, type StepQueues } from './step-jobs.js';
+
+export interface AdvanceDeps {
+  store: RunStore;
+  steps: StepQueues;
+}
+
+type StepState = { status: string | null; branches: { name: string; status: string | null }[] | null };
+
+/** A step is done when completed or skipped; a map step when every branch has completed. */
+export function stepDone(state: StepState | undefined): boolean {
+  if (!state) return false;
+  if (state.branches) return state.branches.every((b) => b.status === 'completed');
+  return state.status === 'completed' || state.status === 'skipped';
+}
+
+const ENDED: readonly (RunStatus | null)[] = ['completed', 'failed', 'cancelled', null];
+
+export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; finished: string }): Promise<void> {
+  const { pipeline, runId } = options;
+  const dependents = pipeline.steps.get(options.finished)?.dependents ?? [];
+  const needs = [...new Set(dependents.flatMap((name) => pipeline.steps.get(name)?.needs ?? []))];
+  const state = await deps.store.readStepStates(runId, needs);
+  if (ENDED.includes(state.run.status)) return;
+  const ready = dependents.filter((name) => (pipeline.steps.get(name)?.needs ?? []).every((need) => stepDone(state.steps.get(need))));
+  if (ready.length > 0) {
+    await deps.steps.add(ready.map((name) => stepJob({ pipeline, step: pipeline.steps.get(name) as NonNullable<ReturnType<typeof pipeline.steps.get>>, runId, batchId: options.batchId })));
+  }
+  if (state.run.total > 0 && state.run.completed >= state.run.total) await finishRun(deps, options);
+}
+
+/** Ends a run whose stages are all done, with its output (or failed, when the output expression fails). */
+export async function finishRun(deps: Pick<AdvanceDeps, 'store'>, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined }): Promise<void> {
+  const { pipeline, runId, store } = { ...options, store: deps.store };
+  const [steps, requestJson] = await Promise.all([store.readStepOutputs(runId, Object.keys(pipeline.stored.definition.steps)), store.redis.hget(store.keys.run(runId), 'request')]);
+  const input: unknown = requestJson ? JSON.parse(requestJson) : null;
+  const batchId = options.batchId ?? null;
+  try {
+    const result = pipeline.output ? await pipeline.output.evaluate({ input, steps, run_id: runId }) : steps;
+    await store.transition({ runId, from: ['running', 'queued'], to: 'completed', result: result ?? null, batchId });
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    const runError: RunError = { code: 'output_failed', message: `The run's output could not be computed: ${error.message}`, retryable: false };
+    await store.transition({ runId, from: ['running', 'queued'], to: 'failed', error: runError, batchId });
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The pipelines shipped in the repository's `pipelines/` folder (the story and AceFlow stage
+ * generation), registered by every process at start-up: the version already holding the same
+ * definition is used, and a changed file becomes the next version.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { DefinitionError } from '../definition/problems.js';
+import { parseDefinitionText, validateDefinition } from '../definition/validate.js';
+import type { PipelineStore } from './pipeline-store.js';
+
+/** Step kinds registered in code (`uses:`); the workers implement each. */
+export const STEP_KINDS = ['aceflow.stage'] as const;
+export type StepKindName = (typeof STEP_KINDS)[number];
+
+export const SHIPPED_PIPELINES_DIR = fileURLToPath(new URL('../../../../pipelines/', import.meta.url));
+
+/** Registers every `*.yaml` of `dir`; resolves with name → version in force. */
+export async function registerShippedPipelines(store: PipelineStore, dir = SHIPPED_PIPELINES_DIR): Promise<Record<string, number>> {
+  const files = (await readdir(dir)).filter((file) => file.endsWith('.yaml')).sort();
+  const versions: Record<string, number> = {};
+  for (const file of files) {
+    const raw = parseDefinitionText(await readFile(`${dir}/${file}`, 'utf8')) as { version?: unknown } | null;
+    try {
+      const stored = await validateDefinition({ raw, version: typeof raw?.version === 'number' ? raw.version : 1, kinds: STEP_KINDS });
+      versions[stored.definition.name] = await store.registerShipped(stored);
+    } catch (error) {
+      if (error instanceof DefinitionError) throw new Error(`pipelines/${file} is not a valid definition: ${error.message}`);
+      throw error;
+    }
+  }
+  return versions;
+}

@@ -1,0 +1,92 @@
+/**
+ * Step jobs: one BullMQ job per step of a run (per branch, for a map step), on the queue of the
+ * step's tool service or step kind. Job ids come from the run and the stage, so adding a step
+ * twice (a retried job advancing its run again) adds it once.
+ */
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { BULLMQ_EVENTS_MAXLEN, jobId, MAX_STAGE_ATTEMPTS, STAGE_JOB_OPTIONS, type StepJob } from '../catalog.js';
+import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
+
+export const STEP_JOB_NAME = 'pipeline.step';
+
+
+/** The stage a step job records: the step, or `step.key` for a branch. */
+export const stageOf = (step: string, branchKey?: string) => (branchKey === undefined ? step : `${step}.${branchKey}`);
+
+/** A step's retry settings over the catalog's defaults. */
+export function stepJobOptions(step: CompiledStep): JobsOptions {
+  const retry = step.definition.retry;
+  return {
+    ...STAGE_JOB_OPTIONS,
+    attempts: retry?.attempts ?? MAX_STAGE_ATTEMPTS,
+    backoff: { type: 'exponential', delay: retry?.backoff ?? STAGE_JOB_OPTIONS.backoff.delay },
+  };
+}
+
+const BRANCH_KEY = /^[A-Za-z0-9_-]{1,60}$/;
+
+/**
+ * Branch keys of a map over `items`: the items themselves when they are distinct plain strings
+ * (so a map over section names gives `write.climax`), else their indexes.
+ */
+export function branchKeys(items: readonly unknown[]): string[] {
+  const named = items.every((item) => typeof item === 'string' && BRANCH_KEY.test(item)) && new Set(items).size === items.length;
+  return items.map((item, i) => (named ? (item as string) : String(i)));
+}
+
+export interface StepJobSpec {
+  queue: string;
+  data: StepJob;
+  opts: JobsOptions;
+}
+
+/** The job of `step` (or of one branch of it) in run `runId`. */
+export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; branch?: StepJob['branch'] }): StepJobSpec {
+  const { pipeline, step, runId, branch } = options;
+  return {
+    queue: step.queue,
+    data: { run_id: runId, ...(options.batchId ? { batch_id: options.batchId } : {}), pipeline: pipeline.name, version: pipeline.version, step: step.name, ...(branch ? { branch } : {}) },
+    opts: { ...stepJobOptions(step), jobId: jobId(runId, stageOf(step.name, branch?.key)) },
+  };
+}
+
+/** Queues by name, opened as needed, on one connection. */
+export class StepQueues {
+  readonly #connection: Redis;
+  readonly #prefix: string;
+  readonly #queues = new Map<string, Queue>();
+  readonly #onError: (error: Error) => void;
+
+  constructor(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }) {
+    this.#connection = options.connection;
+    this.#prefix = options.prefix;
+    this.#onError = options.onError ?? (() => undefined);
+  }
+
+  queue(name: string): Queue {
+    let queue = this.#queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.#connection, prefix: this.#prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } } });
+      queue.on('error', this.#onError);
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Adds jobs, one call per queue. */
+  async add(jobs: readonly StepJobSpec[]): Promise<void> {
+    const byQueue = new Map<string, StepJobSpec[]>();
+    for (const job of jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
+    await Promise.all(
+      [...byQueue.entries()].map(([name, specs]) => {
+        const queue = this.queue(name);
+        return specs.length === 1 ? queue.add(STEP_JOB_NAME, (specs[0] as StepJobSpec).data, (specs[0] as StepJobSpec).opts) : queue.addBulk(specs.map((s) => ({ name: STEP_JOB_NAME, data: s.data, opts: s.opts })));
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#queues.values()].map((q) => q.close()));
+  }
+}

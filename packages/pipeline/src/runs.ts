@@ -1,0 +1,119 @@
+/**
+ * Reading and cancelling runs, and the story and AceFlow aliases over the pipeline engine: the
+ * operations behind both the HTTP API and the MCP bridge, so that the two cannot drift apart.
+ */
+import { z } from 'zod';
+import { ACEFLOW_STAGE_IDS, StoryRequest, TERMINAL_STATUSES, type AceflowRunRequest, type AceflowStageId, type BatchRequest, type RunStatus, type RunView } from '@switchyard/contracts';
+import type { CompiledPipeline } from './definition/compile.js';
+import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './engine/pipeline-runs.js';
+import type { RunRecord, RunStore } from './run-store.js';
+
+export const runLinks = (runId: string) => ({ poll_url: `/v1/runs/${runId}`, events_url: `/v1/runs/${runId}/events` });
+export const batchLinks = (batchId: string) => ({ poll_url: `/v1/batches/${batchId}`, events_url: `/v1/batches/${batchId}/events` });
+
+/** Ids are generated here; anything else cannot name a run or batch. */
+export const RUN_ID = /^run_[0-9a-f]{32}$/;
+export const BATCH_ID = /^batch_[0-9a-f]{32}$/;
+
+/** A pipeline the deployment needs and does not have (the shipped ones are registered at start-up). */
+export class PipelineMissingError extends Error {
+  override name = 'PipelineMissingError';
+}
+
+/** The latest version of a registered pipeline, compiled. */
+export async function requirePipeline(deps: Pick<PipelineRunsDeps, 'pipelines'>, name: string, version?: number): Promise<CompiledPipeline> {
+  const pipeline = await deps.pipelines.compiled(name, version);
+  if (!pipeline) throw new PipelineMissingError(`no pipeline ${name}${version ? ` version ${version}` : ''} is registered`);
+  return pipeline;
+}
+
+/** `POST /v1/stories`: a run of the latest `story` pipeline. */
+export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string }): Promise<string> {
+  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId });
+}
+
+/** Each batch item over the defaults must be a whole story request; errors name `items.N.field`. */
+export function batchStoryRequests(body: BatchRequest): StoryRequest[] {
+  const issues: z.core.$ZodIssue[] = [];
+  const requests = body.items.map((item, i) => {
+    const parsed = StoryRequest.safeParse({ ...body.defaults, ...item });
+    if (!parsed.success) issues.push(...parsed.error.issues.map((issue) => ({ ...issue, path: ['items', i, ...issue.path] })));
+    return parsed.success ? parsed.data : undefined;
+  });
+  if (issues.length > 0) throw new z.ZodError(issues.slice(0, 50));
+  return requests as StoryRequest[];
+}
+
+export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string }): Promise<{ batchId: string; runIds: string[] }> {
+  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId });
+}
+
+/** The modes' stages, as the AceFlow engine defines them (kept in step by a test). */
+export const ACEFLOW_MODE_STAGES: Readonly<Record<AceflowRunRequest['project']['mode'], readonly AceflowStageId[]>> = {
+  complete: ACEFLOW_STAGE_IDS,
+  standard: ['s1_user_story', 's2_tasks_group', 's4_implementation', 's5_test_report', 's6_codereview', 's8_summary_report'],
+  minimal: ['s1_user_story', 's2_tasks_group', 's4_implementation', 's5_test_report'],
+};
+
+export class AceflowRangeError extends Error {
+  override name = 'AceflowRangeError';
+}
+
+/** The stages a run covers: its mode's, from `from_stage` to `to_stage`. */
+export function aceflowRunStages(request: AceflowRunRequest): AceflowStageId[] {
+  const stages = ACEFLOW_MODE_STAGES[request.project.mode];
+  const from = request.from_stage ? stages.indexOf(request.from_stage) : 0;
+  const to = request.to_stage ? stages.indexOf(request.to_stage) : stages.length - 1;
+  if (from < 0) throw new AceflowRangeError(`from_stage ${request.from_stage} is not a stage of mode ${request.project.mode}`);
+  if (to < 0) throw new AceflowRangeError(`to_stage ${request.to_stage} is not a stage of mode ${request.project.mode}`);
+  if (from > to) throw new AceflowRangeError(`from_stage ${request.from_stage} comes after to_stage ${request.to_stage}`);
+  return stages.slice(from, to + 1);
+}
+
+/** `POST /v1/aceflow/runs`: a run of the latest `aceflow` pipeline over the stages the request picks. */
+export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: AceflowRunRequest; runId?: string }): Promise<{ runId: string; stages: AceflowStageId[] }> {
+  const stages = aceflowRunStages(options.request);
+  const { project, analysis } = options.request;
+  const input = { project, stages, ...(analysis ? { analysis } : {}) };
+  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId });
+  return { runId, stages };
+}
+
+export type CancelOutcome = { outcome: 'cancelled' | 'already_cancelled'; run: RunRecord } | { outcome: 'finished'; status: RunStatus } | { outcome: 'not_found' };
+
+/** Cancels a queued or running run and tells every worker to abort its calls. */
+export async function cancelRun(deps: { store: RunStore }, runId: string): Promise<CancelOutcome> {
+  if (!RUN_ID.test(runId)) return { outcome: 'not_found' };
+  const change = await deps.store.transition({ runId, from: ['queued', 'running'], to: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled' } });
+  if (change.previous === null) return { outcome: 'not_found' };
+  if (!change.moved && change.previous !== 'cancelled') return { outcome: 'finished', status: change.previous };
+  await deps.store.publishCancel(runId);
+  const run = await deps.store.getRun(runId);
+  return run ? { outcome: change.moved ? 'cancelled' : 'already_cancelled', run } : { outcome: 'not_found' };
+}
+
+export async function findRun(deps: { store: RunStore }, runId: string): Promise<RunRecord | null> {
+  return RUN_ID.test(runId) ? deps.store.getRun(runId) : null;
+}
+
+const SETTLED = ['completed', 'skipped', 'failed', 'cancelled'];
+
+export function toRunView(run: RunRecord): RunView {
+  const ended = TERMINAL_STATUSES.includes(run.status);
+  return {
+    run_id: run.id,
+    kind: run.kind,
+    status: run.status,
+    progress: run.status === 'completed' ? 100 : Math.min(run.progress, 99),
+    created_at: run.created_at,
+    updated_at: run.updated_at,
+    batch_id: run.batch_id,
+    pipeline: run.pipeline,
+    request: run.request,
+    // Once a run has ended, a stage that never finished will not: show it as cancelled.
+    stages: run.stages.map((s) => (ended && !SETTLED.includes(s.status) ? { ...s, status: 'cancelled' } : s)),
+    result: run.result,
+    error: run.error,
+    ...runLinks(run.id),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Pipelines as data: register a definition (YAML or JSON) as a new immutable version, read
+ * them, and start runs of one. A run pins the version it started with, so registering a new
+ * version never changes a run in flight.
+ */
+import express, { Router, type Request } from 'express';
+import { z } from 'zod';
+import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
+import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, runLinks, startPipelineRun, STEP_KINDS, validateDefinition, type CompiledPipeline } from '@switchyard/pipeline';
+import type { AppDeps } from '../deps.js';
+import { claimIdempotencyKey } from '../idempotency.js';
+import { jsonBody } from '../json-body.js';
+
+const DEFINITION_LIMIT = '1mb';
+const VersionQuery = z.object({ version: z.coerce.number().int().positive().optional() });
+
+/** A definition's problems, every one listed with its place; nothing is stored. */
+export function definitionProblems(error: DefinitionError, code: string, what: string): HttpError {
+  const problems = error.problems.slice(0, 50);
+  return new HttpError({ status: 400, code, message: `${what}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, details: { problems, issue_count: error.problems.length } });
+}
+
+function pipelineName(req: Request): string {
+  const name = String(req.params.name);
+  if (!PIPELINE_NAME.test(name)) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${name}` });
+  return name;
+}
+
+/** The body as a definition: JSON as parsed, YAML (or JSON sent as text) parsed here. */
+function definitionOf(req: Request, name: string): unknown {
+  let raw: unknown = req.body;
+  if (typeof raw === 'string') raw = parseDefinitionText(raw);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new HttpError({ status: 400, code: 'invalid_pipeline', message: 'Send a pipeline definition as a YAML or JSON object', details: {} });
+  const body = raw as Record<string, unknown>;
+  if (body.name === undefined) return { ...body, name };
+  if (body.name !== name) throw new HttpError({ status: 400, code: 'invalid_pipeline', message: `The definition is named ${JSON.stringify(body.name)} but was sent to /v1/pipelines/${name}`, details: { problems: [{ path: 'name', message: `must be ${name}` }] } });
+  return body;
+}
+
+async function requireVersion(deps: AppDeps, name: string, version?: number): Promise<CompiledPipeline> {
+  const pipeline = await deps.pipelines.compiled(name, version);
+  if (!pipeline) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: version ? `No version ${version} of pipeline ${name}` : `No pipeline ${name}` });
+  return pipeline;
+}
+
+const yamlText = express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'], limit: DEFINITION_LIMIT });
+const definitionBody = (req: Request, res: express.Response, next: express.NextFunction) => (req.is(['json', '+json']) ? jsonBody(DEFINITION_LIMIT)(req, res, next) : yamlText(req, res, next));
+
+export function pipelinesRouter(deps: AppDeps): Router {
+  const router = Router();
+
+  router.get('/v1/pipelines', async (_req, res) => {
+    res.json({ pipelines: await deps.pipelines.list() });
+  });
+
+  router.put('/v1/pipelines/:name', definitionBody, async (req, res) => {
+    const name = pipelineName(req);
+    if (req.body === undefined || (typeof req.body === 'object' && Object.keys(req.body as object).length === 0 && !req.is(['json', '+json']))) {
+      throw new HttpError({ status: 415, code: 'unsupported_media_type', message: 'Send the definition as application/json or application/yaml', details: {} });
+    }
+    try {
+      const raw = definitionOf(req, name);
+      const asked = (raw as { version?: unknown }).version;
+      const version = typeof asked === 'number' ? asked : (await deps.pipelines.latestVersion(name)) + 1;
+      const stored = await validateDefinition({ raw, version, tools: deps.tools, kinds: STEP_KINDS });
+      const outcome = await deps.pipelines.register(stored);
+      if (outcome.outcome === 'conflict') throw new HttpError({ status: 409, code: 'version_conflict', message: outcome.reason, details: { version: outcome.version, latest: outcome.latest } });
+      res.status(outcome.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json({ name, version: outcome.version, outcome: outcome.outcome });
+    } catch (error) {
+      if (error instanceof DefinitionError) throw definitionProblems(error, 'invalid_pipeline', `Pipeline ${name} is not valid`);
+      throw error;
+    }
+  });
+
+  router.get('/v1/pipelines/:name', async (req, res) => {
+    const name = pipelineName(req);
+    const versions = await deps.pipelines.versions(name);
+    const latest = versions.at(-1);
+    if (!latest) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${name}` });
+    res.json({
+      name,
+      latest: latest.definition.version,
+      description: latest.definition.description,
+      definition: latest.definition,
+      versions: versions.map((v) => ({ version: v.definition.version, registered_at: v.registered_at, definition: v.definition })),
+    });
+  });
+
+  router.post('/v1/pipelines/:name/runs', jsonBody('11mb'), async (req, res) => {
+    const name = pipelineName(req);
+    const query = VersionQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', message: 'version must be a positive integer', details: {} });
+    const pipeline = await requireVersion(deps, name, query.data.version);
+    const input: unknown = req.body;
+    const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: `pipeline:${name}`, body: { input, version: pipeline.version }, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
+    if (!claim.repeated) {
+      try {
+        await startPipelineRun(deps, { pipeline, input, runId: claim.id });
+      } catch (error) {
+        await claim.release();
+        if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${name}`);
+        throw error;
+      }
+    }
+    const links = runLinks(claim.id);
+    res.status(202).location(links.poll_url).json({ run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', pipeline: { name, version: pipeline.version }, ...links });
+  });
+
+  router.all('/v1/pipelines', methodNotAllowed('GET'));
+  router.all('/v1/pipelines/:name', methodNotAllowed('GET, PUT'));
+  router.all('/v1/pipelines/:name/runs', methodNotAllowed('POST'));
+  return router;
+}
+
+/** The definition format as JSON Schema, for editors; public, like any schema. */
+export function pipelineSchemaRouter(): Router {
+  const router = Router();
+  const schema = pipelineJsonSchema();
+  router.get('/schemas/pipeline.json', (_req, res) => {
+    res.json(schema);
+  });
+  return router;
+}

@@ -1,0 +1,117 @@
+/**
+ * The processor of every step queue. It parses the payload with the job catalog, finds the
+ * step in the version of the pipeline its run pinned, and either fans a map step out into one
+ * job per item, or runs the step as a stage (start, condition, work, completion) and then
+ * advances the run: the steps now ready are enqueued, and the last step ends the run.
+ */
+import { UnrecoverableError, type Job } from 'bullmq';
+import { advanceRun, branchKeys, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
+import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
+import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
+
+export interface StepProcessorDeps extends StageDeps, StepWorkDeps {
+  pipelines: PipelineStore;
+  steps: StepQueues;
+}
+
+/** Most branches one map step may have. */
+export const MAX_MAP_ITEMS = 1000;
+
+/** Parses a payload; a malformed one fails its run at once, since retrying cannot mend it. */
+async function parseStepJob(deps: StageDeps, job: Job): Promise<StepJob> {
+  const parsed = StepJob.safeParse(job.data);
+  if (parsed.success) return parsed.data;
+  const runId = typeof (job.data as { run_id?: unknown })?.run_id === 'string' ? (job.data as { run_id: string }).run_id : undefined;
+  const error = toRunError(parsed.error, job.name);
+  if (runId) await deps.store.transition({ runId, from: ['queued', 'running'], to: 'failed', error });
+  throw new UnrecoverableError(error.message);
+}
+
+async function findStep(deps: StepProcessorDeps, job: Job, data: StepJob): Promise<{ pipeline: CompiledPipeline; step: CompiledStep }> {
+  const pipeline = await deps.pipelines.compiled(data.pipeline, data.version);
+  const step = pipeline?.steps.get(data.step);
+  if (pipeline && step) return { pipeline, step };
+  const error = new StageFailedError({ code: 'pipeline_missing', message: `pipeline ${data.pipeline} version ${data.version} has no step ${data.step}` });
+  throw await handleFailure(deps, job, { runId: data.run_id, name: data.step, error, final: true });
+}
+
+const contextOf = (data: StepJob, request: unknown, inputs: Record<string, unknown>): ExpressionContext => ({
+  input: request,
+  // A skipped step has no output: it is absent, not null.
+  steps: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null)),
+  run_id: data.run_id,
+  ...(data.branch ? { item: data.branch.item, index: data.branch.index } : {}),
+});
+
+/**
+ * A map step: evaluate its list, record its branches once (a retried fan-out finds them) and
+ * enqueue one job per item. No items: the step completes with an empty list.
+ */
+async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: CompiledPipeline; step: CompiledStep; data: StepJob }): Promise<void> {
+  const { pipeline, step, data } = target;
+  const runId = data.run_id;
+  const advance = () => advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId, batchId: data.batch_id, finished: step.name });
+  const peek = await deps.store.startStage({ runId, stage: step.name, batchId: data.batch_id ?? null, inputs: step.needs, withRequest: true, peek: true });
+  if (peek.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
+  if (peek.kind === 'ended') {
+    await markEnded(deps, runId, step.name);
+    throw new UnrecoverableError(`run ${runId} is ${peek.status}`);
+  }
+  if (peek.kind === 'done') return advance();
+  if (peek.kind === 'started') throw new Error('a peek started a stage');
+  const context = contextOf(data, peek.request, peek.inputs);
+  let items: unknown;
+  try {
+    if (step.when && !isTruthy(await step.when.evaluate(context))) {
+      await deps.store.skipStage({ runId, stage: step.name });
+      return advance();
+    }
+    items = (await step.map?.evaluate(context)) ?? [];
+    if (!Array.isArray(items)) {
+      const shown = JSON.stringify(items)?.slice(0, 200);
+      throw new StageFailedError({ code: 'map_not_a_list', message: `steps.${step.name}.map gave ${typeof items} ${shown}, not a list (JSONata gives a single match as itself: end the expression with [] to keep a list)` });
+    }
+    if (items.length > MAX_MAP_ITEMS) throw new StageFailedError({ code: 'map_too_large', message: `steps.${step.name}.map gave ${items.length} items; a map step takes at most ${MAX_MAP_ITEMS}` });
+  } catch (error) {
+    throw await handleFailure(deps, job, { runId, name: step.name, error: asStepFailure(error), final: true });
+  }
+  const list = items as unknown[];
+  if (list.length === 0) {
+    await deps.store.completeStage({ runId, stage: step.name, output: [] }).recorded;
+    return advance();
+  }
+  const keys = branchKeys(list);
+  const branches = await deps.store.expandStep({ runId, step: step.name, branches: keys.map((key) => stageOf(step.name, key)) });
+  if (!branches) throw new UnrecoverableError(`run ${runId} does not exist`);
+  await deps.steps.add(keys.map((key, index) => stepJob({ pipeline, step, runId, batchId: data.batch_id, branch: { key, index, item: list[index] } })));
+}
+
+export function stepProcessor(deps: StepProcessorDeps) {
+  return async (job: Job, token?: string): Promise<void> => {
+    const data = await parseStepJob(deps, job);
+    const { pipeline, step } = await findStep(deps, job, data);
+    if (step.map && !data.branch) return fanOut(deps, job, { pipeline, step, data });
+    const stage = stageOf(step.name, data.branch?.key);
+    const retry = step.definition.retry?.attempts;
+    await runStage(deps, job, {
+      runId: data.run_id,
+      batchId: data.batch_id,
+      token,
+      name: stage,
+      inputs: step.needs,
+      withRequest: true,
+      ...(retry ? { budget: { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry } } : {}),
+      work: async ({ signal, attempt, inputs, request }) => {
+        const context = contextOf(data, request, inputs);
+        try {
+          if (step.when && !data.branch && !isTruthy(await step.when.evaluate(context))) return SKIP_STAGE;
+        } catch (error) {
+          throw asStepFailure(error);
+        }
+        return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task });
+      },
+    });
+    await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name });
+  };
+}
