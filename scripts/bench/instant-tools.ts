@@ -4,7 +4,7 @@
  * entry and exit with performance.now(), so stage hops can be measured at the tool boundary.
  */
 import { OutlineOutput, PolishOutput, SearchOutput, WriteSectionOutput, type SectionName } from '@switchyard/contracts';
-import type { StoryTools } from '@switchyard/workers';
+import type { StepTools } from '@switchyard/workers';
 
 export type ToolStage = 'search' | 'outline' | `write.${SectionName}` | 'polish';
 
@@ -36,17 +36,22 @@ export const POLISH_OUTPUT: PolishOutput = PolishOutput.parse({
   word_count: 13,
 });
 
-/** StoryTools that answer at once; with `probe`, every call's entry and exit is reported. */
-export function createInstantTools(probe?: ToolProbe): StoryTools {
+/** The story services' tools, answering at once; with `probe`, every call's entry and exit is reported. */
+export function createInstantTools(probe?: ToolProbe): StepTools {
   const timed = async <T>(stage: ToolStage, output: T): Promise<T> => {
     probe?.enter(stage);
     probe?.exit(stage);
     return output;
   };
+  const answers: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {
+    search_relevant_information: () => timed('search', SEARCH_OUTPUT),
+    generate_structured_outline: () => timed('outline', OUTLINE_OUTPUT),
+    write_story_section: (args) => timed(`write.${String(args.section_name) as SectionName}`, SECTION_OUTPUT),
+    polish_story: () => timed('polish', POLISH_OUTPUT),
+  };
   return {
-    search: () => timed('search', SEARCH_OUTPUT),
-    outline: () => timed('outline', OUTLINE_OUTPUT),
-    writeSection: (args) => timed(`write.${args.section_name}`, SECTION_OUTPUT),
-    polish: () => timed('polish', POLISH_OUTPUT),
+    services: () => ['search', 'outline', 'writing', 'editing'],
+    modeOf: () => 'sync',
+    call: ({ tool, args }) => answers[tool]?.(args) ?? Promise.reject(new Error(`no instant tool ${tool}`)),
   };
 }

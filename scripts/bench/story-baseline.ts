@@ -7,10 +7,13 @@
  */
 import { FlowProducer, Worker, type FlowJob, type Job } from 'bullmq';
 import { SECTION_ORDER } from '@switchyard/contracts';
-import { QUEUES, STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
+import { STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { OUTLINE_OUTPUT, POLISH_OUTPUT, SEARCH_OUTPUT, SECTION_OUTPUT, type ToolProbe, type ToolStage } from './instant-tools.js';
-import { deletePrefix } from './story-stats.js';
+import { deletePrefix, type StageQueueNames } from './story-stats.js';
+
+/** The hand-written pipeline's own queues, one per stage. */
+export const BASELINE_QUEUES: StageQueueNames = { search: 'story-search', outline: 'story-outline', write: 'story-write', polish: 'story-polish' };
 
 export interface BaselineUnderTest {
   /** Adds `count` stories' first flows (250 per transaction, as the batch dispatcher does) and waits for every polish job. */
@@ -28,22 +31,22 @@ function startFlow(storyId: string): FlowJob {
   const request = { topic: `baseline story ${storyId}` };
   return {
     name: 'story.outline',
-    queueName: QUEUES.outline,
+    queueName: BASELINE_QUEUES.outline,
     data: { run_id: storyId, request },
     opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.outline` },
-    children: [{ name: 'story.search', queueName: QUEUES.search, data: { run_id: storyId, request }, opts: child(`${storyId}.search`) }],
+    children: [{ name: 'story.search', queueName: BASELINE_QUEUES.search, data: { run_id: storyId, request }, opts: child(`${storyId}.search`) }],
   };
 }
 
 function sectionsFlow(storyId: string, request: unknown): FlowJob {
   return {
     name: 'story.polish',
-    queueName: QUEUES.polish,
+    queueName: BASELINE_QUEUES.polish,
     data: { run_id: storyId, request },
     opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.polish` },
     children: SECTION_ORDER.map((section) => ({
       name: 'story.write',
-      queueName: QUEUES.write,
+      queueName: BASELINE_QUEUES.write,
       data: { run_id: storyId, section, outline: OUTLINE_OUTPUT.sections[section], story_title: OUTLINE_OUTPUT.title, characters: OUTLINE_OUTPUT.sections.introduction.characters },
       opts: child(`${storyId}.write.${section}`),
     })),
@@ -60,21 +63,21 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
   };
   type Data = { run_id: string; request?: unknown; section?: string };
   const processors = {
-    [QUEUES.search]: async () => tool('search', SEARCH_OUTPUT),
-    [QUEUES.outline]: async (job: Job<Data>) => {
+    [BASELINE_QUEUES.search]: async () => tool('search', SEARCH_OUTPUT),
+    [BASELINE_QUEUES.outline]: async (job: Job<Data>) => {
       const outline = tool('outline', OUTLINE_OUTPUT);
       await flows.add(sectionsFlow(job.data.run_id, job.data.request));
       return outline;
     },
-    [QUEUES.write]: async (job: Job<Data>) => ({ ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
-    [QUEUES.polish]: async () => tool('polish', POLISH_OUTPUT),
+    [BASELINE_QUEUES.write]: async (job: Job<Data>) => ({ ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
+    [BASELINE_QUEUES.polish]: async () => tool('polish', POLISH_OUTPUT),
   };
   const workers = Object.entries(processors).map(
     ([queue, processor]) =>
       new Worker(queue, processor, { connection, prefix: options.prefix, concurrency: options.concurrency, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 }),
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  const polishWorker = workers.find((w) => w.name === QUEUES.polish) as Worker;
+  const polishWorker = workers.find((w) => w.name === BASELINE_QUEUES.polish) as Worker;
   const failures: string[] = [];
   for (const worker of workers) worker.on('failed', (job, err) => failures.push(`${job?.id}: ${err.message}`));
 

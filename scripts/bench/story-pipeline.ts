@@ -5,7 +5,8 @@
  * Every measurement runs under a prefix of its own, whose keys are deleted afterwards.
  */
 import { createRedisClient, uniquePrefix } from '@switchyard/redis';
-import { startBaseline } from './story-baseline.js';
+import { toolQueue } from '@switchyard/pipeline';
+import { BASELINE_QUEUES, startBaseline } from './story-baseline.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
 import { HopRecorder, JobHopReader, median, round, say } from './story-stats.js';
 import { startSwitchyard } from './story-switchyard.js';
@@ -98,8 +99,8 @@ async function measureHops(options: StoryBenchOptions) {
   const baselineRecorder = new HopRecorder();
   const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, workers: true, probe: recorder.probe });
   const baseline = await startBaseline({ redisUrl: options.redisUrl, prefix: baselinePrefix, concurrency: options.concurrency, probe: baselineRecorder.probe });
-  const jobHops = new JobHopReader({ connection, prefix });
-  const baselineJobHops = new JobHopReader({ connection, prefix: baselinePrefix });
+  const jobHops = new JobHopReader({ connection, prefix, queues: { search: toolQueue('search'), outline: toolQueue('outline'), write: toolQueue('writing'), polish: toolQueue('editing') } });
+  const baselineJobHops = new JobHopReader({ connection, prefix: baselinePrefix, queues: BASELINE_QUEUES });
   try {
     for (let i = 0; i < warmUp + options.hopStories; i += 1) {
       const measured = i >= warmUp;

@@ -5,7 +5,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SECTION_ORDER } from '@switchyard/contracts';
-import { QUEUES } from '@switchyard/pipeline';
 import type { ToolProbe, ToolStage } from './instant-tools.js';
 
 export const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -98,15 +97,17 @@ export class HopRecorder {
  * The same hops from BullMQ's own job timestamps: processedOn of a parent minus finishedOn of the
  * child it waited on (search→outline, last writer→polish); a writer, added by the outline job
  * while it runs, from its creation to processedOn. Whole milliseconds, and without the work a
- * stage does around its tool. Both systems name jobs `{story}.{stage}` in queues named as QUEUES.
+ * stage does around its tool. Both systems name jobs `{story}.{stage}`; their queues differ.
  */
+export type StageQueueNames = Record<'search' | 'outline' | 'write' | 'polish', string>;
+
 export class JobHopReader {
   readonly hops: number[] = [];
   readonly #queues: Record<'search' | 'outline' | 'write' | 'polish', Queue>;
 
-  constructor(options: { connection: Redis; prefix: string }) {
+  constructor(options: { connection: Redis; prefix: string; queues: StageQueueNames }) {
     const queue = (name: string) => new Queue(name, { connection: options.connection, prefix: options.prefix });
-    this.#queues = { search: queue(QUEUES.search), outline: queue(QUEUES.outline), write: queue(QUEUES.write), polish: queue(QUEUES.polish) };
+    this.#queues = { search: queue(options.queues.search), outline: queue(options.queues.outline), write: queue(options.queues.write), polish: queue(options.queues.polish) };
   }
 
   async addStory(storyId: string): Promise<void> {

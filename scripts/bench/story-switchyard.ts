@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { parseToolServicesEnv } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
 import { startOrchestrator } from '@switchyard/orchestrator';
-import { readEvents, runKeys, STAGE_QUEUE_KEYS } from '@switchyard/pipeline';
+import { readEvents, runKeys } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { startWorkers, type RunningWorkers } from '@switchyard/workers';
 import { createInstantTools, type ToolProbe } from './instant-tools.js';
@@ -42,7 +42,7 @@ export async function startSwitchyard(options: { redisUrl: string; prefix: strin
       prefix: options.prefix,
       logger,
       tools: createInstantTools(options.probe),
-      queues: Object.fromEntries(STAGE_QUEUE_KEYS.map((key) => [key, { concurrency: options.concurrency }])),
+      defaultConcurrency: options.concurrency,
     });
   }
   // The tool services are never called: the orchestrator only needs their addresses for /health.

@@ -47,6 +47,8 @@ export type RunError = z.infer<typeof RunError>;
 
 export const StageView = z.object({
   name: z.string(),
+  /** Runs of a looping step (`repeat`), once it has looped. */
+  iterations: z.number().int().positive().optional(),
   status: StageStatus,
   attempts: z.number().int().nonnegative(),
   started_at: z.string().nullable(),

@@ -68,6 +68,9 @@ export const JOB_CATALOG = {
 } as const satisfies Record<string, { queue: string; payload: z.ZodType; options: JobsOptions }>;
 export type JobName = keyof typeof JOB_CATALOG;
 
+/** Most branches one map step may have. */
+export const MAX_MAP_ITEMS = 1000;
+
 /** BullMQ refuses ':' in custom job ids, and ids must be stable so that adding twice adds once. */
 export const jobId = (runId: string, stage: string) => `${runId}.${stage}`;
 

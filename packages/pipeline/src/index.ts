@@ -1,4 +1,4 @@
-export { QUEUES, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_OPTIONS, MAX_STAGE_ATTEMPTS, BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, jobId } from './catalog.js';
+export { QUEUES, MAX_MAP_ITEMS, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_OPTIONS, MAX_STAGE_ATTEMPTS, BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, jobId } from './catalog.js';
 export type { JobName } from './catalog.js';
 export { runKeys } from './keys.js';
 export type { RunKeys } from './keys.js';

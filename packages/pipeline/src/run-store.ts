@@ -59,6 +59,8 @@ export interface NewRun {
   pipeline?: { name: string; version: number };
   /** Step name → the queue its jobs run on, so that a run's jobs can be found. */
   stepQueues?: Record<string, string>;
+  /** Map steps whose branches are known at the start: step name → branch stage names. */
+  branches?: Record<string, string[]>;
 }
 
 export interface RunStoreOptions {
@@ -125,6 +127,7 @@ export class RunStore {
         completed_stages: 0,
         ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
         ...(run.stepQueues ? { step_queues: JSON.stringify(run.stepQueues) } : {}),
+        ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, JSON.stringify(names)])),
       });
       // Stage records are written when stages start; until then a stage reads as pending.
       return id;
@@ -196,6 +199,11 @@ export class RunStore {
    */
   async listActiveRuns(options: { createdBefore: number; offset: number; count: number }): Promise<ActiveRun[]> {
     const ids = await this.redis.zrangebyscore(this.keys.activeRuns, '-inf', options.createdBefore, 'LIMIT', options.offset, options.count);
+    return this.getActiveRuns(ids);
+  }
+
+  /** What the reconciler needs of runs, read afresh: a map step's branches change a run's stages. */
+  async getActiveRuns(ids: readonly string[]): Promise<ActiveRun[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id', 'step_queues');
@@ -251,18 +259,6 @@ export class RunStore {
     for (const id of runIds) pipeline.hget(this.keys.run(id), 'status');
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, status]) => (status as RunStatus | null) ?? null);
-  }
-
-  /** The status and request of many runs in one round trip (nulls for unknown ids). */
-  async getStatusesAndRequests(runIds: readonly string[]): Promise<{ status: RunStatus | null; request: unknown }[]> {
-    if (runIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of runIds) pipeline.hmget(this.keys.run(id), 'status', 'request');
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, fields]) => {
-      const [status, request] = (fields as (string | null)[] | null) ?? [];
-      return { status: (status as RunStatus | null | undefined) ?? null, request: parseJson(request) };
-    });
   }
 
   async getBatchId(runId: string): Promise<string | null> {

@@ -20,8 +20,10 @@ export const STAGE_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 export function readStageView(hash: Record<string, string | null | undefined>, name: string): StageView {
   const value = (field: StageField) => hash[stageField(name, field)] || null;
   const error = value('error');
+  const iterations = hash[`${name}.iterations`];
   return {
     name,
+    ...(iterations ? { iterations: Number(iterations) } : {}),
     status: (value('status') as StageStatus | null) ?? 'pending',
     attempts: Number(value('attempts') ?? 0),
     started_at: value('started_at'),

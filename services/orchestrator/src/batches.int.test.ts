@@ -40,7 +40,8 @@ test('a batch of 50 stories runs to the end, with counts, pages of runs and an e
   const finished = events.filter((e) => e.event === 'run').map((e) => JSON.parse(e.data) as { run_id: string; status: string });
   assert.equal(finished.length, 50);
   assert.deepEqual(new Set(finished.map((e) => e.run_id)), new Set(created.body.run_ids));
-  assert.ok(finished.every((e) => e.status === 'completed'));
+  const failedRun = finished.find((e) => e.status !== 'completed');
+  if (failedRun) assert.fail(`run ${failedRun.run_id} ended ${failedRun.status}: ${JSON.stringify((await stack.json<{ error: unknown }>(`/v1/runs/${failedRun.run_id}`)).body.error)}`);
   assert.equal(events.at(-1)?.event, 'done');
   assert.equal(JSON.parse(events.at(-1)?.data ?? '{}').counts.completed, 50);
 

@@ -57,7 +57,7 @@ test('a non-retryable failure in one section fails the run with that error, abor
     await Promise.all([queue.close(), writers.close()]);
     await connection.quit();
   });
-  assert.equal(await queue.getJobState(jobId(runId, 'polish')), 'failed', 'the parent failed with its child instead of waiting for it');
+  assert.equal(await queue.getJobState(jobId(runId, 'polish')), 'unknown', 'the polish, waiting on the failed section, was never enqueued');
   await waitFor(() => siblingsAborted === 3, 'the three sibling writers were aborted');
   await waitFor(async () => (await writers.getActiveCount()) === 0 && (await writers.getWaitingCount()) === 0, 'no writer job is left active or waiting');
 
@@ -123,8 +123,8 @@ test('a stage job that BullMQ fails before any stage code runs fails its run at 
     await connection.quit();
   });
   const runId = await store.createRun({ kind: 'aceflow', request: {}, stages: ['s1_user_story'] });
-  // A payload the AceFlow processor refuses outright (unrecoverable), before its stage starts.
-  await queue.add('aceflow.stage', { run_id: runId, stage: 'not-a-stage' }, { jobId: jobId(runId, 's1_user_story'), attempts: 3 });
+  // A payload the step processor refuses outright (unrecoverable), before its stage starts.
+  await queue.add('pipeline.step', { run_id: runId, stage: 'not-a-stage' }, { jobId: jobId(runId, 's1_user_story'), attempts: 3 });
   const run = await stack.waitForRun(runId, 10_000);
   assert.equal(run.status, 'failed');
   assert.equal((run.error as { code: string }).code, 'job_failed', 'ended by the failed event, not a later sweep');

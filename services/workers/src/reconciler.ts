@@ -113,7 +113,9 @@ export class RunReconciler {
     if (suspects.length === 0) return { checked, ended: 0 };
     await sleep(recheckMs);
     let ended = 0;
-    for (const run of suspects) {
+    // Read again: a run's stages change when a map step fans out, and a run may have ended.
+    for (const run of await store.getActiveRuns(suspects.map((r) => r.id))) {
+      if (!run.status || ['completed', 'failed', 'cancelled'].includes(run.status)) continue;
       if (await this.#hasLiveJob(run)) continue;
       if (await this.#fail(run)) ended += 1;
     }

@@ -12,7 +12,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/logger';
-import { BULLMQ_EVENTS_MAXLEN, QUEUES, type RunStore } from '@switchyard/pipeline';
+import { BULLMQ_EVENTS_MAXLEN, type RunStore } from '@switchyard/pipeline';
 import { LeasedInterval } from './leased-interval.js';
 
 export interface RetentionJanitorOptions {
@@ -20,6 +20,8 @@ export interface RetentionJanitorOptions {
   connection: Redis;
   prefix: string;
   logger: Logger;
+  /** The queues whose finished jobs it cleans: those this process serves. */
+  queueNames: readonly string[];
   /** Ms between passes (default 60000). */
   intervalMs?: number;
   /** Ids and jobs removed per step of a pass, at most (default 1000). */
@@ -38,7 +40,7 @@ export class RetentionJanitor {
 
   constructor(options: RetentionJanitorOptions) {
     this.#options = { intervalMs: 60_000, batchSize: 1000, ...options };
-    this.#queues = Object.values(QUEUES).map((name) => {
+    this.#queues = options.queueNames.map((name) => {
       // Made with every worker process, so each queue's event stream is capped from the start.
       const queue = new Queue(name, { connection: options.connection, prefix: options.prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } } });
       queue.on('error', () => undefined); // the shared connection's errors are reported where it is followed

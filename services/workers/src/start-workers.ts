@@ -98,7 +98,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   reconciler.start();
-  const janitor = new RetentionJanitor({ store, connection, prefix, logger: options.logger, ...(options.retentionPassMs ? { intervalMs: options.retentionPassMs } : {}) });
+  const janitor = new RetentionJanitor({ store, connection, prefix, logger: options.logger, queueNames: [...processors.keys()], ...(options.retentionPassMs ? { intervalMs: options.retentionPassMs } : {}) });
   janitor.start();
 
   return {

@@ -33,6 +33,16 @@ export interface Expression {
   readonly source: string;
   readonly place: string;
   evaluate(context: ExpressionContext): Promise<unknown>;
+  /** Whether the expression names `field` anywhere (e.g. `steps`): what its value can depend on. */
+  names(field: string): boolean;
+}
+
+function namesIn(node: unknown, field: string): boolean {
+  if (Array.isArray(node)) return node.some((inner) => namesIn(inner, field));
+  if (!node || typeof node !== 'object') return false;
+  const { type, value } = node as { type?: unknown; value?: unknown };
+  if (type === 'name' && value === field) return true;
+  return Object.values(node).some((inner) => typeof inner === 'object' && namesIn(inner, field));
 }
 
 function describe(error: unknown): string {
@@ -51,9 +61,11 @@ export function compileExpression(source: string, place: string): Expression {
   } catch (error) {
     throw new ExpressionError(place, `not a valid JSONata expression: ${describe(error)}`);
   }
+  const ast = compiled.ast();
   return {
     source,
     place,
+    names: (field) => namesIn(ast, field),
     async evaluate(context) {
       try {
         // JSONata answers sequences with extra markers; a JSON round trip gives plain values.

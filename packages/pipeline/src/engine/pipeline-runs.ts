@@ -3,13 +3,14 @@
  * as stages, the queue of each step) and the steps that need nothing are enqueued. A batch hands
  * the enqueueing to the dispatcher, so that 10,000 runs are accepted in one write.
  */
-import type { CompiledPipeline } from '../definition/compile.js';
+import { MAX_MAP_ITEMS } from '../catalog.js';
+import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { DefinitionError } from '../definition/problems.js';
 import type { BatchStore } from '../batch-store.js';
 import type { PipelineQueues } from '../queues.js';
 import { newRunId, type NewRun, type RunStore } from '../run-store.js';
 import type { PipelineStore } from './pipeline-store.js';
-import { stepJob, type StepJobSpec } from './step-jobs.js';
+import { branchKeys, stageOf, stepJob, type StepJobSpec } from './step-jobs.js';
 
 export interface PipelineRunsDeps {
   store: RunStore;
@@ -29,14 +30,42 @@ export function checkRunInput(pipeline: CompiledPipeline, input: unknown, pathPr
   if (problems.length > 0) throw new InputError(problems.map((p) => ({ ...p, path: pathPrefix ? `${pathPrefix}.${p.path}` : p.path })));
 }
 
+const constantLists = new WeakMap<CompiledStep, Promise<unknown>>();
+
+/**
+ * The branches of a map step whose list reads no step output, known when the run is created, so
+ * that the run lists its stages from the start and its progress never goes back. A list that
+ * reads only constants is evaluated once per definition version.
+ */
+async function branchesAtStart(step: CompiledStep, input: unknown, runId: string): Promise<string[] | null> {
+  const map = step.map;
+  if (!map || map.names('steps') || step.when) return null;
+  const constant = !map.names('input') && !map.names('run_id');
+  let list = constant ? constantLists.get(step) : undefined;
+  if (!list) {
+    list = map.evaluate({ input, steps: {}, run_id: runId }).catch(() => null);
+    if (constant) constantLists.set(step, list);
+  }
+  const items = await list;
+  if (!Array.isArray(items) || items.length === 0 || items.length > MAX_MAP_ITEMS) return null;
+  return branchKeys(items).map((key) => stageOf(step.name, key));
+}
+
 /** The run record of a new run of `pipeline`. */
-export function newPipelineRun(pipeline: CompiledPipeline, input: unknown, id?: string): NewRun & { id: string } {
+export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown, id?: string): Promise<NewRun & { id: string }> {
+  const runId = id ?? newRunId();
+  const branches: Record<string, string[]> = {};
+  for (const step of pipeline.steps.values()) {
+    const names = await branchesAtStart(step, input, runId);
+    if (names) branches[step.name] = names;
+  }
   return {
-    id: id ?? newRunId(),
+    id: runId,
     kind: pipeline.name,
     request: input,
     // Declaration order, as the author wrote them; a map step's place is taken by its branches.
-    stages: Object.keys(pipeline.stored.definition.steps),
+    stages: Object.keys(pipeline.stored.definition.steps).flatMap((name) => branches[name] ?? [name]),
+    branches,
     pipeline: { name: pipeline.name, version: pipeline.version },
     stepQueues: Object.fromEntries([...pipeline.steps.values()].map((step) => [step.name, step.queue])),
   };
@@ -50,7 +79,7 @@ export function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: st
 /** Records a queued run (input checked) and enqueues its first steps. */
 export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string }): Promise<string> {
   checkRunInput(options.pipeline, options.input);
-  const run = newPipelineRun(options.pipeline, options.input, options.runId);
+  const run = await newPipelineRun(options.pipeline, options.input, options.runId);
   await deps.store.createRun(run);
   await deps.queues.steps.add(rootJobs(options.pipeline, run.id));
   return run.id;
@@ -60,7 +89,7 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
 export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string }): Promise<{ batchId: string; runIds: string[] }> {
   const problems = options.inputs.flatMap((input, i) => options.pipeline.checkInput(input).map((p) => ({ ...p, path: `items.${i}.${p.path}` })));
   if (problems.length > 0) throw new InputError(problems.slice(0, 50));
-  const runs = options.inputs.map((input) => newPipelineRun(options.pipeline, input));
+  const runs = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input)));
   const created = await deps.batches.createBatch({ id: options.batchId, runs });
   await deps.queues.dispatchBatch(created.batchId, { name: options.pipeline.name, version: options.pipeline.version });
   return created;

@@ -5,7 +5,7 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, MAX_MAP_ITEMS, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
@@ -15,17 +15,15 @@ export interface StepProcessorDeps extends StageDeps, StepWorkDeps {
   steps: StepQueues;
 }
 
-/** Most branches one map step may have. */
-export const MAX_MAP_ITEMS = 1000;
-
-/** Parses a payload; a malformed one fails its run at once, since retrying cannot mend it. */
-async function parseStepJob(deps: StageDeps, job: Job): Promise<StepJob> {
+/**
+ * Parses a payload. A malformed one cannot be mended by retrying: the job fails for good, and
+ * BullMQ's failed event ends its run (see RunReconciler.onJobFailed), as for any job failed
+ * outside its stage.
+ */
+function parseStepJob(job: Job): StepJob {
   const parsed = StepJob.safeParse(job.data);
   if (parsed.success) return parsed.data;
-  const runId = typeof (job.data as { run_id?: unknown })?.run_id === 'string' ? (job.data as { run_id: string }).run_id : undefined;
-  const error = toRunError(parsed.error, job.name);
-  if (runId) await deps.store.transition({ runId, from: ['queued', 'running'], to: 'failed', error });
-  throw new UnrecoverableError(error.message);
+  throw new UnrecoverableError(toRunError(parsed.error, job.name).message);
 }
 
 async function findStep(deps: StepProcessorDeps, job: Job, data: StepJob): Promise<{ pipeline: CompiledPipeline; step: CompiledStep }> {
@@ -89,7 +87,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
 
 export function stepProcessor(deps: StepProcessorDeps) {
   return async (job: Job, token?: string): Promise<void> => {
-    const data = await parseStepJob(deps, job);
+    const data = parseStepJob(job);
     const { pipeline, step } = await findStep(deps, job, data);
     if (step.map && !data.branch) return fanOut(deps, job, { pipeline, step, data });
     const stage = stageOf(step.name, data.branch?.key);
