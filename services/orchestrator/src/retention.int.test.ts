@@ -16,11 +16,11 @@ before(async () => {
 after(() => stack.close());
 
 /** BullMQ's own event stream of each queue: bounded by its length (see BULLMQ_EVENTS_MAXLEN), not by age. */
-const isQueueEventStream = (key: string) => /:(story-[a-z]+|run-dispatch|aceflow-stage):events$/.test(key);
+const isQueueEventStream = (key: string) => /:(tool-[a-z0-9-]+|kind-[a-z0-9-]+|run-dispatch):events$/.test(key);
 
 const isTransient = (key: string) => key.endsWith(':lease') || key.endsWith(':stalled-check');
 
-async function footprint(): Promise<{ keys: string[]; bytes: number; queueEventBytes: number }> {
+async function footprint(): Promise<{ keys: string[]; bytes: number; queueEventBytes: number; sizes: Record<string, number> }> {
   const redis = createRedisClient(stack.redisUrl);
   const keys: string[] = [];
   let cursor = '0';
@@ -31,14 +31,16 @@ async function footprint(): Promise<{ keys: string[]; bytes: number; queueEventB
   } while (cursor !== '0');
   let bytes = 0;
   let queueEventBytes = 0;
+  const sizes: Record<string, number> = {};
   for (const key of keys.filter((k) => !isTransient(k))) {
     const size = (await redis.memory('USAGE', key)) ?? 0;
+    sizes[key] = size;
     if (isQueueEventStream(key)) queueEventBytes += size;
     else bytes += size;
   }
   await redis.quit();
   // Leases and BullMQ's stalled-check markers come and go every interval, whatever ran.
-  return { keys: keys.filter((k) => !isTransient(k)).sort(), bytes, queueEventBytes };
+  return { keys: keys.filter((k) => !isTransient(k)).sort(), bytes, queueEventBytes, sizes };
 }
 
 async function runBatch(size: number, key: string): Promise<void> {
@@ -48,7 +50,7 @@ async function runBatch(size: number, key: string): Promise<void> {
   await readSse(await stack.request(`/v1/batches/${created.body.batch_id}/events`), (e) => e.event === 'done');
 }
 
-async function settled(expected: string[], timeoutMs: number): Promise<{ keys: string[]; bytes: number; queueEventBytes: number }> {
+async function settled(expected: string[], timeoutMs: number): Promise<Awaited<ReturnType<typeof footprint>>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const now = await footprint();
@@ -78,5 +80,6 @@ test('after its retention a batch leaves Redis with the keys it had before, and 
   process.stdout.write(`# retention: ${JSON.stringify(figures)}\n`);
   assert.deepEqual(afterwards.keys, before.keys, 'every key the batch made is gone');
   assert.ok(during.keys.length > before.keys.length + 10, 'the batch really made keys');
-  assert.ok(Math.abs(afterwards.bytes - before.bytes) <= 1024, `bytes back to where they were: ${afterwards.bytes} after, ${before.bytes} before`);
+  const grown = Object.entries(afterwards.sizes).filter(([key, size]) => !isQueueEventStream(key) && size !== before.sizes[key]).map(([key, size]) => `${key.slice(stack.prefix.length)} ${before.sizes[key] ?? 0}→${size}`);
+  assert.ok(Math.abs(afterwards.bytes - before.bytes) <= 1024, `bytes back to where they were: ${afterwards.bytes} after, ${before.bytes} before (${grown.join(', ')})`);
 });
