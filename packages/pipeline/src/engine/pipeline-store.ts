@@ -37,6 +37,9 @@ return {'created', version, version}
 
 const canonical = (stored: StoredPipeline) => JSON.stringify({ ...stored.definition, version: undefined });
 
+/** Whether two stored definitions say the same, whatever their versions. */
+export const sameDefinition = (a: StoredPipeline, b: StoredPipeline) => canonical(a) === canonical(b);
+
 export class PipelineStore {
   readonly #redis: Redis;
   readonly #prefix: string;

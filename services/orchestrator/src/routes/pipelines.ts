@@ -6,7 +6,7 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
 import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, runLinks, startPipelineRun, STEP_KINDS, validateDefinition, type CompiledPipeline } from '@switchyard/pipeline';
+import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, runLinks, sameDefinition, startPipelineRun, STEP_KINDS, validateDefinition, type CompiledPipeline } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
@@ -61,8 +61,14 @@ export function pipelinesRouter(deps: AppDeps): Router {
     try {
       const raw = definitionOf(req, name);
       const asked = (raw as { version?: unknown }).version;
-      const version = typeof asked === 'number' ? asked : (await deps.pipelines.latestVersion(name)) + 1;
+      const latest = await deps.pipelines.get(name);
+      const version = typeof asked === 'number' ? asked : (latest?.definition.version ?? 0) + 1;
       const stored = await validateDefinition({ raw, version, tools: deps.tools, kinds: STEP_KINDS });
+      // Sending the latest definition again, with no version, is a repeat, not a new version.
+      if (latest && typeof asked !== 'number' && sameDefinition(latest, stored)) {
+        res.status(200).location(`/v1/pipelines/${name}`).json({ name, version: latest.definition.version, outcome: 'unchanged' });
+        return;
+      }
       const outcome = await deps.pipelines.register(stored);
       if (outcome.outcome === 'conflict') throw new HttpError({ status: 409, code: 'version_conflict', message: outcome.reason, details: { version: outcome.version, latest: outcome.latest } });
       res.status(outcome.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json({ name, version: outcome.version, outcome: outcome.outcome });

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { putPipeline, registerPipeline, startRun } from './testing/pipelines.js';
+import { startTestStack, type TestStack } from './testing/stack.js';
+
+let stack: TestStack;
+
+before(async () => {
+  stack = await startTestStack({ label: 'pipeline-registration' });
+});
+after(async () => {
+  await stack.close();
+});
+
+const search = { tool: 'search_relevant_information', args: { topic: "'tides'" } };
+
+type Problems = { path: string; message: string }[];
+
+async function refused(definition: Record<string, unknown> & { name: string }): Promise<Problems> {
+  const { status, body } = await putPipeline(stack, definition);
+  assert.equal(status, 400, JSON.stringify(body));
+  assert.equal(body.error?.code, 'invalid_pipeline');
+  const listed = await stack.json(`/v1/pipelines/${definition.name}`);
+  assert.equal(listed.status, 404, 'nothing was stored');
+  return body.error?.details.problems ?? [];
+}
+
+const cases: [string, Record<string, unknown> & { name: string }, RegExp[]][] = [
+  ['a cycle', { name: 'cyclic', steps: { a: { ...search, needs: ['b'] }, b: { ...search, needs: ['a'] } } }, [/^steps\.[ab]\.needs: cycle: (a → b → a|b → a → b)$/]],
+  ['an unknown need', { name: 'needy', steps: { a: { ...search, needs: ['ghost'] } } }, [/^steps\.a\.needs\.0: needs "ghost", which is not a step/]],
+  ['an unknown tool', { name: 'toolless', steps: { a: { tool: 'summon_dragon' } } }, [/^steps\.a\.tool: unknown tool summon_dragon: any configured service does not publish it; .*known tools: .*search_relevant_information/]],
+  ['args that break the tool\'s inputSchema', { name: 'misfit', steps: { a: { tool: 'search_relevant_information', args: { depth: 'input.depth' } }, b: { tool: 'search_relevant_information', args: { topic: "'x'", depth: 'five' } } } }, [/^steps\.a\.args: misses topic, which tool search_relevant_information requires$/]],
+  ['a literal argument of the wrong type', { name: 'literal', steps: { a: { tool: 'search_relevant_information', args: { topic: "'x'", depth: 50 } } } }, [/^steps\.a\.args\.depth: 50 does not fit tool search_relevant_information's inputSchema/]],
+  ['a bad expression', { name: 'garbled', steps: { a: { tool: 'search_relevant_information', args: { topic: 'input.(' } } } }, [/^steps\.a\.args\.topic: not a valid JSONata expression/]],
+  ['a loop without a bound', { name: 'endless', steps: { a: { ...search, repeat: { until: 'false' } } } }, [/^steps\.a\.repeat\.max: /]],
+  ['a step with both tool and uses', { name: 'both', steps: { a: { ...search, uses: 'aceflow.stage' } } }, [/^steps\.a: a step needs exactly one of `tool` and `uses`$/]],
+  ['an unknown step kind', { name: 'kindless', steps: { a: { uses: 'magic.wand' } } }, [/^steps\.a\.uses: unknown step kind magic\.wand/]],
+  ['an input that is no JSON Schema', { name: 'schemaless', input: { type: 'objectish' }, steps: { a: search } }, [/^input: not a valid JSON Schema/]],
+];
+
+for (const [what, definition, expected] of cases) {
+  test(`a definition with ${what} is refused with 400 naming the place, and nothing is stored`, async () => {
+    const problems = await refused(definition);
+    for (const pattern of expected) assert.ok(problems.some((p) => pattern.test(`${p.path}: ${p.message}`)), `${pattern} in ${JSON.stringify(problems)}`);
+  });
+}
+
+test('every problem of a definition is listed at once', async () => {
+  const problems = await refused({ name: 'many-faults', steps: { a: { tool: 'summon_dragon', needs: ['ghost'] }, b: { ...search, when: '((' }, c: { ...search, repeat: { until: 'x' } } } });
+  const paths = problems.map((p) => p.path);
+  // Format errors come first, all of them; the graph and the tools are checked once the format holds.
+  assert.ok(paths.includes('steps.c.repeat.max'), JSON.stringify(problems));
+  const second = await refused({ name: 'many-faults', steps: { a: { tool: 'summon_dragon' }, b: { ...search, when: '((' } } });
+  assert.deepEqual(second.map((p) => p.path).sort(), ['steps.a.tool', 'steps.b.when']);
+});
+
+test('a definition is accepted as YAML, versions are immutable, and the same definition again changes nothing', async () => {
+  const yaml = ['name: versioned', 'description: two steps', 'steps:', '  find:', '    tool: search_relevant_information', '    args: { topic: "\'tides\'" }', ''].join('\n');
+  const put = (body: string, type = 'application/yaml') => stack.json<{ version: number; outcome: string; error?: { code: string } }>('/v1/pipelines/versioned', { method: 'PUT', headers: { 'content-type': type }, body });
+  const first = await put(yaml);
+  assert.deepEqual([first.status, first.body.version, first.body.outcome], [201, 1, 'created']);
+  const again = await put(yaml);
+  assert.deepEqual([again.status, again.body.version, again.body.outcome], [200, 1, 'unchanged']);
+  const changed = await put(yaml.replace('two steps', 'still two steps'));
+  assert.deepEqual([changed.status, changed.body.version], [201, 2]);
+  const rewrite = await put(`version: 1\n${yaml.replace('two steps', 'another')}`);
+  assert.equal(rewrite.status, 409);
+  assert.equal(rewrite.body.error?.code, 'version_conflict');
+  const read = await stack.json<{ latest: number; versions: { version: number; definition: { description: string } }[] }>('/v1/pipelines/versioned');
+  assert.equal(read.body.latest, 2);
+  assert.deepEqual(read.body.versions.map((v) => [v.version, v.definition.description]), [[1, 'two steps'], [2, 'still two steps']]);
+  const list = await stack.json<{ pipelines: { name: string; latest: number }[] }>('/v1/pipelines');
+  assert.ok(list.body.pipelines.some((p) => p.name === 'story'), 'the shipped story pipeline is listed');
+  assert.ok(list.body.pipelines.some((p) => p.name === 'versioned' && p.latest === 2));
+  const garbled = await put('steps: [unclosed');
+  assert.equal(garbled.status, 400);
+});
+
+test('a run\'s input is checked against the pipeline\'s input schema, and a 400 names the field', async () => {
+  await registerPipeline(stack, { name: 'typed', input: { type: 'object', additionalProperties: false, required: ['topic'], properties: { topic: { type: 'string', minLength: 1 }, depth: { type: 'integer' } } }, steps: { a: { tool: 'search_relevant_information', args: { topic: 'input.topic' } } } });
+  const missing = await stack.json<{ error: { code: string; details: { problems: { path: string }[] } } }>('/v1/pipelines/typed/runs', { method: 'POST', body: JSON.stringify({ depth: 'deep' }) });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.body.error.code, 'invalid_input');
+  assert.deepEqual(missing.body.error.details.problems.map((p) => p.path).sort(), ['depth', 'topic']);
+  const unknown = await stack.json('/v1/pipelines/nobody/runs', { method: 'POST', body: JSON.stringify({}) });
+  assert.equal(unknown.status, 404);
+  assert.ok(await startRun(stack, 'typed', { topic: 'tides' }));
+});
+
+test('the definition format is published as a JSON Schema, without a key', async () => {
+  const res = await fetch(`${stack.api.url}/schemas/pipeline.json`);
+  assert.equal(res.status, 200);
+  const schema = (await res.json()) as { properties: Record<string, unknown>; required: string[] };
+  assert.ok(schema.properties.steps && schema.properties.input);
+  assert.ok(schema.required.includes('name'));
+});
