@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { jobId, kindQueue, toolQueue } from '@switchyard/pipeline';
+import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';

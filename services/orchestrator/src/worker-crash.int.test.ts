@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { jobId, kindQueue, toolQueue } from '@switchyard/pipeline';
+import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { countingAuthor } from './testing/authors.js';
 import { readSse } from './testing/events.js';

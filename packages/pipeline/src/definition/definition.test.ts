@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { branchKeys } from '../engine/step-jobs.js';
+import { SHIPPED_PIPELINES_DIR } from '../engine/shipped.js';
+import { orderSteps } from './compile.js';
+import { compileArgs, compileExpression } from './expressions.js';
+import { pipelineJsonSchema } from './schema.js';
+import { parseDefinitionText, validateDefinition } from './validate.js';
+
+const steps = (graph: Record<string, string[]>) => Object.fromEntries(Object.entries(graph).map(([name, needs]) => [name, { needs }]));
+
+test('steps are ordered after what they need, declaration order kept among independent ones', () => {
+  assert.deepEqual(orderSteps(steps({ polish: ['write'], search: [], write: ['outline'], outline: ['search'], extra: [] })).order, ['search', 'outline', 'write', 'polish', 'extra']);
+});
+
+test('a cycle is reported with the steps that form it', () => {
+  const { problems } = orderSteps(steps({ a: ['c'], b: ['a'], c: ['b'] }));
+  assert.equal(problems.length, 1);
+  assert.match(problems[0]?.message ?? '', /^cycle: a → c → b → a$/);
+});
+
+test('an args object takes expressions for strings, literals otherwise, and leaves absent values out', async () => {
+  const args = compileArgs({ topic: 'input.topic', depth: 3, nested: { title: "'T'", flag: true }, style: 'input.style' }, 'steps.x.args');
+  assert.deepEqual(await args.evaluate({ input: { topic: 'tides' }, steps: {}, run_id: 'r' }), { topic: 'tides', depth: 3, nested: { title: 'T', flag: true } });
+});
+
+test('an expression knows which names it reads', () => {
+  const expression = compileExpression('$count(steps.search.results) + input.depth', 'x');
+  assert.ok(expression.names('steps') && expression.names('input'));
+  assert.ok(!compileExpression("['a', 'b']", 'x').names('steps'));
+});
+
+test('map branches are named by their items when those are distinct plain strings, else by index', () => {
+  assert.deepEqual(branchKeys(['introduction', 'climax']), ['introduction', 'climax']);
+  assert.deepEqual(branchKeys(['a lake', 'b']), ['0', '1']);
+  assert.deepEqual(branchKeys(['a', 'a']), ['0', '1']);
+  assert.deepEqual(branchKeys([{ x: 1 }]), ['0']);
+});
+
+test('the published JSON Schema is the one generated from the definition schema', () => {
+  const published = JSON.parse(readFileSync(`${SHIPPED_PIPELINES_DIR}/pipeline.schema.json`, 'utf8')) as unknown;
+  assert.deepEqual(published, pipelineJsonSchema(), 'run `npx tsx scripts/pipeline-schema.ts` to regenerate pipelines/pipeline.schema.json');
+});
+
+test('the shipped definitions are valid, each naming the services of its tools', async () => {
+  for (const file of ['story.yaml', 'aceflow.yaml']) {
+    const raw = parseDefinitionText(readFileSync(`${SHIPPED_PIPELINES_DIR}/${file}`, 'utf8'));
+    const stored = await validateDefinition({ raw, version: 1, kinds: ['aceflow.stage'] });
+    assert.ok(Object.keys(stored.definition.steps).length >= 4, file);
+  }
+});
