@@ -44,7 +44,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const pipelines = new PipelineStore({ redis, prefix });
   // Workers and the orchestrator register them too; a bridge on its own should not depend on them.
   registerShippedPipelines(pipelines).catch((error: unknown) => options.onError?.(error));
-  const suites = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
+  const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
   const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? [])]);
   return {
     redis,
@@ -55,6 +55,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     pipelines,
     tools,
     async close() {
+      await pipelineTools.close();
       await queues.close();
       await redis.quit().catch(() => undefined);
     },

@@ -59,7 +59,9 @@ export class ToolRegistry {
   #addLate(suite: string, tools: readonly SuiteTool[]): void {
     const added: string[] = [];
     for (const tool of tools) {
-      if (this.#tools.has(tool.name)) continue;
+      // A suite may publish a tool again (a pipeline's new version): the new one replaces it.
+      const existing = this.#tools.get(tool.name);
+      if (existing && existing.suite !== suite) continue;
       try {
         this.#tools.set(tool.name, this.#register(suite, tool));
         added.push(tool.name);

@@ -74,7 +74,11 @@ export const PipelineDefinition = z.strictObject({
   name: z.string().regex(PIPELINE_NAME, 'lower-case letters, digits and -, starting with a letter'),
   version: z.number().int().positive().optional().describe('Given by the server when absent: one more than the latest'),
   description: z.string().max(5000).default(''),
-  input: z.record(z.string(), z.unknown()).default({ type: 'object' }).describe('JSON Schema of a run\'s input'),
+  input: z
+    .record(z.string(), z.unknown())
+    .refine((schema) => schema.type === 'object', 'a run\'s input is an object: its schema has type: object')
+    .default({ type: 'object' })
+    .describe('JSON Schema of a run\'s input (type: object)'),
   output: Expression.optional().describe('The run\'s result, from `input` and `steps` (default: every step\'s output)'),
   output_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the result, for MCP clients'),
   steps: z

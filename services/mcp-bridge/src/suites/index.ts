@@ -8,6 +8,7 @@ import type { ToolSuite } from '@switchyard/tool-suite';
 import { aceflowSuite } from './aceflow/index.js';
 import { jobsSuite } from './jobs/index.js';
 import { moduleDocsSuite } from './module-docs/index.js';
+import { pipelinesSuite, type PipelinesSuite } from './pipelines/index.js';
 import { supervisorSuite } from './supervisor/index.js';
 
 export interface SuiteDeps extends PipelineRunsDeps {
@@ -20,12 +21,16 @@ export interface SuiteDeps extends PipelineRunsDeps {
   supervisorRoot?: string | undefined;
 }
 
-export function bridgeSuites(deps: SuiteDeps): ToolSuite[] {
+/** The suites, and the pipelines suite apart: it follows registrations until closed. */
+export function bridgeSuites(deps: SuiteDeps): { suites: ToolSuite[]; pipelines: PipelinesSuite } {
   const shared = { redis: deps.redis, prefix: deps.prefix };
-  return [
+  const pipelines = pipelinesSuite(deps);
+  const suites = [
     jobsSuite(deps),
+    pipelines,
     aceflowSuite({ ...shared, ...(deps.aceflowRoot ? { workspaceRoot: deps.aceflowRoot } : {}) }),
     supervisorSuite({ ...shared, ...(deps.supervisorRoot ? { workspaceRoot: deps.supervisorRoot } : {}) }),
     moduleDocsSuite(shared),
   ];
+  return { suites, pipelines };
 }

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createLogger } from '@switchyard/logger';
+import { startTestStack, TEST_API_KEY, type TestStack } from '@switchyard/orchestrator/testing';
+import { startBridgeHttp, type RunningBridge } from './http/serve.js';
+
+let stack: TestStack;
+let bridge: RunningBridge;
+
+before(async () => {
+  stack = await startTestStack({ label: 'mcp-pipelines' });
+  bridge = await startBridgeHttp({ redisUrl: stack.redisUrl, prefix: stack.prefix, apiKeys: [TEST_API_KEY], logger: createLogger({ name: 'mcp-pipelines-test', level: 'silent' }) });
+});
+after(async () => {
+  await bridge.close();
+  await stack.close();
+});
+
+async function connect(): Promise<Client> {
+  const client = new Client({ name: 'pipelines-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TEST_API_KEY}` } } }));
+  return client;
+}
+
+const structured = <T>(result: unknown) => (result as { structuredContent: T }).structuredContent;
+
+test('a pipeline registered over HTTP becomes an MCP tool at once, connected clients are told, and it runs', async (t) => {
+  const client = await connect();
+  t.after(() => client.close());
+  let changes = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+  const before = (await client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(!before.includes('pipeline_tide_report'));
+
+  const put = await stack.json('/v1/pipelines/tide-report', {
+    method: 'PUT',
+    body: JSON.stringify({
+      name: 'tide-report',
+      description: 'Researches a coast and writes a short report.',
+      input: { type: 'object', required: ['coast'], properties: { coast: { type: 'string', description: 'Which coast' } } },
+      steps: {
+        research: { tool: 'search_relevant_information', args: { topic: "'tides of ' & input.coast" } },
+        report: { tool: 'polish_story', needs: ['research'], args: { draft: "$join(steps.research.results.snippet, ' ')" } },
+      },
+      output: '{ "report": steps.report.polished_content, "sources": $count(steps.research.results) }',
+      output_schema: { type: 'object', properties: { report: { type: 'string' }, sources: { type: 'integer' } } },
+    }),
+  });
+  assert.equal(put.status, 201);
+  const deadline = Date.now() + 5000;
+  while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(changes > 0, 'tools/list_changed arrived');
+  const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'pipeline_tide_report');
+  assert.ok(tool, 'the pipeline is a tool');
+  assert.deepEqual(tool.inputSchema.required, ['coast']);
+  assert.deepEqual((tool.outputSchema?.properties as { result: unknown }).result, { type: 'object', properties: { report: { type: 'string' }, sources: { type: 'integer' } } }, 'the output schema carries the pipeline\'s');
+
+  const progress: number[] = [];
+  const result = await client.callTool({ name: 'pipeline_tide_report', arguments: { coast: 'Brittany' } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+  const run = structured<{ status: string; timed_out: boolean; pipeline: { version: number }; result: { report: string; sources: number } }>(result);
+  assert.equal(run.status, 'completed');
+  assert.equal(run.timed_out, false);
+  assert.equal(run.pipeline.version, 1);
+  assert.ok(run.result.report.length > 20);
+  assert.ok(progress.length > 0, 'progress was reported');
+
+  await assert.rejects(client.callTool({ name: 'pipeline_tide_report', arguments: {} }), /coast/);
+});
+
+test('list_pipelines and get_pipeline describe what is registered, the shipped pipelines included', async (t) => {
+  const client = await connect();
+  t.after(() => client.close());
+  const listed = structured<{ pipelines: { name: string; tool: string; latest: number }[] }>(await client.callTool({ name: 'list_pipelines', arguments: {} }));
+  assert.ok(listed.pipelines.some((p) => p.name === 'story' && p.tool === 'pipeline_story'));
+  const story = structured<{ definition: { steps: Record<string, unknown> }; versions: unknown[] }>(await client.callTool({ name: 'get_pipeline', arguments: { name: 'story' } }));
+  assert.deepEqual(Object.keys(story.definition.steps), ['search', 'outline', 'write', 'polish']);
+  const missing = await client.callTool({ name: 'get_pipeline', arguments: { name: 'nope' } });
+  assert.equal(missing.isError, true);
+});

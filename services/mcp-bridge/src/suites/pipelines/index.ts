@@ -1,0 +1,141 @@
+/**
+ * Pipelines for agents: every registered pipeline is a tool of its own (`pipeline_<name>`, its
+ * input schema the definition's `input`), which starts a run of the latest version and waits a
+ * while for it, with progress; plus `list_pipelines` and `get_pipeline`. A pipeline registered
+ * while clients are connected becomes a tool at once, and they are told (tools/list_changed).
+ */
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { InputError, startPipelineRun, toRunView, type PipelineRunsDeps, type StoredPipeline } from '@switchyard/pipeline';
+import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
+import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
+import { waitForRun } from '../jobs/wait.js';
+
+export interface PipelinesSuiteDeps extends PipelineRunsDeps {
+  redis: Redis;
+}
+
+export interface PipelinesSuite extends ToolSuite {
+  /** Stops following registrations. */
+  close(): Promise<void>;
+}
+
+/** A pipeline's tool name: MCP names take letters, digits, `_`, `-` and `.`. */
+export const pipelineToolName = (pipeline: string) => `pipeline_${pipeline.replace(/-/g, '_')}`;
+
+const GetPipelineInput = z.strictObject({
+  name: z.string().min(1).max(60).describe('The pipeline, as list_pipelines names it'),
+  version: z.number().int().positive().optional().describe('A version (default: every version, the latest first in `definition`)'),
+});
+
+const notFound = (name: string) => failure({ error: { code: 'pipeline_not_found', message: `No pipeline ${name}`, details: { name } } });
+
+function runOutputSchema(stored: StoredPipeline): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      run_id: { type: 'string' },
+      status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed', 'cancelled'] },
+      pipeline: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'integer' } } },
+      timed_out: { type: 'boolean', description: 'The run had not ended when the wait was over: follow it with wait_for_run' },
+      result: stored.definition.output_schema ?? {},
+      error: {},
+      progress: { type: 'number' },
+    },
+    required: ['run_id', 'status', 'pipeline', 'timed_out'],
+  };
+}
+
+/** The tool that runs `stored`'s pipeline (always its latest version: the tool stays as names go). */
+function pipelineTool(deps: PipelinesSuiteDeps, stored: StoredPipeline): SuiteTool {
+  const { name, description } = stored.definition;
+  return {
+    name: pipelineToolName(name),
+    description: `${description || `Runs the ${name} pipeline.`} Starts a run of pipeline ${name} and waits up to ${DEFAULT_WAIT_S} s for it (progress notifications with a progressToken); a run still going answers timed_out with its run_id for wait_for_run and get_run. Call it as a task for long runs.`,
+    inputSchema: stored.definition.input,
+    outputSchema: runOutputSchema(stored),
+    annotations: { title: `Run pipeline ${name}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    longRunning: true,
+    async handler(args, context) {
+      const pipeline = await deps.pipelines.compiled(name);
+      if (!pipeline) return notFound(name);
+      let runId: string;
+      try {
+        runId = await startPipelineRun(deps, { pipeline, input: args });
+      } catch (error) {
+        if (error instanceof InputError) throw new InvalidArgumentsError(error.message, { problems: error.problems });
+        throw error;
+      }
+      const waited = await waitForRun(deps, { runId, timeoutMs: DEFAULT_WAIT_S * 1000, signal: context.signal, onProgress: ({ progress, message }) => context.reportProgress({ progress, total: 100, message }) });
+      const view = waited ? toRunView(waited.run) : null;
+      return success({
+        run_id: runId,
+        status: view?.status ?? 'queued',
+        pipeline: { name, version: pipeline.version },
+        timed_out: waited?.timedOut ?? true,
+        progress: view?.progress ?? 0,
+        ...(view?.result !== undefined && view.result !== null ? { result: view.result } : {}),
+        ...(view?.error ? { error: view.error } : {}),
+      });
+    },
+  };
+}
+
+export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
+  const listeners = new Set<(tools: SuiteTool[]) => void>();
+  const subscriber = deps.redis.duplicate();
+  subscriber.on('error', () => undefined); // the shared connection's outages are reported where it is followed
+  const announce = async (names: readonly string[]) => {
+    const stored = (await Promise.all(names.map((name) => deps.pipelines.get(name)))).filter((s): s is StoredPipeline => s !== null);
+    const tools = stored.map((s) => pipelineTool(deps, s));
+    if (tools.length > 0) for (const listener of listeners) listener(tools);
+  };
+  subscriber.on('message', (_channel, name: string) => void announce([name]).catch(() => undefined));
+  void subscriber.subscribe(deps.pipelines.changedChannel).catch(() => undefined);
+
+  const tools: SuiteTool[] = [
+    {
+      name: 'list_pipelines',
+      description: 'The registered pipelines: name, latest version, description. Each is also a tool, pipeline_<name>, that runs it.',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      outputSchema: { type: 'object', properties: { pipelines: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, latest: { type: 'integer' }, description: { type: 'string' }, tool: { type: 'string' } } } } }, required: ['pipelines'] },
+      annotations: { title: 'List pipelines', readOnlyHint: true, idempotentHint: true },
+      async handler() {
+        const pipelines = await deps.pipelines.list();
+        return success({ pipelines: pipelines.map((p) => ({ ...p, tool: pipelineToolName(p.name) })) });
+      },
+    },
+    {
+      name: 'get_pipeline',
+      description: 'A pipeline\'s definition (steps, input schema, output) and its versions.',
+      inputSchema: jsonSchemaOf(GetPipelineInput),
+      outputSchema: { type: 'object', properties: { name: { type: 'string' }, latest: { type: 'integer' }, definition: { type: 'object' }, versions: { type: 'array' }, error: { type: 'object' } } },
+      annotations: { title: 'Read a pipeline', readOnlyHint: true, idempotentHint: true },
+      async handler(args) {
+        const { name, version } = GetPipelineInput.parse(args);
+        const versions = await deps.pipelines.versions(name);
+        const chosen = version ? versions.find((v) => v.definition.version === version) : versions.at(-1);
+        if (!chosen) return notFound(version ? `${name} version ${version}` : name);
+        return success({ name, latest: versions.at(-1)?.definition.version, definition: chosen.definition, versions: versions.map((v) => ({ version: v.definition.version, registered_at: v.registered_at })) });
+      },
+    },
+  ];
+  return {
+    name: 'pipelines',
+    description: 'Registered pipelines, each a tool.',
+    tools,
+    onToolsAdded(listener) {
+      listeners.add(listener);
+      // The pipelines registered before this process started.
+      void deps.pipelines
+        .list()
+        .then((all) => announce(all.map((p) => p.name)))
+        .catch(() => undefined);
+    },
+    async close() {
+      listeners.clear();
+      await subscriber.quit().catch(() => undefined);
+    },
+  };
+}
+
