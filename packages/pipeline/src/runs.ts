@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ACEFLOW_STAGE_IDS, StoryRequest, TERMINAL_STATUSES, type AceflowRunRequest, type AceflowStageId, type BatchRequest, type RunStatus, type RunView } from '@switchyard/contracts';
 import type { CompiledPipeline } from './definition/compile.js';
 import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './engine/pipeline-runs.js';
+import { registerShippedPipelines } from './engine/shipped.js';
 import type { RunRecord, RunStore } from './run-store.js';
 
 export const runLinks = (runId: string) => ({ poll_url: `/v1/runs/${runId}`, events_url: `/v1/runs/${runId}/events` });
@@ -20,9 +21,16 @@ export class PipelineMissingError extends Error {
   override name = 'PipelineMissingError';
 }
 
-/** The latest version of a registered pipeline, compiled. */
+/**
+ * The latest version of a registered pipeline, compiled. A shipped one not registered yet (a
+ * process that has not finished starting, a Redis emptied since) is registered first.
+ */
 export async function requirePipeline(deps: Pick<PipelineRunsDeps, 'pipelines'>, name: string, version?: number): Promise<CompiledPipeline> {
-  const pipeline = await deps.pipelines.compiled(name, version);
+  let pipeline = await deps.pipelines.compiled(name, version);
+  if (!pipeline && !version) {
+    await registerShippedPipelines(deps.pipelines);
+    pipeline = await deps.pipelines.compiled(name);
+  }
   if (!pipeline) throw new PipelineMissingError(`no pipeline ${name}${version ? ` version ${version}` : ''} is registered`);
   return pipeline;
 }

@@ -162,9 +162,11 @@ test('a tool service that answers only after the bridge started has its tools fe
     const names = async () => new Set((await client.listTools()).tools.map((tool) => tool.name));
     assert.ok(!(await names()).has('search_relevant_information'), 'the search service was down at start-up');
     assert.ok((await names()).has('generate_structured_outline'), 'the others were federated at start-up');
+    // Other suites may announce tools of their own meanwhile (pipelines): wait for this one.
+    const toldBefore = told;
     services = await startToolServices({ author: createOfflineAuthor(), logger, apiKeys: [stack.toolConfig.apiKey ?? ''], ports: { search: port } });
-    await waitFor('the tool list changed notification', () => told > 0);
-    assert.ok((await names()).has('search_relevant_information'));
+    await waitFor('the late service\'s tools', async () => (await names()).has('search_relevant_information'));
+    await waitFor('the tool list changed notification', () => told > toldBefore);
     const found = await ok(client, 'search_relevant_information', { topic: 'tidal power', depth: 2 });
     assert.ok(Array.isArray(found.results) && found.results.length > 0, 'the late service answers through the bridge');
   } finally {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { readSse } from './testing/events.js';
 import { finishedRun, registerPipeline, stageOf, startRun, type RunBody } from './testing/pipelines.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
@@ -64,23 +66,21 @@ for (const size of [0, 1, 50]) {
   });
 }
 
-test('a map whose list is known only at run time fans out then: a review per outline section', async () => {
-  await registerPipeline(stack, {
-    name: 'section-review',
-    input: { type: 'object', required: ['topic'], properties: { topic: { type: 'string' } } },
-    steps: {
-      outline: { tool: 'generate_structured_outline', args: { topic: 'input.topic' } },
-      review: { tool: 'polish_story', needs: ['outline'], map: '$keys(steps.outline.sections)', args: { draft: "$lookup(steps.outline.sections, item).title & ': ' & $join($lookup(steps.outline.sections, item).key_points, '. ')" } },
-    },
-    output: '{ "reviewed": $count(steps.review) }',
-  });
-  const runId = await startRun(stack, 'section-review', { topic: 'a tide clock' });
+test('a map whose list is known only at run time fans out then: the documented review of each outline section', async () => {
+  // The second example of docs/PIPELINES.md, registered as the file is, as YAML.
+  const yaml = readFileSync(fileURLToPath(new URL('../../../docs/pipelines/section-review.yaml', import.meta.url)), 'utf8');
+  const put = await stack.json('/v1/pipelines/section-review', { method: 'PUT', headers: { 'content-type': 'application/yaml' }, body: yaml });
+  assert.ok([200, 201].includes(put.status), JSON.stringify(put.body));
+  const runId = await startRun(stack, 'section-review', { topic: 'a tide clock', audience: 'young_adult' });
   const created = (await stack.json<RunBody>(`/v1/runs/${runId}`)).body;
-  assert.deepEqual(created.stages.map((s) => s.name), ['outline', 'review'], 'the branches are not known before the outline');
+  assert.deepEqual(created.stages.map((s) => s.name), ['outline', 'review', 'summary'], 'the branches are not known before the outline');
   const run = await finishedRun(stack, runId);
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
-  assert.deepEqual(run.stages.map((s) => s.name), ['outline', 'review.introduction', 'review.development', 'review.climax', 'review.conclusion']);
-  assert.equal((run.result as { reviewed: number }).reviewed, 4);
+  assert.deepEqual(run.stages.map((s) => s.name), ['outline', 'review.introduction', 'review.development', 'review.climax', 'review.conclusion', 'summary']);
+  const result = run.result as { sections: { name: string; reviewed: string }[]; summary: string; changes: number };
+  assert.deepEqual(result.sections.map((s) => s.name), ['introduction', 'development', 'climax', 'conclusion']);
+  assert.ok(result.sections.every((s) => s.reviewed.length > 0) && result.summary.length > 0);
+  assert.equal(typeof result.changes, 'number');
 });
 
 test('a map whose list is not a list at run time fails the step with an error that says so', async () => {
