@@ -9,6 +9,7 @@ import { toolQueue } from '@switchyard/pipeline';
 import { BASELINE_QUEUES, startBaseline } from './story-baseline.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
 import { HopRecorder, JobHopReader, median, round, say } from './story-stats.js';
+import { startHandbuilt } from './story-handbuilt.js';
 import { startSwitchyard } from './story-switchyard.js';
 
 export interface StoryBenchOptions {
@@ -40,16 +41,23 @@ const rate = (stories: number, ms: number) => round(stories / (ms / 1000), 1);
 async function measureThroughput(options: StoryBenchOptions) {
   const baseline = await startBaseline({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-baseline'), concurrency: options.concurrency });
   const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-switchyard'), concurrency: options.concurrency, workers: true });
+  const handbuilt = await startHandbuilt({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-handbuilt'), concurrency: options.concurrency });
   const counters = createRedisClient(options.redisUrl);
   const rounds: { baseline_stories_per_s: number; switchyard_stories_per_s: number; ratio: number }[] = [];
-  const costs: { baseline: StoryCost[]; switchyard: StoryCost[] } = { baseline: [], switchyard: [] };
+  const costs: { baseline: StoryCost[]; switchyard: StoryCost[]; handbuilt: StoryCost[] } = { baseline: [], switchyard: [], handbuilt: [] };
   try {
     say(`throughput: warming up with ${WARM_UP_STORIES} stories each…`);
     await baseline.runBatch(WARM_UP_STORIES);
+    await handbuilt.runBatch(WARM_UP_STORIES);
     await switchyard.runBatch(WARM_UP_STORIES);
     for (let r = 1; r <= options.rounds; r += 1) {
       say(`throughput round ${r}/${options.rounds}: ${options.stories} stories through plain BullMQ, then through Switchyard (HTTP batch, orchestrator, workers)…`);
       const plain = await measureCost(counters, options.stories, () => baseline.runBatch(options.stories));
+      const before = await measureCost(counters, options.stories, async () => {
+        const done = await handbuilt.runBatch(options.stories);
+        if (done.completed !== options.stories) throw new Error(`the hand-built flow completed ${done.completed ?? 0} of ${options.stories} stories`);
+      });
+      costs.handbuilt.push(before.cost);
       let counts: Record<string, number> = {};
       const ours = await measureCost(counters, options.stories, async () => {
         counts = await switchyard.runBatch(options.stories);
@@ -63,6 +71,7 @@ async function measureThroughput(options: StoryBenchOptions) {
     }
   } finally {
     await counters.quit();
+    await handbuilt.close();
     await switchyard.close();
     await baseline.close();
   }
@@ -78,10 +87,28 @@ async function measureThroughput(options: StoryBenchOptions) {
       measured_as: 'medians over the rounds: CPU of this process (each system alone in it while measured), CPU of Redis, and commands Redis ran (a script counts with the commands it calls)',
       baseline: medianCost(costs.baseline),
       switchyard: medianCost(costs.switchyard),
+      handbuilt: medianCost(costs.handbuilt),
     },
+    engine_vs_handbuilt: engineVersusHandbuilt(medianCost(costs.switchyard), medianCost(costs.handbuilt)),
     measured_as: `median of ${options.rounds} rounds; Switchyard: POST /v1/batches → batch done event; baseline: FlowProducer.addBulk 250 at a time → last polish job completed`,
     target_ratio_min: TARGETS.throughput_ratio_min,
     met: ratio >= TARGETS.throughput_ratio_min,
+  };
+}
+
+/**
+ * The pipeline engine running the story definition against the hand-built flows it replaced, in
+ * the same rounds: CPU per story of this process and of Redis, and the ratio (≤ 1: no dearer).
+ */
+function engineVersusHandbuilt(engine: StoryCost, handbuilt: StoryCost) {
+  const total = (c: StoryCost) => c.node_cpu_us + c.redis_cpu_us;
+  return {
+    measured_as: 'medians over the same rounds; the hand-built flow (scripts/bench/story-handbuilt.ts) is the story as two BullMQ flows over the same run-store scripts, without the API and failure handling',
+    engine_cpu_us_per_story: total(engine),
+    handbuilt_cpu_us_per_story: total(handbuilt),
+    cpu_ratio: round(total(engine) / total(handbuilt)),
+    node_cpu_ratio: round(engine.node_cpu_us / handbuilt.node_cpu_us),
+    redis_cpu_ratio: round(engine.redis_cpu_us / handbuilt.redis_cpu_us),
   };
 }
 
