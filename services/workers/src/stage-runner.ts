@@ -73,7 +73,7 @@ export interface StageSpec<T> {
  * the inputs it was given. One round trip to Redis before the work (the start); the completion
  * record is sent after it without waiting.
  */
-export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T>): Promise<{ output: T | typeof SKIP_STAGE; inputs: Record<string, unknown> }> {
+export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T>): Promise<{ output: T | typeof SKIP_STAGE; inputs: Record<string, unknown>; request: unknown }> {
   const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
@@ -84,7 +84,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
     throw new UnrecoverableError(`run ${runId} is ${start.status}`);
   }
   // Finished before a crash: never run it again.
-  if (start.kind === 'done') return { output: start.output as T, inputs: start.inputs };
+  if (start.kind === 'done') return { output: start.output as T, inputs: start.inputs, request: start.request };
   if (start.kind === 'peek') throw new Error('a stage start answered a peek');
 
   const tracked = deps.aborts.track(runId);
@@ -92,7 +92,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
     const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request });
     if (output === SKIP_STAGE) await store.skipStage({ runId, stage: name });
     else await recordCompletion(deps, { runId, name, output });
-    return { output, inputs: start.inputs };
+    return { output, inputs: start.inputs, request: start.request };
   } catch (error) {
     const open = circuitOpenCause(error);
     if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });

@@ -43,6 +43,11 @@ export interface CompiledPipeline {
   order: readonly string[];
   /** Steps that need nothing: a run starts with these. */
   roots: readonly string[];
+  /**
+   * The one step that every other step leads to, when there is one (and it is no map): once it
+   * has run, the run is done, so it reads every output when it starts and ends the run itself.
+   */
+  finalStep?: string | undefined;
   output?: Expression | undefined;
   /** Checks a run's input against the definition's `input` schema. */
   checkInput(input: unknown): DefinitionProblem[];
@@ -116,6 +121,14 @@ function compileStep(name: string, step: StepDefinition, problems: DefinitionPro
   };
 }
 
+/** The sink every other step leads to, if there is exactly one such step and it is no map. */
+function finalStepOf(steps: ReadonlyMap<string, CompiledStep>, order: readonly string[]): string | undefined {
+  const sinks = order.filter((name) => (steps.get(name)?.dependents.length ?? 0) === 0);
+  if (sinks.length !== 1) return undefined;
+  const sink = steps.get(sinks[0] as string);
+  return sink && !sink.map ? sink.name : undefined;
+}
+
 /** Compiles a stored definition; throws a DefinitionError listing every problem found. */
 export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
   const { definition } = stored;
@@ -152,6 +165,7 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
   if (problems.length > 0) throw new DefinitionError(problems);
   const validateInput = input.validate as ValidateFunction;
   return {
+    finalStep: finalStepOf(steps, order),
     name: definition.name,
     version: definition.version,
     stored,

@@ -68,9 +68,8 @@ export function compileExpression(source: string, place: string): Expression {
     names: (field) => namesIn(ast, field),
     async evaluate(context) {
       try {
-        // JSONata answers sequences with extra markers; a JSON round trip gives plain values.
-        const value: unknown = await compiled.evaluate(context);
-        return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
+        // Sequences carry JSONata's own markers as extra properties, which JSON leaves out.
+        return (await compiled.evaluate(context)) as unknown;
       } catch (error) {
         throw new ExpressionError(place, describe(error));
       }
@@ -88,38 +87,33 @@ export interface ArgsEvaluator {
   evaluate(context: ExpressionContext): Promise<Record<string, unknown>>;
 }
 
-/** The args template as one evaluator: string leaves are expressions, other leaves literals. */
+/**
+ * The args template as one evaluator. An object template becomes one JSONata object constructor,
+ * so a step's arguments cost one evaluation however many there are; each string leaf is also
+ * compiled alone first, so that a syntax error names its own place.
+ */
 export function compileArgs(template: ArgsTemplate | undefined, place: string): ArgsEvaluator {
   if (template === undefined) return { evaluate: async () => ({}) };
-  if (typeof template === 'string') {
-    const expression = compileExpression(template, place);
-    return {
-      async evaluate(context) {
-        const value = await expression.evaluate(context);
-        if (value === undefined) return {};
-        if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ExpressionError(place, `gave ${JSON.stringify(value)?.slice(0, 200)}, not an object of arguments`);
-        return value as Record<string, unknown>;
-      },
-    };
-  }
-  const build = compileTemplate(template, place);
-  return { evaluate: async (context) => (await build(context)) as Record<string, unknown> };
+  const expression = typeof template === 'string' ? compileExpression(template, place) : compileExpression(templateSource(template, place), place);
+  return {
+    async evaluate(context) {
+      const value = await expression.evaluate(context);
+      if (value === undefined) return {};
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ExpressionError(place, `gave ${JSON.stringify(value)?.slice(0, 200)}, not an object of arguments`);
+      return value as Record<string, unknown>;
+    },
+  };
 }
 
-type Build = (context: ExpressionContext) => Promise<unknown>;
-
-function compileTemplate(value: unknown, place: string): Build {
+/** JSONata source of a template: string leaves are expressions, other leaves JSON literals. */
+function templateSource(value: unknown, place: string): string {
   if (typeof value === 'string') {
-    const expression = compileExpression(value, place);
-    return (context) => expression.evaluate(context);
+    compileExpression(value, place);
+    return `(${value}\n)`;
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const fields = Object.entries(value).map(([key, inner]) => [key, compileTemplate(inner, `${place}.${key}`)] as const);
-    return async (context) => {
-      const entries = await Promise.all(fields.map(async ([key, build]) => [key, await build(context)] as const));
-      // An absent value leaves its argument out, so optional inputs stay optional.
-      return Object.fromEntries(entries.filter(([, v]) => v !== undefined));
-    };
+    const fields = Object.entries(value).map(([key, inner]) => `${JSON.stringify(key)}: ${templateSource(inner, `${place}.${key}`)}`);
+    return `{${fields.join(', ')}}`;
   }
-  return () => Promise.resolve(value);
+  return JSON.stringify(value ?? null);
 }

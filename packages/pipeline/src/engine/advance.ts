@@ -5,10 +5,11 @@
  * sees both done; both may enqueue the next step, which job ids make one job.
  */
 import type { RunError, RunStatus } from '@switchyard/contracts';
-import type { CompiledPipeline } from '../definition/compile.js';
+import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { ExpressionError } from '../definition/expressions.js';
 import type { RunStore } from '../run-store.js';
-import { stepJob, type StepQueues } from './step-jobs.js';
+import { jobsForStep } from './pipeline-runs.js';
+import type { StepQueues } from './step-jobs.js';
 
 export interface AdvanceDeps {
   store: RunStore;
@@ -34,16 +35,24 @@ export async function advanceRun(deps: AdvanceDeps, options: { pipeline: Compile
   if (ENDED.includes(state.run.status)) return;
   const ready = dependents.filter((name) => (pipeline.steps.get(name)?.needs ?? []).every((need) => stepDone(state.steps.get(need))));
   if (ready.length > 0) {
-    await deps.steps.add(ready.map((name) => stepJob({ pipeline, step: pipeline.steps.get(name) as NonNullable<ReturnType<typeof pipeline.steps.get>>, runId, batchId: options.batchId })));
+    const jobs = await Promise.all(ready.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId: options.batchId })));
+    await deps.steps.add(jobs.flat());
   }
   if (state.run.total > 0 && state.run.completed >= state.run.total) await finishRun(deps, options);
 }
 
-/** Ends a run whose stages are all done, with its output (or failed, when the output expression fails). */
-export async function finishRun(deps: Pick<AdvanceDeps, 'store'>, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined }): Promise<void> {
+/**
+ * Ends a run whose stages are all done, with its output (or failed, when the output expression
+ * fails). `known` gives the input and outputs when the caller has them (the final step), saving
+ * their reads.
+ */
+export async function finishRun(deps: Pick<AdvanceDeps, 'store'>, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; known?: { input: unknown; steps: Record<string, unknown> } }): Promise<void> {
   const { pipeline, runId, store } = { ...options, store: deps.store };
-  const [steps, requestJson] = await Promise.all([store.readStepOutputs(runId, Object.keys(pipeline.stored.definition.steps)), store.redis.hget(store.keys.run(runId), 'request')]);
-  const input: unknown = requestJson ? JSON.parse(requestJson) : null;
+  const read = async () => {
+    const [outputs, requestJson] = await Promise.all([store.readStepOutputs(runId, Object.keys(pipeline.stored.definition.steps)), store.redis.hget(store.keys.run(runId), 'request')]);
+    return { steps: outputs, input: requestJson ? (JSON.parse(requestJson) as unknown) : null };
+  };
+  const { steps, input } = options.known ?? (await read());
   const batchId = options.batchId ?? null;
   try {
     const result = pipeline.output ? await pipeline.output.evaluate({ input, steps, run_id: runId }) : steps;

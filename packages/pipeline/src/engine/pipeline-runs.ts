@@ -32,23 +32,40 @@ export function checkRunInput(pipeline: CompiledPipeline, input: unknown, pathPr
 
 const constantLists = new WeakMap<CompiledStep, Promise<unknown>>();
 
-/**
- * The branches of a map step whose list reads no step output, known when the run is created, so
- * that the run lists its stages from the start and its progress never goes back. A list that
- * reads only constants is evaluated once per definition version.
- */
-async function branchesAtStart(step: CompiledStep, input: unknown, runId: string): Promise<string[] | null> {
+/** A map step's list when it reads no step output (null otherwise, or when it cannot be had). */
+function listAtStart(step: CompiledStep, input: unknown, runId: string): Promise<unknown> | null {
   const map = step.map;
   if (!map || map.names('steps') || step.when) return null;
+  // A list of constants is evaluated once per definition version.
   const constant = !map.names('input') && !map.names('run_id');
   let list = constant ? constantLists.get(step) : undefined;
   if (!list) {
     list = map.evaluate({ input, steps: {}, run_id: runId }).catch(() => null);
     if (constant) constantLists.set(step, list);
   }
-  const items = await list;
-  if (!Array.isArray(items) || items.length === 0 || items.length > MAX_MAP_ITEMS) return null;
-  return branchKeys(items).map((key) => stageOf(step.name, key));
+  return list;
+}
+
+const usableList = (items: unknown): items is unknown[] => Array.isArray(items) && items.length > 0 && items.length <= MAX_MAP_ITEMS;
+
+/**
+ * The branches of a map step whose list reads no step output, known when the run is created, so
+ * that the run lists its stages from the start and its progress never goes back.
+ */
+async function branchesAtStart(step: CompiledStep, input: unknown, runId: string): Promise<string[] | null> {
+  const items = await listAtStart(step, input, runId);
+  return usableList(items) ? branchKeys(items).map((key) => stageOf(step.name, key)) : null;
+}
+
+/**
+ * The jobs that start a step: one per branch for a map over constants (its branches were recorded
+ * with the run), else the step's own job (which fans a map out when it runs).
+ */
+export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined }): Promise<StepJobSpec[]> {
+  const { step } = options;
+  const constant = step.map && !step.map.names('input') && !step.map.names('run_id') ? await listAtStart(step, null, options.runId) : null;
+  if (usableList(constant)) return branchKeys(constant).map((key, index) => stepJob({ ...options, branch: { key, index, item: constant[index] } }));
+  return [stepJob(options)];
 }
 
 /** The run record of a new run of `pipeline`. */
@@ -72,8 +89,9 @@ export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown,
 }
 
 /** The jobs of the steps a run starts with. */
-export function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string): StepJobSpec[] {
-  return pipeline.roots.map((name) => stepJob({ pipeline, step: pipeline.steps.get(name) as NonNullable<ReturnType<typeof pipeline.steps.get>>, runId, batchId }));
+export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string): Promise<StepJobSpec[]> {
+  const jobs = await Promise.all(pipeline.roots.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId })));
+  return jobs.flat();
 }
 
 /** Records a queued run (input checked) and enqueues its first steps. */
@@ -81,7 +99,7 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
   checkRunInput(options.pipeline, options.input);
   const run = await newPipelineRun(options.pipeline, options.input, options.runId);
   await deps.store.createRun(run);
-  await deps.queues.steps.add(rootJobs(options.pipeline, run.id));
+  await deps.queues.steps.add(await rootJobs(options.pipeline, run.id));
   return run.id;
 }
 
