@@ -2,8 +2,8 @@ export { QUEUES, MAX_MAP_ITEMS, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_O
 export type { JobName } from './catalog.js';
 export { runKeys } from './keys.js';
 export type { RunKeys } from './keys.js';
-export { RunStore, newRunId } from './run-store.js';
-export type { ActiveRun, RunRecord, NewRun, RunStoreOptions, StageStart } from './run-store.js';
+export { RunStore, newRunId, stepStateFields } from './run-store.js';
+export type { ActiveRun, RunRecord, NewRun, RunStoreOptions, StageStart, RecordedStage, StepStates } from './run-store.js';
 export { BatchStore, newBatchId } from './batch-store.js';
 export type { BatchView } from './batch-store.js';
 export { readEvents, EVENT_ID_PATTERN } from './events.js';
@@ -46,6 +46,6 @@ export { startPipelineRun, startPipelineBatch, checkRunInput, newPipelineRun, ro
 export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
 export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';
 export type { StepJobSpec } from './engine/step-jobs.js';
-export { advanceRun, finishRun, stepDone } from './engine/advance.js';
+export { advanceRun, finishRun, stepDone, needsAfter } from './engine/advance.js';
 export { registerShippedPipelines, STEP_KINDS, SHIPPED_PIPELINES_DIR } from './engine/shipped.js';
 export type { StepKindName } from './engine/shipped.js';

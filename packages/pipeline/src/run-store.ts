@@ -81,10 +81,22 @@ function parseJson(value: string | undefined | null): unknown {
   return value ? JSON.parse(value) : null;
 }
 
-function countsOf(reply: unknown): { completed: number; total: number } {
-  const [completed, total] = Array.isArray(reply) ? reply : [];
-  return { completed: Number(completed ?? 0), total: Number(total ?? 0) };
+/** What a completion or skip answers: the run's counts, and the fields asked to be watched. */
+export interface RecordedStage {
+  completed: number;
+  total: number;
+  watched: (string | null)[];
 }
+
+function countsOf(reply: unknown): RecordedStage {
+  const [completed, total, ...watched] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  return { completed: Number(completed ?? 0), total: Number(total ?? 0), watched: watched.map((v) => (typeof v === 'string' ? v : null)) };
+}
+
+export type StepStates = { run: { status: RunStatus | null; completed: number; total: number }; steps: Map<string, { status: string | null; branches: { name: string; status: string | null }[] | null }> };
+
+/** The run fields that tell whether steps needing `steps` may start (see readStepStates). */
+export const stepStateFields = (steps: readonly string[]) => ['status', ...steps.flatMap((step) => [stageField(step, 'status'), `${step}.branches`])];
 
 export class RunStore {
   readonly redis: Redis;
@@ -321,10 +333,10 @@ export class RunStore {
   }
 
   /** Records a stage skipped (its condition was false): it counts as done, with no output. */
-  skipStage(options: { runId: string; stage: string }): Promise<{ completed: number; total: number }> {
+  skipStage(options: { runId: string; stage: string; watch?: readonly string[] }): Promise<RecordedStage> {
     const { runId } = options;
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
-    return this.#stageWrites.submit({ kind: 'skip', keys, stage: options.stage }).reply.then(countsOf);
+    return this.#stageWrites.submit({ kind: 'skip', keys, stage: options.stage, watch: options.watch }).reply.then(countsOf);
   }
 
   /** Records a map step's branches (once; a second call answers the first call's). Null when the run is gone. */
@@ -333,11 +345,14 @@ export class RunStore {
     return typeof reply === 'string' ? (JSON.parse(reply) as string[]) : null;
   }
 
-  /** Statuses of stages and the branches of map steps, for deciding which steps may start. */
-  async readStepStates(runId: string, steps: readonly string[]): Promise<{ run: { status: RunStatus | null; completed: number; total: number }; steps: Map<string, { status: string | null; branches: { name: string; status: string | null }[] | null }> }> {
-    const fields = ['status', 'completed_stages', 'stage_count', ...steps.flatMap((step) => [stageField(step, 'status'), `${step}.branches`])];
-    const values = await this.redis.hmget(this.keys.run(runId), ...fields);
-    const branchNames = steps.map((_, i) => (values[4 + 2 * i] ? (JSON.parse(values[4 + 2 * i] as string) as string[]) : null));
+  /**
+   * Statuses of stages and the branches of map steps, for deciding which steps may start.
+   * `recorded`: a completion that watched `stepStateFields(steps)`, whose answer saves the read.
+   */
+  async readStepStates(runId: string, steps: readonly string[], recorded?: RecordedStage): Promise<StepStates> {
+    const fields = stepStateFields(steps);
+    const [completed, total, ...values] = recorded && recorded.watched.length === fields.length ? [String(recorded.completed), String(recorded.total), ...recorded.watched] : await this.redis.hmget(this.keys.run(runId), 'completed_stages', 'stage_count', ...fields);
+    const branchNames = steps.map((_, i) => (values[2 + 2 * i] ? (JSON.parse(values[2 + 2 * i] as string) as string[]) : null));
     const wanted = branchNames.flatMap((names) => names ?? []);
     const branchStatuses = wanted.length > 0 ? await this.redis.hmget(this.keys.run(runId), ...wanted.map((name) => stageField(name, 'status'))) : [];
     let at = 0;
@@ -345,10 +360,10 @@ export class RunStore {
       steps.map((step, i) => {
         const names = branchNames[i] ?? null;
         const branches = names ? names.map((name) => ({ name, status: branchStatuses[at++] ?? null })) : null;
-        return [step, { status: values[3 + 2 * i] ?? null, branches }] as const;
+        return [step, { status: values[1 + 2 * i] ?? null, branches }] as const;
       }),
     );
-    return { run: { status: (values[0] as RunStatus | null) ?? null, completed: Number(values[1] ?? 0), total: Number(values[2] ?? 0) }, steps: result };
+    return { run: { status: (values[0] as RunStatus | null | undefined) ?? null, completed: Number(completed ?? 0), total: Number(total ?? 0) }, steps: result };
   }
 
   /** Every step's output as expressions read it (a map step's as the list of its branches'), skipped steps left out. */
@@ -379,11 +394,11 @@ export class RunStore {
    * `sent` settles once the write is on the connection, ahead of any command issued after it on
    * the same connection; `recorded` once Redis has applied it.
    */
-  completeStage(options: { runId: string; stage: string; output: unknown }): { sent: Promise<void>; recorded: Promise<{ completed: number; total: number }> } {
+  completeStage(options: { runId: string; stage: string; output: unknown; watch?: readonly string[] }): { sent: Promise<void>; recorded: Promise<RecordedStage> } {
     const { runId } = options;
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     // null is an output too; only a skip leaves none.
-    const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null) });
+    const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null), watch: options.watch });
     return { sent, recorded: reply.then(countsOf) };
   }
 

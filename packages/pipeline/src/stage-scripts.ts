@@ -10,13 +10,14 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
  * KEYS: per operation run, outputs, events, and for a start optionally the batch.
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip'), stage, key count,
  *   then for a start its operation id, flags ('r': return the run's request; 'p': peek, start
- *   nothing), the input count and the input stage names, for a completion the output JSON. All
+ *   nothing), the input count and the input stage names; for a completion the output JSON, then
+ *   (completion and skip) a count and the run's fields to answer once it is recorded. All
  *   are idempotent: a start seen before (its id) and a completion of a completed stage change
  *   nothing, so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
  *   start: {'missing'} | {'ended', status} | {'done' | 'peek', output, [request], inputs...}
  *     | {'started', attempt, [request], inputs...}
- *   complete, skip: {completed stages, stages in all}
+ *   complete, skip: {completed stages, stages in all, watched fields' values...}
  *   either, when it raised an error: {'error', message}
  */
 export const STAGE_WRITES_SCRIPT = `
@@ -81,13 +82,22 @@ local function start(k, stage, op, flags, wanted)
   return inputs({'started', tostring(attempt)})
 end
 
+-- The counts, then the run's fields the caller watches (what decides the next steps).
+local function counts(k, completed, total, watch)
+  local reply = {completed, total}
+  if #watch > 0 then
+    for _, value in ipairs(redis.call('HMGET', k[1], unpack(watch))) do reply[#reply + 1] = value end
+  end
+  return reply
+end
+
 -- A completion, or with output false a skip (the step's condition was false): counted alike.
-local function complete(k, stage, output)
+local function complete(k, stage, output, watch)
   local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count', 'status')
   -- The run is gone (its retention passed): writing would bring its keys back with no expiry.
   if not run[5] then return {0, 0} end
   -- Completed already (a command resent after a reconnect): its events are in the stream once.
-  if run[1] == 'completed' or run[1] == 'skipped' then return {tonumber(run[3]) or 0, tonumber(run[4]) or 0} end
+  if run[1] == 'completed' or run[1] == 'skipped' then return counts(k, tonumber(run[3]) or 0, tonumber(run[4]) or 0, watch) end
   local final = output and 'completed' or 'skipped'
   if output then redis.call('HSET', k[2], stage, output) end
   local attempt = tonumber(run[2]) or 0
@@ -107,7 +117,7 @@ local function complete(k, stage, output)
   if total < completed then total = completed end
   local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
   event(k, 'progress', '{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')
-  return {completed, total}
+  return counts(k, completed, total, watch)
 end
 
 local replies = {}
@@ -124,13 +134,14 @@ while a <= #ARGV do
     for i = 1, tonumber(ARGV[a + 5]) do wanted[i] = ARGV[a + 5 + i] end
     a = a + 6 + #wanted
     ok, reply = pcall(start, k, stage, op, flags, wanted)
-  elseif kind == 'skip' then
-    a = a + 3
-    ok, reply = pcall(complete, k, stage, false)
   else
-    local output = ARGV[a + 3]
-    a = a + 4
-    ok, reply = pcall(complete, k, stage, output)
+    -- complete: output, then the watched fields; skip: the watched fields.
+    local at, output = a + 3, false
+    if kind ~= 'skip' then at, output = a + 4, ARGV[a + 3] end
+    local watch = {}
+    for i = 1, tonumber(ARGV[at]) do watch[i] = ARGV[at + i] end
+    a = at + 1 + #watch
+    ok, reply = pcall(complete, k, stage, output, watch)
   end
   -- One operation's failure is its own; the others in the list still apply.
   if not ok then reply = {'error', type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end

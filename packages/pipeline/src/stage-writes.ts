@@ -20,6 +20,8 @@ export interface StageOperation {
   flags?: string;
   /** Completion: the output as JSON. */
   output?: string;
+  /** Completion, skip: fields of the run to answer once recorded. */
+  watch?: readonly string[];
 }
 
 export interface SubmittedOperation {
@@ -78,7 +80,7 @@ export class StageWrites {
       keys.push(...op.keys);
       args.push(op.kind, op.stage, String(op.keys.length));
       if (op.kind === 'start') args.push(op.id ?? '', op.flags ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
-      else if (op.kind === 'complete') args.push(op.output ?? 'null');
+      else args.push(...(op.kind === 'complete' ? [op.output ?? 'null'] : []), String(op.watch?.length ?? 0), ...(op.watch ?? []));
     }
     let pending: Promise<unknown>;
     try {

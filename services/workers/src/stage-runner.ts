@@ -6,7 +6,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
-import type { RunStore } from '@switchyard/pipeline';
+import type { RecordedStage, RunStore } from '@switchyard/pipeline';
 import { ToolCallError, type CircuitOpenError } from '@switchyard/tool-client';
 import { ZodError } from 'zod';
 import type { RunAborts } from './run-aborts.js';
@@ -63,6 +63,8 @@ export interface StageSpec<T> {
   inputs?: readonly string[];
   /** Also read the run's request when starting. */
   withRequest?: boolean;
+  /** Fields of the run its completion answers (see RunStore.completeStage), e.g. what the next steps need. */
+  watch?: readonly string[];
   /** This stage's budget, over the deps' (a step's own `retry`). */
   budget?: StageBudget | undefined;
   work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE>;
@@ -73,7 +75,15 @@ export interface StageSpec<T> {
  * the inputs it was given. One round trip to Redis before the work (the start); the completion
  * record is sent after it without waiting.
  */
-export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T>): Promise<{ output: T | typeof SKIP_STAGE; inputs: Record<string, unknown>; request: unknown }> {
+export interface StageOutcome<T> {
+  output: T | typeof SKIP_STAGE;
+  inputs: Record<string, unknown>;
+  request: unknown;
+  /** The completion's answer (with the watched fields); absent when the stage had finished before. */
+  recorded?: Promise<RecordedStage> | undefined;
+}
+
+export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T>): Promise<StageOutcome<T>> {
   const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
@@ -90,9 +100,9 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   const tracked = deps.aborts.track(runId);
   try {
     const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request });
-    if (output === SKIP_STAGE) await store.skipStage({ runId, stage: name });
-    else await recordCompletion(deps, { runId, name, output });
-    return { output, inputs: start.inputs, request: start.request };
+    const recorded = output === SKIP_STAGE ? store.skipStage({ runId, stage: name, watch: stage.watch }) : (await recordCompletion(deps, { runId, name, output, watch: stage.watch })).recorded;
+    if (output === SKIP_STAGE) await recorded;
+    return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
     const open = circuitOpenCause(error);
     if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });
@@ -111,12 +121,13 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
  * with it (the job is taken over and the stage runs again), or the script broke, which the next
  * stage reports as a missing input.
  */
-async function recordCompletion(deps: StageDeps, done: { runId: string; name: string; output: unknown }): Promise<void> {
-  const { sent, recorded } = deps.store.completeStage({ runId: done.runId, stage: done.name, output: done.output });
+async function recordCompletion(deps: StageDeps, done: { runId: string; name: string; output: unknown; watch?: readonly string[] | undefined }): Promise<{ recorded: Promise<RecordedStage> }> {
+  const { sent, recorded } = deps.store.completeStage({ runId: done.runId, stage: done.name, output: done.output, watch: done.watch });
   recorded.catch((error: unknown) => {
     deps.logger.error({ err: error, run_id: done.runId, stage: done.name }, 'the stage completion record failed');
   });
   await sent;
+  return { recorded };
 }
 
 /**

@@ -62,10 +62,15 @@ export function compileExpression(source: string, place: string): Expression {
     throw new ExpressionError(place, `not a valid JSONata expression: ${describe(error)}`);
   }
   const ast = compiled.ast();
+  const named = new Map<string, boolean>();
   return {
     source,
     place,
-    names: (field) => namesIn(ast, field),
+    names(field) {
+      let found = named.get(field);
+      if (found === undefined) named.set(field, (found = namesIn(ast, field)));
+      return found;
+    },
     async evaluate(context) {
       try {
         // Sequences carry JSONata's own markers as extra properties, which JSON leaves out.

@@ -7,7 +7,7 @@
 import type { RunError, RunStatus } from '@switchyard/contracts';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { ExpressionError } from '../definition/expressions.js';
-import type { RunStore } from '../run-store.js';
+import type { RecordedStage, RunStore } from '../run-store.js';
 import { jobsForStep } from './pipeline-runs.js';
 import type { StepQueues } from './step-jobs.js';
 
@@ -27,11 +27,20 @@ export function stepDone(state: StepState | undefined): boolean {
 
 const ENDED: readonly (RunStatus | null)[] = ['completed', 'failed', 'cancelled', null];
 
-export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; finished: string }): Promise<void> {
+/** The steps whose states decide what follows `finished`: the needs of its dependents. */
+export function needsAfter(pipeline: CompiledPipeline, finished: string): string[] {
+  const dependents = pipeline.steps.get(finished)?.dependents ?? [];
+  return [...new Set(dependents.flatMap((name) => pipeline.steps.get(name)?.needs ?? []))];
+}
+
+/**
+ * @param options.recorded the finished stage's completion, when it watched
+ *   `stepStateFields(needsAfter(pipeline, finished))`: its answer saves a read
+ */
+export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; finished: string; recorded?: RecordedStage | undefined }): Promise<void> {
   const { pipeline, runId } = options;
   const dependents = pipeline.steps.get(options.finished)?.dependents ?? [];
-  const needs = [...new Set(dependents.flatMap((name) => pipeline.steps.get(name)?.needs ?? []))];
-  const state = await deps.store.readStepStates(runId, needs);
+  const state = await deps.store.readStepStates(runId, needsAfter(pipeline, options.finished), options.recorded);
   if (ENDED.includes(state.run.status)) return;
   const ready = dependents.filter((name) => (pipeline.steps.get(name)?.needs ?? []).every((need) => stepDone(state.steps.get(need))));
   if (ready.length > 0) {

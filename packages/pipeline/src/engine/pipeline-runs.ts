@@ -68,24 +68,40 @@ export async function jobsForStep(options: { pipeline: CompiledPipeline; step: C
   return [stepJob(options)];
 }
 
-/** The run record of a new run of `pipeline`. */
-export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown, id?: string): Promise<NewRun & { id: string }> {
-  const runId = id ?? newRunId();
+interface RunShape {
+  stages: string[];
+  branches: Record<string, string[]>;
+  stepQueues: Record<string, string>;
+}
+
+const constantShapes = new WeakMap<CompiledPipeline, Promise<RunShape>>();
+
+/** A run's stages, the branches known at its start, and its steps' queues. */
+async function runShape(pipeline: CompiledPipeline, input: unknown, runId: string): Promise<RunShape> {
   const branches: Record<string, string[]> = {};
   for (const step of pipeline.steps.values()) {
     const names = await branchesAtStart(step, input, runId);
     if (names) branches[step.name] = names;
   }
   return {
-    id: runId,
-    kind: pipeline.name,
-    request: input,
     // Declaration order, as the author wrote them; a map step's place is taken by its branches.
     stages: Object.keys(pipeline.stored.definition.steps).flatMap((name) => branches[name] ?? [name]),
     branches,
-    pipeline: { name: pipeline.name, version: pipeline.version },
     stepQueues: Object.fromEntries([...pipeline.steps.values()].map((step) => [step.name, step.queue])),
   };
+}
+
+/** The run record of a new run of `pipeline`. */
+export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown, id?: string): Promise<NewRun & { id: string }> {
+  const runId = id ?? newRunId();
+  // Without maps over the input, every run of a version has the same shape: made once.
+  const perRun = [...pipeline.steps.values()].some((step) => step.map && (step.map.names('input') || step.map.names('run_id')));
+  let shape: Promise<RunShape> | undefined = perRun ? undefined : constantShapes.get(pipeline);
+  if (!shape) {
+    shape = runShape(pipeline, input, runId);
+    if (!perRun) constantShapes.set(pipeline, shape);
+  }
+  return { id: runId, kind: pipeline.name, request: input, ...(await shape), pipeline: { name: pipeline.name, version: pipeline.version } };
 }
 
 /** The jobs of the steps a run starts with. */

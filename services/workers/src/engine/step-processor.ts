@@ -5,7 +5,7 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, finishRun, MAX_MAP_ITEMS, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, finishRun, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
@@ -94,13 +94,15 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const retry = step.definition.retry?.attempts;
     // The step every other leads to reads every output when it starts, and ends the run itself.
     const final = step.name === pipeline.finalStep && !data.branch;
-    const { output, inputs, request } = await runStage(deps, job, {
+    const next = final ? [] : needsAfter(pipeline, step.name);
+    const { output, inputs, request, recorded } = await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
       token,
       name: stage,
       inputs: final ? pipeline.order.filter((name) => name !== step.name) : step.needs,
       withRequest: true,
+      ...(next.length > 0 ? { watch: stepStateFields(next) } : {}),
       ...(retry ? { budget: { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry } } : {}),
       work: async ({ signal, attempt, inputs, request }) => {
         const context = contextOf(data, request, inputs);
@@ -112,7 +114,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
         return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task });
       },
     });
-    if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name });
+    if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
     const steps = contextOf(data, request, inputs).steps;
     if (output !== SKIP_STAGE) steps[step.name] = output;
     await finishRun({ store: deps.store }, { pipeline, runId: data.run_id, batchId: data.batch_id, known: { input: request, steps } });
