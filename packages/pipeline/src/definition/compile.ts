@@ -4,7 +4,7 @@
  * I/O: what registration looked up (which service publishes each tool) is stored with it.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { compileArgs, compileExpression, type ArgsEvaluator, type Expression } from './expressions.js';
+import { compileArgs, compileExpression, ExpressionError, type ArgsEvaluator, type Expression, type ExpressionContext } from './expressions.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
 import type { PipelineDefinition, StepDefinition } from './schema.js';
 import { kindQueue, toolQueue } from './queues.js';
@@ -48,7 +48,8 @@ export interface CompiledPipeline {
    * has run, the run is done, so it reads every output when it starts and ends the run itself.
    */
   finalStep?: string | undefined;
-  output?: Expression | undefined;
+  /** The run's result from its input and its steps' outputs. */
+  output?: { evaluate(context: ExpressionContext): Promise<unknown> } | undefined;
   /** Checks a run's input against the definition's `input` schema. */
   checkInput(input: unknown): DefinitionProblem[];
 }
@@ -152,12 +153,14 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
     } else target = { kind: 'uses', uses: step.uses as string };
     steps.set(name, { name, definition: step, target, queue: target.kind === 'tool' ? toolQueue(target.service) : kindQueue(target.uses), needs: step.needs, dependents: dependents.get(name) ?? [], ...compiled });
   }
-  let output: Expression | undefined;
-  if (definition.output) {
+  let output: CompiledPipeline['output'];
+  if (definition.output !== undefined) {
+    const template = definition.output;
     try {
-      output = compileExpression(definition.output, 'output');
+      output = typeof template === 'string' ? compileExpression(template, 'output') : compileArgs(template, 'output');
     } catch (error) {
-      problems.push({ path: 'output', message: error instanceof Error ? error.message.replace(/^output: /, '') : String(error) });
+      if (!(error instanceof ExpressionError)) throw error;
+      problems.push({ path: error.place, message: error.message.slice(error.place.length + 2) });
     }
   }
   const input = compileInputSchema(definition.input);

@@ -26,6 +26,12 @@ test('an args object takes expressions for strings, literals otherwise, and leav
   assert.deepEqual(JSON.parse(JSON.stringify(await args.evaluate({ input: { topic: 'tides' }, steps: {}, run_id: 'r' }))), { topic: 'tides', depth: 3, nested: { title: 'T', flag: true } });
 });
 
+test('plain paths are read as JSONata reads them, a list on the way included', async () => {
+  const args = compileArgs({ words: 'steps.write.word_count', first: 'steps.write[0].word_count', title: 'steps.outline.title', missing: 'steps.none.x', quoted: "'as is'" }, 'steps.x.args');
+  const context = { input: {}, steps: { write: [{ word_count: 3 }, { word_count: 4 }], outline: { title: 'T' } }, run_id: 'r' };
+  assert.deepEqual(JSON.parse(JSON.stringify(await args.evaluate(context))), { words: [3, 4], first: 3, title: 'T', quoted: 'as is' });
+});
+
 test('an expression knows which names it reads', () => {
   const expression = compileExpression('$count(steps.search.results) + input.depth', 'x');
   assert.ok(expression.names('steps') && expression.names('input'));

@@ -92,14 +92,86 @@ export interface ArgsEvaluator {
   evaluate(context: ExpressionContext): Promise<Record<string, unknown>>;
 }
 
+/** A dotted path such as `input.topic` or `item`: read without JSONata when no list is on the way. */
+const SIMPLE_PATH = /^\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*$/;
+const QUOTED = /^\s*'([^'\\]*)'\s*$/;
+const KEYWORDS = new Set(['true', 'false', 'null', 'and', 'or', 'in']);
+
+type Leaf = { path: string[]; value: unknown; kind: 'literal' } | { path: string[]; kind: 'path'; names: string[]; source: string } | { path: string[]; kind: 'expression'; source: string };
+
+function leavesOf(template: Record<string, unknown>, place: string, path: string[] = []): { leaves: Leaf[]; objects: string[][] } {
+  const leaves: Leaf[] = [];
+  const objects: string[][] = [path];
+  for (const [key, value] of Object.entries(template)) {
+    const at = [...path, key];
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const inner = leavesOf(value as Record<string, unknown>, `${place}.${key}`, at);
+      leaves.push(...inner.leaves);
+      objects.push(...inner.objects);
+    } else if (typeof value !== 'string') leaves.push({ path: at, kind: 'literal', value });
+    else {
+      compileExpression(value, `${place}.${key}`); // a syntax error names its own place
+      const quoted = QUOTED.exec(value);
+      const dotted = SIMPLE_PATH.exec(value)?.[1];
+      if (quoted) leaves.push({ path: at, kind: 'literal', value: quoted[1] });
+      else if (dotted && !KEYWORDS.has(dotted)) leaves.push({ path: at, kind: 'path', names: dotted.split('.'), source: value });
+      else leaves.push({ path: at, kind: 'expression', source: value });
+    }
+  }
+  return { leaves, objects };
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+/** A dotted path read in plain JavaScript; a list on the way is JSONata's to map over. */
+function readPath(context: ExpressionContext, names: readonly string[]): unknown {
+  let value: unknown = context;
+  for (const name of names) {
+    if (Array.isArray(value)) return NOT_PLAIN;
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value;
+}
+
+function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[path[path.length - 1] as string] = value;
+}
+
 /**
- * The args template as one evaluator. An object template becomes one JSONata object constructor,
- * so a step's arguments cost one evaluation however many there are; each string leaf is also
- * compiled alone first, so that a syntax error names its own place.
+ * The args template as one evaluator. Plain paths (`input.topic`, `item`) and quoted strings are
+ * read without JSONata, since an evaluation costs tens of microseconds; only the other
+ * expressions (and a path with a list on its way, which JSONata maps over) are evaluated.
  */
 export function compileArgs(template: ArgsTemplate | undefined, place: string): ArgsEvaluator {
   if (template === undefined) return { evaluate: async () => ({}) };
-  const expression = typeof template === 'string' ? compileExpression(template, place) : compileExpression(templateSource(template, place), place);
+  if (typeof template === 'string') return wholeObject(compileExpression(template, place), place);
+  const { leaves, objects } = leavesOf(template, place);
+  const computed = leaves.filter((leaf) => leaf.kind !== 'literal') as Exclude<Leaf, { kind: 'literal' }>[];
+  const expressions = computed.map((leaf) => compileExpression(leaf.source, `${place}.${leaf.path.join('.')}`));
+  return {
+    async evaluate(context) {
+      const values = await Promise.all(
+        computed.map((leaf, i) => {
+          const plain = leaf.kind === 'path' ? readPath(context, leaf.names) : NOT_PLAIN;
+          return plain === NOT_PLAIN ? (expressions[i] as Expression).evaluate(context) : plain;
+        }),
+      );
+      const result: Record<string, unknown> = {};
+      for (const path of objects.slice(1)) setAt(result, path, {});
+      leaves.forEach((leaf) => {
+        const value = leaf.kind === 'literal' ? leaf.value : values[computed.indexOf(leaf as Exclude<Leaf, { kind: 'literal' }>)];
+        // An absent value leaves its argument out, so optional inputs stay optional.
+        if (value !== undefined) setAt(result, leaf.path, value);
+      });
+      return result;
+    },
+  };
+}
+
+function wholeObject(expression: Expression, place: string): ArgsEvaluator {
   return {
     async evaluate(context) {
       const value = await expression.evaluate(context);
@@ -108,17 +180,4 @@ export function compileArgs(template: ArgsTemplate | undefined, place: string): 
       return value as Record<string, unknown>;
     },
   };
-}
-
-/** JSONata source of a template: string leaves are expressions, other leaves JSON literals. */
-function templateSource(value: unknown, place: string): string {
-  if (typeof value === 'string') {
-    compileExpression(value, place);
-    return `(${value}\n)`;
-  }
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const fields = Object.entries(value).map(([key, inner]) => `${JSON.stringify(key)}: ${templateSource(inner, `${place}.${key}`)}`);
-    return `{${fields.join(', ')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }

@@ -79,7 +79,7 @@ export const PipelineDefinition = z.strictObject({
     .refine((schema) => schema.type === 'object', 'a run\'s input is an object: its schema has type: object')
     .default({ type: 'object' })
     .describe('JSON Schema of a run\'s input (type: object)'),
-  output: Expression.optional().describe('The run\'s result, from `input` and `steps` (default: every step\'s output)'),
+  output: Args.optional().describe('The run\'s result, from `input` and `steps`: an expression, or an object whose string values are expressions (default: every step\'s output)'),
   output_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the result, for MCP clients'),
   steps: z
     .record(z.string().regex(STEP_NAME, 'a step name is a letter then letters, digits, _ or -'), StepDefinition)
