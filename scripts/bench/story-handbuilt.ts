@@ -2,12 +2,14 @@
  * The story as Switchyard ran it before pipelines were data, kept here only to measure the engine
  * against it: two hand-built BullMQ flows (outline ← search, then polish ← four writers added by
  * the outline job), each stage starting and completing through the same run-store scripts the
- * engine uses, the polish assembling the result and ending the run. What it leaves out is the
- * failure handling no bench story reaches (retries, breaker waits, cancellation).
+ * engine uses, the polish assembling the result and ending the run. As it did, each job's payload
+ * is parsed with a zod schema and each stage's calls get an abort signal tracked per run; what it
+ * leaves out is the failure handling no bench story reaches (retries, breaker waits).
  */
 import { FlowProducer, Worker, type FlowJob, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { SECTION_ORDER } from '@switchyard/contracts';
+import { z } from 'zod';
+import { SECTION_ORDER, SectionName } from '@switchyard/contracts';
 import { BatchStore, readEvents, RunStore, STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { OUTLINE_OUTPUT, POLISH_OUTPUT, SEARCH_OUTPUT, SECTION_OUTPUT } from './instant-tools.js';
@@ -17,7 +19,8 @@ export const HANDBUILT_QUEUES: StageQueueNames = { search: 'hb-search', outline:
 const STAGES = ['search', 'outline', ...SECTION_ORDER.map((s) => `write.${s}`), 'polish'];
 const CHUNK = 250;
 
-type Data = { run_id: string; batch_id: string; section?: string };
+const Data = z.object({ run_id: z.string().min(1), batch_id: z.string().min(1), section: SectionName.optional() });
+type Data = z.infer<typeof Data>;
 const node = (queue: string, stage: string, data: Data, child: boolean) => ({ name: `story.${stage.split('.')[0]}`, queueName: queue, data: { ...data, ...(stage.startsWith('write.') ? { section: stage.slice(6) } : {}) }, opts: { ...STAGE_JOB_OPTIONS, jobId: `${data.run_id}.${stage}`, ...(child ? { failParentOnFailure: true } : {}) } });
 
 const startFlow = (data: Data): FlowJob => ({ ...node(HANDBUILT_QUEUES.outline, 'outline', data, false), children: [node(HANDBUILT_QUEUES.search, 'search', data, true)] });
@@ -30,12 +33,22 @@ export async function startHandbuilt(options: { redisUrl: string; prefix: string
   const batches = new BatchStore(store);
   const flows = new FlowProducer({ connection, prefix: options.prefix });
 
+  const aborts = new Map<string, Set<AbortController>>();
   const stage = async (job: Job<Data>, name: string, inputs: string[], tool: () => unknown) => {
-    const start = await store.startStage({ runId: job.data.run_id, stage: name, batchId: job.data.batch_id, inputs });
-    if (start.kind !== 'started') throw new Error(`stage ${name} of ${job.data.run_id}: ${start.kind}`);
-    const output = tool();
-    await store.completeStage({ runId: job.data.run_id, stage: name, output }).sent;
-    return start.inputs;
+    const data = Data.parse(job.data);
+    const start = await store.startStage({ runId: data.run_id, stage: name, batchId: data.batch_id, inputs });
+    if (start.kind !== 'started') throw new Error(`stage ${name} of ${data.run_id}: ${start.kind}`);
+    const controller = new AbortController();
+    const tracked = aborts.get(data.run_id) ?? new Set<AbortController>();
+    aborts.set(data.run_id, tracked.add(controller));
+    try {
+      const output = tool();
+      await store.completeStage({ runId: data.run_id, stage: name, output }).sent;
+      return start.inputs;
+    } finally {
+      tracked.delete(controller);
+      if (tracked.size === 0) aborts.delete(data.run_id);
+    }
   };
   const processors: Record<string, (job: Job<Data>) => Promise<void>> = {
     [HANDBUILT_QUEUES.search]: async (job) => void (await stage(job, 'search', [], () => SEARCH_OUTPUT)),
