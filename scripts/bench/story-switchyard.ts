@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { parseToolServicesEnv } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
 import { startOrchestrator } from '@switchyard/orchestrator';
-import { readEvents, runKeys } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, newPipelineRun, PipelineStore, readEvents, requirePipeline, rootJobs, RunStore, runKeys } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { startWorkers, type RunningWorkers } from '@switchyard/workers';
 import { createInstantTools, type ToolProbe } from './instant-tools.js';
@@ -20,6 +20,11 @@ export interface SwitchyardUnderTest {
   runBatch(count: number): Promise<Record<string, number>>;
   /** POST /v1/stories, then waits for the run's `done`; returns the run id and its final status. */
   runStory(topic: string, polished?: Promise<void>): Promise<{ runId: string; status: string }>;
+  /**
+   * `count` stories started the way the hand-built flow starts them (runs written, first jobs
+   * added 250 at a time, no API or dispatcher), then waits for the batch's `done`.
+   */
+  runBatchDirect(count: number): Promise<Record<string, number>>;
   /** Times POST /v1/batches with `count` items until the 202 (seconds). */
   acceptBatch(count: number): Promise<number>;
   close(): Promise<void>;
@@ -69,7 +74,21 @@ export async function startSwitchyard(options: { redisUrl: string; prefix: strin
     throw new Error(`no event on ${key} for a minute`);
   };
 
+  const direct = { connection: createRedisClient(options.redisUrl) };
+  const store = new RunStore({ redis: direct.connection, prefix: options.prefix });
+  const batches = new BatchStore(store);
+  const pipelines = new PipelineStore({ redis: direct.connection, prefix: options.prefix });
+  const queues = createPipelineQueues({ connection: direct.connection, prefix: options.prefix });
+
   return {
+    async runBatchDirect(count) {
+      const pipeline = await requirePipeline({ pipelines }, 'story');
+      const runs = await Promise.all(topics(count, 'direct').map((input) => newPipelineRun(pipeline, input)));
+      const { batchId, runIds } = await batches.createBatch({ runs });
+      for (let i = 0; i < runIds.length; i += 250) await queues.steps.add((await Promise.all(runIds.slice(i, i + 250).map((id) => rootJobs(pipeline, id, batchId)))).flat());
+      const done = (await waitForDone(keys.batchEvents(batchId))) as { counts: Record<string, number> };
+      return done.counts;
+    },
     async runBatch(count) {
       const { batch_id } = await post<{ batch_id: string }>('/v1/batches', { items: topics(count, 'throughput') });
       const done = (await waitForDone(keys.batchEvents(batch_id))) as { counts: Record<string, number> };
@@ -97,6 +116,8 @@ export async function startSwitchyard(options: { redisUrl: string; prefix: strin
       return seconds;
     },
     async close() {
+      await queues.close();
+      await direct.connection.quit();
       await api.close();
       await workers?.close(5000);
       await deletePrefix(reader, options.prefix);
