@@ -81,7 +81,7 @@ function parseJson(value: string | undefined | null): unknown {
   return value ? JSON.parse(value) : null;
 }
 
-/** What a completion or skip answers: the run's counts, and the fields asked to be watched. */
+/** What a completion or skip answers: the run's counts, the fields asked to be watched, then the statuses of the branches that watched `<step>.branches` fields list. */
 export interface RecordedStage {
   completed: number;
   total: number;
@@ -351,10 +351,12 @@ export class RunStore {
    */
   async readStepStates(runId: string, steps: readonly string[], recorded?: RecordedStage): Promise<StepStates> {
     const fields = stepStateFields(steps);
-    const [completed, total, ...values] = recorded && recorded.watched.length === fields.length ? [String(recorded.completed), String(recorded.total), ...recorded.watched] : await this.redis.hmget(this.keys.run(runId), 'completed_stages', 'stage_count', ...fields);
+    const answered = recorded !== undefined && recorded.watched.length >= fields.length;
+    const [completed, total, ...values] = answered ? [String(recorded.completed), String(recorded.total), ...recorded.watched.slice(0, fields.length)] : await this.redis.hmget(this.keys.run(runId), 'completed_stages', 'stage_count', ...fields);
     const branchNames = steps.map((_, i) => (values[2 + 2 * i] ? (JSON.parse(values[2 + 2 * i] as string) as string[]) : null));
     const wanted = branchNames.flatMap((names) => names ?? []);
-    const branchStatuses = wanted.length > 0 ? await this.redis.hmget(this.keys.run(runId), ...wanted.map((name) => stageField(name, 'status'))) : [];
+    // The completion answered the branches' statuses after the watched fields.
+    const branchStatuses = wanted.length === 0 ? [] : answered ? recorded.watched.slice(fields.length) : await this.redis.hmget(this.keys.run(runId), ...wanted.map((name) => stageField(name, 'status')));
     let at = 0;
     const result = new Map(
       steps.map((step, i) => {

@@ -17,7 +17,8 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
  * Returns one reply per operation, in order:
  *   start: {'missing'} | {'ended', status} | {'done' | 'peek', output, [request], inputs...}
  *     | {'started', attempt, [request], inputs...}
- *   complete, skip: {completed stages, stages in all, watched fields' values...}
+ *   complete, skip: {completed stages, stages in all, watched fields' values..., then the statuses of
+ *     the branches each watched `<step>.branches` lists...}
  *   either, when it raised an error: {'error', message}
  */
 export const STAGE_WRITES_SCRIPT = `
@@ -82,11 +83,21 @@ local function start(k, stage, op, flags, wanted)
   return inputs({'started', tostring(attempt)})
 end
 
--- The counts, then the run's fields the caller watches (what decides the next steps).
+-- The counts, then the run's fields the caller watches (what decides the next steps), then for
+-- each watched '<step>.branches' that is set, in order, the status of each of its branches.
 local function counts(k, completed, total, watch)
   local reply = {completed, total}
-  if #watch > 0 then
-    for _, value in ipairs(redis.call('HMGET', k[1], unpack(watch))) do reply[#reply + 1] = value end
+  if #watch == 0 then return reply end
+  local values = redis.call('HMGET', k[1], unpack(watch))
+  for i = 1, #watch do reply[#reply + 1] = values[i] end
+  local statuses = {}
+  for i = 1, #watch do
+    if values[i] and string.sub(watch[i], -9) == '.branches' then
+      for _, branch in ipairs(cjson.decode(values[i])) do statuses[#statuses + 1] = branch .. '.status' end
+    end
+  end
+  if #statuses > 0 then
+    for _, value in ipairs(redis.call('HMGET', k[1], unpack(statuses))) do reply[#reply + 1] = value end
   end
   return reply
 end
