@@ -2,29 +2,43 @@
  * The story as Switchyard ran it before pipelines were data, kept here only to measure the engine
  * against it: two hand-built BullMQ flows (outline ← search, then polish ← four writers added by
  * the outline job), each stage starting and completing through the same run-store scripts the
- * engine uses, the polish assembling the result and ending the run. As it did, each job's payload
- * is parsed with a zod schema and each stage's calls get an abort signal tracked per run; what it
- * leaves out is the failure handling no bench story reaches (retries, breaker waits).
+ * engine uses, the polish assembling the result and ending the run. As it did, each job carries
+ * what its stage needs (the request; a writer its part of the outline) and is parsed with the
+ * catalog's schemas of the time, the outline's research and the polish's draft are cut and joined
+ * in code, and each stage's calls get an abort signal tracked per run; what it leaves out is the
+ * failure handling no bench story reaches (retries, breaker waits).
  */
 import { FlowProducer, Worker, type FlowJob, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { SECTION_ORDER, SectionName } from '@switchyard/contracts';
+import { SECTION_ORDER, SectionName, SectionOutline, StoryRequest, type OutlineOutput, type PolishOutput, type SearchOutput, type WriteSectionOutput } from '@switchyard/contracts';
 import { BatchStore, readEvents, RunStore, STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
-import { OUTLINE_OUTPUT, POLISH_OUTPUT, SEARCH_OUTPUT, SECTION_OUTPUT } from './instant-tools.js';
+import { createInstantTools } from './instant-tools.js';
 import { deletePrefix, type StageQueueNames } from './story-stats.js';
 
 export const HANDBUILT_QUEUES: StageQueueNames = { search: 'hb-search', outline: 'hb-outline', write: 'hb-write', polish: 'hb-polish' };
 const STAGES = ['search', 'outline', ...SECTION_ORDER.map((s) => `write.${s}`), 'polish'];
 const CHUNK = 250;
 
-const Data = z.object({ run_id: z.string().min(1), batch_id: z.string().min(1), section: SectionName.optional() });
-type Data = z.infer<typeof Data>;
-const node = (queue: string, stage: string, data: Data, child: boolean) => ({ name: `story.${stage.split('.')[0]}`, queueName: queue, data: { ...data, ...(stage.startsWith('write.') ? { section: stage.slice(6) } : {}) }, opts: { ...STAGE_JOB_OPTIONS, jobId: `${data.run_id}.${stage}`, ...(child ? { failParentOnFailure: true } : {}) } });
+// The payloads of the job catalog before pipelines were data.
+const RunRef = { run_id: z.string().min(1), batch_id: z.string().min(1).optional() };
+const RequestJob = z.object({ ...RunRef, request: StoryRequest });
+const WriteJob = z.object({ ...RunRef, section: SectionName, outline: SectionOutline, story_title: z.string(), characters: z.array(z.string()), style: z.string().optional() });
+type RequestJob = z.infer<typeof RequestJob>;
+type WriteJob = z.infer<typeof WriteJob>;
 
-const startFlow = (data: Data): FlowJob => ({ ...node(HANDBUILT_QUEUES.outline, 'outline', data, false), children: [node(HANDBUILT_QUEUES.search, 'search', data, true)] });
-const sectionsFlow = (data: Data): FlowJob => ({ ...node(HANDBUILT_QUEUES.polish, 'polish', data, false), children: SECTION_ORDER.map((s) => node(HANDBUILT_QUEUES.write, `write.${s}`, data, true)) });
+const options = (stage: string, runId: string, child: boolean) => ({ ...STAGE_JOB_OPTIONS, jobId: `${runId}.${stage}`, ...(child ? { failParentOnFailure: true } : {}) });
+const requestNode = (queue: string, stage: string, data: RequestJob, child: boolean) => ({ name: `story.${stage}`, queueName: queue, data, opts: options(stage, data.run_id, child) });
+
+const startFlow = (data: RequestJob): FlowJob => ({ ...requestNode(HANDBUILT_QUEUES.outline, 'outline', data, false), children: [requestNode(HANDBUILT_QUEUES.search, 'search', data, true)] });
+function sectionsFlow(data: RequestJob, outline: OutlineOutput): FlowJob {
+  const writers = SECTION_ORDER.map((section) => {
+    const job: WriteJob = { run_id: data.run_id, ...(data.batch_id ? { batch_id: data.batch_id } : {}), section, outline: outline.sections[section] as WriteJob['outline'], story_title: outline.title, characters: outline.sections.introduction.characters, ...(data.request.style ? { style: data.request.style } : {}) };
+    return { name: 'story.write', queueName: HANDBUILT_QUEUES.write, data: job, opts: options(`write.${section}`, data.run_id, true) };
+  });
+  return { ...requestNode(HANDBUILT_QUEUES.polish, 'polish', data, false), children: writers };
+}
 
 export async function startHandbuilt(options: { redisUrl: string; prefix: string; concurrency: number }): Promise<{ runBatch(count: number): Promise<Record<string, number>>; close(): Promise<void> }> {
   const connection: Redis = createRedisClient(options.redisUrl);
@@ -33,34 +47,63 @@ export async function startHandbuilt(options: { redisUrl: string; prefix: string
   const batches = new BatchStore(store);
   const flows = new FlowProducer({ connection, prefix: options.prefix });
 
+  const tools = createInstantTools();
   const aborts = new Map<string, Set<AbortController>>();
-  const stage = async (job: Job<Data>, name: string, inputs: string[], tool: () => unknown) => {
-    const data = Data.parse(job.data);
-    const start = await store.startStage({ runId: data.run_id, stage: name, batchId: data.batch_id, inputs });
-    if (start.kind !== 'started') throw new Error(`stage ${name} of ${data.run_id}: ${start.kind}`);
+  const stage = async <T>(job: { run_id: string; batch_id?: string | undefined }, name: string, inputs: string[], work: (inputs: Record<string, unknown>, signal: AbortSignal) => Promise<T>) => {
+    const start = await store.startStage({ runId: job.run_id, stage: name, batchId: job.batch_id ?? null, inputs });
+    if (start.kind !== 'started') throw new Error(`stage ${name} of ${job.run_id}: ${start.kind}`);
     const controller = new AbortController();
-    const tracked = aborts.get(data.run_id) ?? new Set<AbortController>();
-    aborts.set(data.run_id, tracked.add(controller));
+    const tracked = aborts.get(job.run_id) ?? new Set<AbortController>();
+    aborts.set(job.run_id, tracked.add(controller));
     try {
-      const output = tool();
-      await store.completeStage({ runId: data.run_id, stage: name, output }).sent;
-      return start.inputs;
+      const output = await work(start.inputs, controller.signal);
+      await store.completeStage({ runId: job.run_id, stage: name, output }).sent;
+      return { output, inputs: start.inputs };
     } finally {
       tracked.delete(controller);
-      if (tracked.size === 0) aborts.delete(data.run_id);
+      if (tracked.size === 0) aborts.delete(job.run_id);
     }
   };
-  const processors: Record<string, (job: Job<Data>) => Promise<void>> = {
-    [HANDBUILT_QUEUES.search]: async (job) => void (await stage(job, 'search', [], () => SEARCH_OUTPUT)),
-    [HANDBUILT_QUEUES.outline]: async (job) => {
-      await stage(job, 'outline', ['search'], () => OUTLINE_OUTPUT);
-      await flows.add(sectionsFlow(job.data));
+  const call = (service: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) => tools.call({ service, tool, args, signal });
+  const processors: Record<string, (job: Job) => Promise<void>> = {
+    [HANDBUILT_QUEUES.search]: async (job) => {
+      const data = RequestJob.parse(job.data);
+      await stage(data, 'search', [], (_, signal) => call('search', 'search_relevant_information', { topic: data.request.topic, ...(data.request.depth ? { depth: data.request.depth } : {}) }, signal));
     },
-    [HANDBUILT_QUEUES.write]: async (job) => void (await stage(job, `write.${job.data.section ?? ''}`, [], () => SECTION_OUTPUT)),
+    [HANDBUILT_QUEUES.outline]: async (job) => {
+      const data = RequestJob.parse(job.data);
+      const { output } = await stage(data, 'outline', ['search'], (inputs, signal) => {
+        const research = (inputs.search as SearchOutput).results.slice(0, 50).map((r) => ({ title: r.title.slice(0, 300) || data.request.topic.slice(0, 300), content: r.snippet.slice(0, 5000) }));
+        return call('outline', 'generate_structured_outline', { topic: data.request.topic, research, ...(data.request.structure ? { structure: data.request.structure } : {}) }, signal);
+      });
+      await flows.add(sectionsFlow(data, output as OutlineOutput));
+    },
+    [HANDBUILT_QUEUES.write]: async (job) => {
+      const data = WriteJob.parse(job.data);
+      await stage(data, `write.${data.section}`, [], async (_, signal) => {
+        const output = (await call('writing', 'write_story_section', { section_name: data.section, outline: data.outline, story_title: data.story_title, characters: data.characters, ...(data.style ? { style: data.style } : {}) }, signal)) as WriteSectionOutput;
+        return { ...output, section: data.section };
+      });
+    },
     [HANDBUILT_QUEUES.polish]: async (job) => {
-      const inputs = await stage(job, 'polish', STAGES.filter((s) => s !== 'polish'), () => POLISH_OUTPUT);
-      const result = { title: OUTLINE_OUTPUT.title, content: POLISH_OUTPUT.polished_content, word_count: POLISH_OUTPUT.word_count, sections: SECTION_ORDER.map((s) => ({ name: s, ...(inputs[`write.${s}`] as object) })), improvements: POLISH_OUTPUT.improvements, research: SEARCH_OUTPUT.results, outline: inputs.outline };
-      await store.transition({ runId: job.data.run_id, from: ['running', 'queued'], to: 'completed', result, batchId: job.data.batch_id });
+      const data = RequestJob.parse(job.data);
+      const { output, inputs } = await stage(data, 'polish', STAGES.filter((s) => s !== 'polish'), (inputs, signal) => {
+        const draft = SECTION_ORDER.map((s) => (inputs[`write.${s}`] as WriteSectionOutput).content.trim()).join('\n\n');
+        return call('editing', 'polish_story', { draft, ...(data.request.focus_areas ? { focus_areas: data.request.focus_areas } : {}), ...(data.request.target_audience ? { target_audience: data.request.target_audience } : {}) }, signal);
+      });
+      const polished = output as PolishOutput;
+      const outline = inputs.outline as OutlineOutput;
+      const sections = SECTION_ORDER.map((s) => inputs[`write.${s}`] as WriteSectionOutput & { section: SectionName });
+      const result = {
+        title: outline.title,
+        content: polished.polished_content,
+        word_count: polished.word_count,
+        sections: sections.map((s) => ({ name: s.section, title: outline.sections[s.section].title, content: s.content, word_count: s.word_count })),
+        improvements: polished.improvements,
+        research: (inputs.search as SearchOutput).results,
+        outline,
+      };
+      await store.transition({ runId: data.run_id, from: ['running', 'queued'], to: 'completed', result, batchId: data.batch_id ?? null });
     },
   };
   const workers = Object.entries(processors).map(([queue, processor]) => new Worker(queue, processor, { connection, prefix: options.prefix, concurrency: options.concurrency }));
@@ -68,8 +111,9 @@ export async function startHandbuilt(options: { redisUrl: string; prefix: string
 
   return {
     async runBatch(count) {
-      const { batchId, runIds } = await batches.createBatch({ runs: Array.from({ length: count }, (_, i) => ({ kind: 'story', request: { topic: `hand-built story ${i}` }, stages: STAGES })) });
-      for (let i = 0; i < runIds.length; i += CHUNK) await flows.addBulk(runIds.slice(i, i + CHUNK).map((runId) => startFlow({ run_id: runId, batch_id: batchId })));
+      const requests: StoryRequest[] = Array.from({ length: count }, (_, i) => ({ topic: `hand-built story ${i}` }));
+      const { batchId, runIds } = await batches.createBatch({ runs: requests.map((request) => ({ kind: 'story', request, stages: STAGES })) });
+      for (let i = 0; i < runIds.length; i += CHUNK) await flows.addBulk(runIds.slice(i, i + CHUNK).map((runId, j) => startFlow({ run_id: runId, batch_id: batchId, request: requests[i + j] as StoryRequest })));
       for (let after = '0'; ; ) {
         const events = await readEvents({ redis: reader, key: store.keys.batchEvents(batchId), after, blockMs: 10_000, count: 1000 });
         const done = events.find((e) => e.type === 'done');

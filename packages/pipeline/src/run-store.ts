@@ -96,7 +96,13 @@ function countsOf(reply: unknown): RecordedStage {
 export type StepStates = { run: { status: RunStatus | null; completed: number; total: number }; steps: Map<string, { status: string | null; branches: { name: string; status: string | null }[] | null }> };
 
 /** The run fields that tell whether steps needing `steps` may start (see readStepStates). */
-export const stepStateFields = (steps: readonly string[]) => ['status', ...steps.flatMap((step) => [stageField(step, 'status'), `${step}.branches`])];
+const stateFieldsOf = new WeakMap<readonly string[], readonly string[]>();
+export function stepStateFields(steps: readonly string[]): readonly string[] {
+  let fields = stateFieldsOf.get(steps);
+  // The same list (e.g. needsAfter's, kept per version) gives the same fields, made once.
+  if (!fields) stateFieldsOf.set(steps, (fields = ['status', ...steps.flatMap((step) => [stageField(step, 'status'), `${step}.branches`])]));
+  return fields;
+}
 
 export class RunStore {
   readonly redis: Redis;

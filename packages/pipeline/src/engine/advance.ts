@@ -27,10 +27,18 @@ export function stepDone(state: StepState | undefined): boolean {
 
 const ENDED: readonly (RunStatus | null)[] = ['completed', 'failed', 'cancelled', null];
 
-/** The steps whose states decide what follows `finished`: the needs of its dependents. */
-export function needsAfter(pipeline: CompiledPipeline, finished: string): string[] {
-  const dependents = pipeline.steps.get(finished)?.dependents ?? [];
-  return [...new Set(dependents.flatMap((name) => pipeline.steps.get(name)?.needs ?? []))];
+const needsAfterByPipeline = new WeakMap<CompiledPipeline, Map<string, readonly string[]>>();
+
+/** The steps whose states decide what follows `finished`: the needs of its dependents (worked out once per version). */
+export function needsAfter(pipeline: CompiledPipeline, finished: string): readonly string[] {
+  let known = needsAfterByPipeline.get(pipeline);
+  if (!known) needsAfterByPipeline.set(pipeline, (known = new Map()));
+  let needs = known.get(finished);
+  if (!needs) {
+    const dependents = pipeline.steps.get(finished)?.dependents ?? [];
+    known.set(finished, (needs = [...new Set(dependents.flatMap((name) => pipeline.steps.get(name)?.needs ?? []))]));
+  }
+  return needs;
 }
 
 /**
