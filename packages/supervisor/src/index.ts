@@ -3,6 +3,7 @@ export type { SupervisorEngineOptions } from './engine.js';
 export { SUPERVISOR_TOOLS, TOOL_ARGS, TOOL_DESCRIPTIONS, describeIssue } from './args.js';
 export type { SupervisorTool, ToolArgs } from './args.js';
 export { TOOL_OUTPUTS } from './outputs.js';
+export { failureOf } from './replies.js';
 export type { SupervisorReply } from './replies.js';
 export type { SessionStore, SupervisorSession } from './session.js';
 export { SupervisorStore, SupervisorStoreError, USERNAME_PATTERN } from './store.js';

@@ -30,18 +30,22 @@ function transition<const From extends string, const To extends string, const St
 }
 
 export const TOOL_OUTPUTS = {
-  ping: z.strictObject({ status: z.literal('ok'), message: text, timestamp: z.number(), server_name: text }),
+  // Every tool may refuse its arguments (VALIDATION_ERROR), these two included.
+  ping: z.union([z.strictObject({ status: z.literal('ok'), message: text, timestamp: z.number(), server_name: text }), statusError]),
   login: z.union([z.strictObject({ success: z.literal(true), user_id: text, username: text }), successFailure]),
   login_with_project: z.union([
     z.strictObject({ success: z.literal(true), user_id: text, username: text, project: z.strictObject({ project_id: text, project_name: text, templates_downloaded: count }) }),
     successFailure,
   ]),
   logout: z.union([z.strictObject({ success: z.literal(true), message: text }), successFailure]),
-  health: z.strictObject({
-    status: z.enum(['healthy', 'degraded']),
-    message: text,
-    checks: z.strictObject({ api_connection: z.boolean(), authentication: z.boolean(), project_context: z.boolean(), api_url: text }),
-  }),
+  health: z.union([
+    z.strictObject({
+      status: z.enum(['healthy', 'degraded']),
+      message: text,
+      checks: z.strictObject({ api_connection: z.boolean(), authentication: z.boolean(), project_context: z.boolean(), api_url: text }),
+    }),
+    statusError,
+  ]),
   create_project: z.union([
     z.strictObject({ status: z.literal('success'), project_id: text, project_name: text, sop_steps_count: count, initial_tasks: count, message: text }),
     z.strictObject({ status: z.literal('error'), error_code: code, error: text }),

@@ -54,10 +54,33 @@ export interface SuiteTool {
   handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
 }
 
+/** Arguments a tool refused: they broke its input schema, or a rule the schema cannot state. */
+export interface ArgumentsRefusal {
+  /** One line naming each problem, e.g. `arguments/topic must be string`. */
+  message: string;
+  details: unknown;
+  /** The arguments as the call gave them. */
+  args: Record<string, unknown>;
+  /** The JSON-RPC id of the `tools/call` request (for suites whose answers carry it). */
+  requestId: string | number;
+}
+
+/**
+ * What a suite answers for refused arguments when it says nothing of its own:
+ * `{error:{code:'invalid_arguments',message,details}}` as an `isError` result.
+ */
+export const refusedArguments = (refusal: ArgumentsRefusal): ToolOutcome => ({ content: { error: { code: 'invalid_arguments', message: refusal.message, details: refusal.details } }, isError: true });
+
 export interface ToolSuite {
   name: string;
   description: string;
   tools: SuiteTool[];
+  /**
+   * The suite's own answer to arguments a tool refused, in that tool's failure shape, so that a
+   * model can read and correct them (MCP answers them as a tool result, not a protocol error).
+   * Default: `refusedArguments`.
+   */
+  refuseArguments?(tool: string, refusal: ArgumentsRefusal): ToolOutcome;
   /**
    * For a suite whose tools can grow after start-up (a tool service that answered late): the
    * listener is called with each set of tools added. Absent: the tools are fixed.
@@ -73,8 +96,8 @@ export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
 
 /**
  * Thrown by a handler for arguments its input schema could not rule out (e.g. a batch item that is
- * incomplete only once merged over the defaults). The bridge answers it as the protocol's
- * invalid-params error, like a schema mismatch; the handler must not have changed anything.
+ * incomplete only once merged over the defaults). The bridge answers it like a schema mismatch,
+ * with the suite's refusal (see ToolSuite.refuseArguments); the handler must not have changed anything.
  */
 export class InvalidArgumentsError extends Error {
   override name = 'InvalidArgumentsError';

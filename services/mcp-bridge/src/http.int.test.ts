@@ -177,7 +177,7 @@ test('a tool service that answers only after the bridge started has its tools fe
   }
 });
 
-test('bad arguments to every tool are the protocol\'s invalid-params error, and change nothing in Redis', async () => {
+test('bad arguments to every tool are refused as tool results in the tool\'s own error shape, and change nothing in Redis', async () => {
   // A bridge of its own, with no workers beside it, so that any key that moves is the bridge's doing.
   const quiet = await startBridgeHttp({ ...options, prefix: uniquePrefix('mcp-http-bad') });
   const { client } = await connect(quiet.mcpUrl);

@@ -6,7 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { JsonSchema, SuiteTool, ToolSuite } from '@switchyard/tool-suite';
+import { refusedArguments, type ArgumentsRefusal, type JsonSchema, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 
 export interface RegisteredTool {
   suite: string;
@@ -15,6 +15,8 @@ export interface RegisteredTool {
   descriptor: Tool;
   /** What is wrong with `args` against the input schema, one line each; empty when they pass. */
   check(args: Record<string, unknown>): string[];
+  /** The suite's answer to refused arguments, in the tool's own failure shape. */
+  refuse(refusal: ArgumentsRefusal): ToolOutcome;
 }
 
 export class ToolRegistry {
@@ -28,9 +30,9 @@ export class ToolRegistry {
       for (const tool of suite.tools) {
         const existing = this.#tools.get(tool.name);
         if (existing) throw new Error(`Tool ${tool.name} of suite ${suite.name} clashes with suite ${existing.suite}`);
-        this.#tools.set(tool.name, this.#register(suite.name, tool));
+        this.#tools.set(tool.name, this.#register(suite, tool));
       }
-      suite.onToolsAdded?.((tools) => this.#addLate(suite.name, tools));
+      suite.onToolsAdded?.((tools) => this.#addLate(suite, tools));
     }
   }
 
@@ -56,12 +58,12 @@ export class ToolRegistry {
    * Tools a suite found after start-up. Unlike at start-up, a clash or a schema that does not
    * compile is an outside service's doing, not a wiring mistake: that tool is left out.
    */
-  #addLate(suite: string, tools: readonly SuiteTool[]): void {
+  #addLate(suite: ToolSuite, tools: readonly SuiteTool[]): void {
     const added: string[] = [];
     for (const tool of tools) {
       // A suite may publish a tool again (a pipeline's new version): the new one replaces it.
       const existing = this.#tools.get(tool.name);
-      if (existing && existing.suite !== suite) continue;
+      if (existing && existing.suite !== suite.name) continue;
       try {
         this.#tools.set(tool.name, this.#register(suite, tool));
         added.push(tool.name);
@@ -72,7 +74,7 @@ export class ToolRegistry {
     if (added.length > 0) for (const listener of this.#listeners) listener(added);
   }
 
-  #register(suite: string, tool: SuiteTool): RegisteredTool {
+  #register(suite: ToolSuite, tool: SuiteTool): RegisteredTool {
     const validate = this.#compile(tool.inputSchema);
     const known = knownProperties(tool.inputSchema);
     const { title, ...hints } = tool.annotations ?? {};
@@ -86,9 +88,10 @@ export class ToolRegistry {
       ...(tool.longRunning ? { execution: { taskSupport: 'optional' as const } } : {}),
     };
     return {
-      suite,
+      suite: suite.name,
       tool,
       descriptor,
+      refuse: (refusal) => (suite.refuseArguments ? suite.refuseArguments(tool.name, refusal) : refusedArguments(refusal)),
       check: (args) => {
         const result = validate(args);
         if (result.valid) return [];

@@ -1,8 +1,9 @@
 /**
  * One MCP server per connection (a stdio process, or an HTTP session) over the shared tool
  * registry. The low-level SDK server is used rather than McpServer because suites publish JSON
- * Schemas, and because McpServer turns unknown tools and bad arguments into tool results, where
- * this bridge answers them with the protocol's invalid-params error.
+ * Schemas and answer refused arguments in each tool's own failure shape. As MCP 2025-11-25
+ * recommends, bad arguments are a tool result with `isError` that a model can read and correct;
+ * an unknown tool stays the protocol's invalid-params error.
  */
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -51,12 +52,12 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
     if (!entry) throw invalidParams(`Unknown tool: ${name}`, { tool: name });
     const args = request.params.arguments ?? {};
     const issues = entry.check(args);
-    if (issues.length > 0) {
-      throw invalidParams(`Invalid arguments for tool ${name}: ${issues.join('; ')}`, { tool: name, issues });
-    }
+    const refuse = (message: string, details: unknown) => toCallToolResult(entry.refuse({ message: `Invalid arguments for tool ${name}: ${message}`, details, args, requestId: extra.requestId }));
 
     const progressToken = request.params._meta?.progressToken;
     const call = async (signal: AbortSignal, taskId?: string): Promise<CallToolResult> => {
+      // Also for a task: its result is the refusal.
+      if (issues.length > 0) return refuse(issues.join('; '), { issues });
       const context: ToolContext = {
         sessionId: options.sessionId,
         requestId: extra.requestId,
@@ -73,9 +74,7 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
       try {
         return toCallToolResult(await entry.tool.handler(args, context));
       } catch (error) {
-        if (error instanceof InvalidArgumentsError) {
-          throw invalidParams(`Invalid arguments for tool ${name}: ${error.message}`, { tool: name, details: error.details });
-        }
+        if (error instanceof InvalidArgumentsError) return refuse(error.message, error.details ?? {});
         if (error instanceof McpError) throw error;
         options.logger.error({ err: error, tool: name, session: options.sessionId }, 'tool failed');
         // Text only: a suite's output schema need not admit this body, and clients check structured content against it.

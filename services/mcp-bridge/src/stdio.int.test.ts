@@ -54,7 +54,7 @@ test('an agent starts a batch, follows a run, reads the stories, lists runs and 
   assert.equal(stderr, '', 'nothing was logged at warn or above');
 });
 
-test('bad arguments to every tool over stdio are the protocol\'s invalid-params error, and write nothing', async () => {
+test('bad arguments to every tool over stdio are refused as tool results in the tool\'s own error shape, and write nothing', async () => {
   await ok(client, 'list_runs', {});
   // Idle workers beside the bridge refresh BullMQ's stalled-check marker; nothing else may move.
   const before = await snapshotKeys(redis, stack.prefix, { except: /stalled-check$/ });

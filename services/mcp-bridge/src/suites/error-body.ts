@@ -14,5 +14,10 @@ export const ToolErrorBody = z.object({
  * client checks `structuredContent` against it whether or not the result is an error.
  */
 export function outputSchemaOf(schema: z.ZodType): JsonSchema {
-  return { type: 'object', anyOf: [jsonSchemaOf(schema), jsonSchemaOf(ToolErrorBody)] };
+  return admittingErrorBody(jsonSchemaOf(schema));
+}
+
+/** `schema` (a JSON Schema of an answer) or the error body of a failed call. */
+export function admittingErrorBody(schema: JsonSchema): JsonSchema {
+  return { type: 'object', anyOf: [schema, jsonSchemaOf(ToolErrorBody)] };
 }

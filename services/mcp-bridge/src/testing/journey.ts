@@ -160,17 +160,40 @@ export const BAD_CALLS: { name: string; args: Record<string, unknown>; names: Re
   { name: 'no_such_tool', args: {}, names: /Unknown tool: no_such_tool/ },
 ];
 
-/** Each bad call is the protocol's invalid-params error (-32602) naming what is wrong. */
+/**
+ * What a refused call says, whatever its suite's failure shape: `{error:{code,message}}`, the
+ * seeds' `error_code` (or `code`) beside `message`/`error`/`error_message`, or a JSON-RPC error (module docs).
+ */
+export function refusalOf(result: CallToolResult): { code: string | number | undefined; text: string } {
+  const content = (result.structuredContent ?? {}) as { error?: unknown; error_code?: string; code?: string };
+  const nested = typeof content.error === 'object' && content.error !== null ? (content.error as { code?: string | number }) : undefined;
+  const [block] = result.content;
+  return { code: nested?.code ?? content.error_code ?? content.code, text: block?.type === 'text' ? block.text : '' };
+}
+
+/** The codes a suite's refusal of bad arguments carries (see ToolSuite.refuseArguments). */
+const REFUSAL_CODES = new Set<string | number | undefined>(['invalid_arguments', 'VALIDATION_ERROR', 'INVALID_DATA', -32602]);
+
+/**
+ * Each bad call is a tool result with isError, `invalid_arguments`, naming what is wrong, so a
+ * model can correct it; an unknown tool is the protocol's invalid-params error (-32602).
+ */
 export async function checkBadCalls(client: Client): Promise<void> {
   for (const call of BAD_CALLS) {
-    await assert.rejects(
-      client.callTool({ name: call.name, arguments: call.args }),
-      (error: Error & { code?: number }) => {
-        assert.equal(error.code, -32602, `${call.name} ${JSON.stringify(call.args)}: ${error.message}`);
-        assert.match(error.message, call.names, `${call.name} ${JSON.stringify(call.args)}`);
+    const what = `${call.name} ${JSON.stringify(call.args)}`;
+    if (call.name === 'no_such_tool') {
+      await assert.rejects(client.callTool({ name: call.name, arguments: call.args }), (error: Error & { code?: number }) => {
+        assert.equal(error.code, -32602, `${what}: ${error.message}`);
+        assert.match(error.message, call.names, what);
         return true;
-      },
-    );
+      });
+      continue;
+    }
+    const result = (await client.callTool({ name: call.name, arguments: call.args })) as CallToolResult;
+    assert.equal(result.isError, true, `${what} should have been refused: ${JSON.stringify(result.structuredContent)}`);
+    const error = (result.structuredContent as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'invalid_arguments', what);
+    assert.match(error.message, call.names, what);
   }
 }
 
@@ -213,11 +236,10 @@ export async function checkEveryToolRefusesBadArguments(client: Client): Promise
     const args = schema.required && schema.required.length > 0 ? {} : schema.additionalProperties === false ? { no_such_argument: true } : undefined;
     if (!args) continue;
     tried += 1;
-    await assert.rejects(client.callTool({ name: tool.name, arguments: args }), (error: Error & { code?: number }) => {
-      assert.equal(error.code, -32602, `${tool.name}: ${error.message}`);
-      assert.match(error.message, new RegExp(`Invalid arguments for tool ${tool.name}: `));
-      return true;
-    });
+    const result = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
+    assert.equal(result.isError, true, `${tool.name} should have refused ${JSON.stringify(args)}`);
+    const refusal = refusalOf(result);
+    assert.ok(REFUSAL_CODES.has(refusal.code), `${tool.name} refused with ${String(refusal.code)}: ${refusal.text}`);
   }
   return tried;
 }
@@ -237,7 +259,10 @@ export async function checkFederation(client: Client, services: { url: string; a
   assert.equal(byName.get('search_relevant_information')?.annotations?.openWorldHint, true);
   const found = await ok(client, 'search_relevant_information', { topic: 'tidal power', depth: 2 });
   assert.ok(Array.isArray(found.results) && found.results.length > 0, 'the search service answered');
-  await assert.rejects(client.callTool({ name: 'search_relevant_information', arguments: { depth: 2 } }), (error: Error & { code?: number }) => error.code === -32602 && /topic/.test(error.message));
+  const refused = (await client.callTool({ name: 'search_relevant_information', arguments: { depth: 2 } })) as CallToolResult;
+  assert.equal(refused.isError, true);
+  assert.equal(refusalOf(refused).code, 'invalid_arguments');
+  assert.match(refusalOf(refused).text, /topic/);
 }
 
 /** Starts a tool call as an MCP task; answers the task id. */

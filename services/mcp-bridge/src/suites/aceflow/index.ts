@@ -98,5 +98,8 @@ export function aceflowSuite(deps: AceflowEngineOptions): ToolSuite {
     name: 'aceflow',
     description: 'AceFlow document stages (seed 000): analysis, templates, stage outputs, validation and flow control per project.',
     tools: [tool],
+    // The seed's error response: arguments that break the schema are INVALID_DATA like bad data.
+    refuseArguments: (_tool, refusal) =>
+      failure({ ...new AceflowError('INVALID_DATA', refusal.message, { issues: (refusal.details as { issues?: unknown } | undefined)?.issues ?? [] }, ['Call again with arguments that follow the input schema: action, stage?, data?, project?']).toResponse() }),
   };
 }

@@ -62,14 +62,19 @@ test('ci_graph_rag answers candidates and seed 001 metadata, using CKB when it i
   assert.equal(files[0], 'src/lib/jwt.ts');
 });
 
-test('bad arguments are the protocol\'s invalid-params error naming the rule', async () => {
+test('bad arguments are a tool result with isError naming the rule, which a model can correct', async () => {
   for (const [args, message] of [
     [{ query: '' }, /query/],
     [{ query: '   ' }, /query must not be empty/],
     [{ query: 'x', fusion_depth: 6 }, /fusion_depth/],
     [{ query: 'x', budget: 0 }, /budget/],
   ] as const) {
-    await assert.rejects(call('ci_graph_rag', args), (error: unknown) => error instanceof Error && /Invalid arguments for tool ci_graph_rag/.test(error.message) && message.test(error.message));
+    const result = await call('ci_graph_rag', args);
+    assert.equal(result.isError, true, JSON.stringify(args));
+    const error = (result.structuredContent as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'invalid_arguments');
+    assert.match(error.message, /Invalid arguments for tool ci_graph_rag/);
+    assert.match(error.message, message);
   }
 });
 

@@ -4,7 +4,7 @@
  * a refusal is an `isError` result holding the seed's JSON-RPC error.
  */
 import type { Redis } from 'ioredis';
-import { createModuleDocsHandler, listAvailableTools, ModuleStore, type ModuleDocsTool } from '@switchyard/module-docs';
+import { checkParameters, createModuleDocsHandler, ERROR_CODES, listAvailableTools, ModuleStore, type ModuleDocsTool } from '@switchyard/module-docs';
 import type { JsonSchema, ToolAnnotations, ToolSuite } from '@switchyard/tool-suite';
 
 const ANNOTATIONS: Record<ModuleDocsTool, ToolAnnotations> = {
@@ -44,5 +44,13 @@ export function moduleDocsSuite(deps: { redis: Redis; prefix: string }): ToolSui
         return { content: response as unknown as Record<string, unknown>, isError: 'error' in response };
       },
     })),
+    // The seed's JSON-RPC invalid-params answer, naming the rules broken, with the request's id.
+    refuseArguments: (tool, refusal) => {
+      const checked = checkParameters(tool as ModuleDocsTool, refusal.args);
+      const error = checked.ok
+        ? { code: ERROR_CODES.invalidParams, message: refusal.message, data: refusal.details }
+        : { code: ERROR_CODES.invalidParams, message: checked.violations.map((v) => v.message).join('; '), data: { violations: checked.violations } };
+      return { content: { jsonrpc: '2.0', id: refusal.requestId, error }, isError: true };
+    },
   };
 }

@@ -10,6 +10,7 @@ import { InputError, startPipelineRun, toRunView, type PipelineRunsDeps, type St
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
 import { waitForRun } from '../jobs/wait.js';
+import { admittingErrorBody } from '../error-body.js';
 
 export interface PipelinesSuiteDeps extends PipelineRunsDeps {
   redis: Redis;
@@ -53,7 +54,7 @@ function pipelineTool(deps: PipelinesSuiteDeps, stored: StoredPipeline): SuiteTo
     name: pipelineToolName(name),
     description: `${description || `Runs the ${name} pipeline.`} Starts a run of pipeline ${name} and waits up to ${DEFAULT_WAIT_S} s for it (progress notifications with a progressToken); a run still going answers timed_out with its run_id for wait_for_run and get_run. Call it as a task for long runs.`,
     inputSchema: stored.definition.input,
-    outputSchema: runOutputSchema(stored),
+    outputSchema: admittingErrorBody(runOutputSchema(stored)),
     annotations: { title: `Run pipeline ${name}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     longRunning: true,
     async handler(args, context) {
@@ -98,7 +99,7 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
       name: 'list_pipelines',
       description: 'The registered pipelines: name, latest version, description. Each is also a tool, pipeline_<name>, that runs it.',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      outputSchema: { type: 'object', properties: { pipelines: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, latest: { type: 'integer' }, description: { type: 'string' }, tool: { type: 'string' } } } } }, required: ['pipelines'] },
+      outputSchema: admittingErrorBody({ type: 'object', properties: { pipelines: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, latest: { type: 'integer' }, description: { type: 'string' }, tool: { type: 'string' } } } } }, required: ['pipelines'] }),
       annotations: { title: 'List pipelines', readOnlyHint: true, idempotentHint: true },
       async handler() {
         const pipelines = await deps.pipelines.list();

@@ -5,7 +5,7 @@
  * workspace, is the MCP session's state. Every answer is the seed's object; a refusal is an
  * `isError` result in the tool's own failure shape.
  */
-import { SUPERVISOR_TOOLS, SupervisorEngine, TOOL_ARGS, TOOL_DESCRIPTIONS, TOOL_OUTPUTS, type SupervisorEngineOptions, type SupervisorTool } from '@switchyard/supervisor';
+import { describeIssue, failureOf, SUPERVISOR_TOOLS, SupervisorEngine, SupervisorError, TOOL_ARGS, TOOL_DESCRIPTIONS, TOOL_OUTPUTS, type SupervisorEngineOptions, type SupervisorTool } from '@switchyard/supervisor';
 import { jsonSchemaOf, type ToolAnnotations, type ToolSuite } from '@switchyard/tool-suite';
 
 // Repeating a call with the same arguments changes nothing more for every tool but the two that
@@ -51,5 +51,11 @@ export function supervisorSuite(deps: SupervisorEngineOptions): ToolSuite {
       annotations: ANNOTATIONS[name],
       handler: (args, context) => engine.call(name, args, context.session),
     })),
+    // The seed's VALIDATION_ERROR in the tool's failure shape, worded as the engine words its own checks.
+    refuseArguments: (tool, refusal) => {
+      const name = tool as SupervisorTool;
+      const parsed = TOOL_ARGS[name].safeParse(refusal.args);
+      return failureOf(name, new SupervisorError('VALIDATION_ERROR', parsed.success ? refusal.message : describeIssue(parsed.error)));
+    },
   };
 }
