@@ -57,7 +57,7 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
   assert.ok(tool, 'the pipeline is a tool');
   assert.deepEqual(tool.inputSchema.required, ['coast']);
   // The run's answer, or the error body of a refused call.
-  const answer = (tool.outputSchema as { anyOf: { properties?: { result?: unknown } }[] }).anyOf[0];
+  const answer = (tool.outputSchema as unknown as { anyOf: { properties?: { result?: unknown } }[] }).anyOf[0];
   assert.deepEqual(answer?.properties?.result, { type: 'object', properties: { report: { type: 'string' }, sources: { type: 'integer' } } }, 'the output schema carries the pipeline\'s');
 
   const progress: number[] = [];

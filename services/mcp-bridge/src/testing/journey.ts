@@ -257,6 +257,13 @@ export async function checkFederation(client: Client, services: { url: string; a
     for (const tool of published) assert.deepEqual(byName.get(tool.name)?.inputSchema, tool.inputSchema, `${tool.name} is federated with its schema as given`);
   }
   assert.equal(byName.get('search_relevant_information')?.annotations?.openWorldHint, true);
+  const federated = tools.filter((tool) => /\(tool service "/.test(tool.description ?? ''));
+  assert.ok(federated.length >= 4, 'the story services\' tools are federated');
+  for (const tool of federated) {
+    assert.doesNotMatch(tool.description ?? '', /https?:\/\/|127\.0\.0\.1|localhost/, `${tool.name}'s description names no address`);
+    assert.match(tool.title ?? '', /^[A-Z]/, `${tool.name} has a title`);
+  }
+  assert.equal(byName.get('search_relevant_information')?.title, 'Search relevant information');
   const found = await ok(client, 'search_relevant_information', { topic: 'tidal power', depth: 2 });
   assert.ok(Array.isArray(found.results) && found.results.length > 0, 'the search service answered');
   const refused = (await client.callTool({ name: 'search_relevant_information', arguments: { depth: 2 } })) as CallToolResult;

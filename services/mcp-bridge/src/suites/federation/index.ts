@@ -42,6 +42,14 @@ const outputSchemaFor = (name: string): JsonSchema => {
   return known ? outputSchemaOf(known) : { type: 'object', description: 'The tool\'s output (an object as the service answers it, anything else under `result`), or {error:{code,message,details}}' };
 };
 
+/** The service's own title when it publishes one, else the name as words: "Search relevant information". */
+function titleOf(descriptor: ToolDescriptor): string {
+  const given = (descriptor as { title?: unknown }).title;
+  if (typeof given === 'string' && given.trim() !== '') return given.trim();
+  const words = descriptor.name.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** A tool's output as structured content: objects as they are, anything else under `result`. */
 const structured = (output: unknown): Record<string, unknown> => (output && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : { result: output });
 
@@ -49,11 +57,12 @@ function federatedTool(key: ToolServiceKey, client: ToolServiceClient, config: T
   const mode = config.services[key].mode;
   return {
     name: descriptor.name,
-    description: `${descriptor.description} (tool service "${key}" at ${config.services[key].url}, called ${mode})`.trim(),
+    // Where the service runs is the operator's business, not the model's: no address here.
+    description: `${descriptor.description} (tool service "${key}", called ${mode})`.trim(),
     inputSchema: descriptor.inputSchema,
     outputSchema: outputSchemaFor(descriptor.name),
     // The services say nothing of side effects; each call reaches an outside service (and maybe a model).
-    annotations: { title: descriptor.name.replace(/_/g, ' '), openWorldHint: true },
+    annotations: { title: titleOf(descriptor), openWorldHint: true },
     longRunning: true,
     handler: async (args, context) => {
       try {
