@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ANALYSIS_CATEGORIES, mergeAnalysis, parseAnalysis } from './analysis.js';
-import { analysisMissing, dependencyMissing, now, openProject, progressOf, resolveStage, type EngineContext } from './context.js';
+import { analysisMissing, now, openProject, progressOf, resolveStage, type EngineContext } from './context.js';
 import { LIMITS, tooLarge } from './errors.js';
 import { COMMON_QUALITY_REQUIREMENTS, STAGE_GUIDES } from './guides.js';
 import { parseInput, saveOutputDataSchema } from './inputs.js';
 import { keyPoints, outline, wordCount } from './markdown.js';
 import type { PrepareDataResponse, SaveOutputResponse, SetAnalysisResponse } from './responses.js';
-import { optionalInputs, requiredInputs, stageAfter, type StageId } from './stages.js';
+import { optionalInputs, requiredInputs, stageAfter, stagesForMode, type StageId } from './stages.js';
 import { outputLocation } from './workspace.js';
 
 /** Compare-and-set rounds before giving up; each lost round means another writer succeeded. */
@@ -51,19 +51,21 @@ export async function saveOutput(context: EngineContext, project: unknown, stage
   }
   const parsed = parseInput(saveOutputDataSchema, data, 'data');
 
+  // An output written without some of its inputs is kept (the agent chose to), and said so.
   const { saved } = await context.store.snapshot(record.name);
   const missing = requiredInputs(stage, record.mode).filter((dependency) => !saved.has(dependency));
-  if (missing.length > 0) throw dependencyMissing(stage, missing, record, `Saving ${stage} needs`);
 
   const metadata = { word_count: wordCount(parsed.content), sections_count: outline(parsed.content).sections.length, ...parsed.metadata };
   const savedTo = await context.workspaces.writeOutput(record.workspace, stage, parsed.content);
-  const after = await context.store.saveOutput(record.name, stage, { content: parsed.content, metadata, artifacts: parsed.artifacts ?? {}, saved_at: now() });
+  const stages = stagesForMode(record.mode);
+  const after = await context.store.saveOutput(record.name, stage, { content: parsed.content, metadata, artifacts: parsed.artifacts ?? {}, saved_at: now() }, stages.slice(0, stages.indexOf(stage)));
 
   const next = stageAfter(stage, record.mode);
   const stillMissing = next ? requiredInputs(next, record.mode).filter((dependency) => !after.has(dependency)) : [];
   const unlocked = next !== null && stillMissing.length === 0;
   const outcome = next === null ? 'it is the last stage of the flow' : unlocked ? `${next} is unlocked` : `${next} still needs ${stillMissing.join(', ')}`;
-  return { success: true, stage_id: stage, saved_to: savedTo, next_stage_unlocked: unlocked, message: `Saved ${stage} (${metadata.word_count} words) to ${outputLocation(stage)}; ${outcome}` };
+  const without = missing.length > 0 ? ` (written without ${missing.join(', ')}, which it builds on)` : '';
+  return { success: true, stage_id: stage, saved_to: savedTo, next_stage_unlocked: unlocked, message: `Saved ${stage} (${metadata.word_count} words) to ${outputLocation(stage)}${without}; ${outcome}` };
 }
 
 export async function prepareData(context: EngineContext, project: unknown, stageArg: unknown): Promise<PrepareDataResponse> {
@@ -72,12 +74,13 @@ export async function prepareData(context: EngineContext, project: unknown, stag
   const [snapshot, analysis] = await Promise.all([context.store.snapshot(record.name), context.store.readAnalysis(record.name)]);
   if (analysis.version === '0') throw analysisMissing(record, stage);
   const required = requiredInputs(stage, record.mode);
+  // Inputs not saved yet do not stop the package (seed 000's example prepares s5 first thing):
+  // the instructions name them, and the agent works from the analysis instead.
   const missing = required.filter((dependency) => !snapshot.saved.has(dependency));
-  if (missing.length > 0) throw dependencyMissing(stage, missing, record);
   const template = await context.templates.get(stage);
 
   const optional = optionalInputs(stage, record.mode);
-  const outputs = await context.store.outputs(record.name, [...required, ...optional.filter((input) => snapshot.saved.has(input))]);
+  const outputs = await context.store.outputs(record.name, [...required, ...optional].filter((input) => snapshot.saved.has(input)));
   const previous: Partial<Record<StageId, { content: string; metadata: Record<string, unknown>; key_points: string[] }>> = {};
   for (const [input, output] of outputs) previous[input] = { content: output.content, metadata: output.metadata, key_points: keyPoints(output.content) };
   await context.store.markPrepared(record.name, stage);
@@ -104,7 +107,11 @@ export async function prepareData(context: EngineContext, project: unknown, stag
       task_description: `${guide.title} for "${record.name}": ${guide.task}`,
       output_format: 'markdown',
       output_location: outputLocation(stage),
-      quality_requirements: [...COMMON_QUALITY_REQUIREMENTS, ...guide.qualityRequirements],
+      quality_requirements: [
+        ...COMMON_QUALITY_REQUIREMENTS,
+        ...guide.qualityRequirements,
+        ...(missing.length > 0 ? [`Not saved yet: ${missing.join(', ')}. Work from the analysis data instead, and say in the document what is assumed in their place`] : []),
+      ],
       success_criteria: [...guide.successCriteria],
     },
   };

@@ -128,14 +128,17 @@ test('prepare_data without a stage, with an unknown stage or with one outside th
   assert.equal(outside.error_details.mode, 'minimal');
 });
 
-test('prepare_data of a stage whose inputs are not saved is DEPENDENCY_MISSING naming them', async () => {
+test('prepare_data of a stage whose inputs are not saved hands over what there is and names what is missing', async () => {
   const project = { name: 'deps' };
   expectSuccess('set_analysis', await engine.stage('set_analysis', undefined, SEED_ANALYSIS, project));
-  const error = expectError(await engine.stage('prepare_data', 's5_test_report', undefined, project), 'DEPENDENCY_MISSING');
-  assert.deepEqual(error.error_details.missing_dependencies, ['s4_implementation']);
-  assert.match(error.suggested_actions.join('\n'), /s4_implementation/);
+  const early = expectSuccess('prepare_data', await engine.stage('prepare_data', 's5_test_report', undefined, project));
+  assert.deepEqual(early.data_package.previous_outputs, {});
+  assert.deepEqual(early.data_package.stage_dependencies.required_inputs, ['s4_implementation']);
+  assert.ok(early.instructions.quality_requirements.some((line) => /Not saved yet: s4_implementation/.test(line)), 'the instructions name the missing input');
   expectSuccess('save_output', await engine.stage('save_output', 's1_user_story', { content: await filled('s1_user_story') }, project));
-  assert.deepEqual(expectError(await engine.stage('prepare_data', 's3_testcases', undefined, project), 'DEPENDENCY_MISSING').error_details.missing_dependencies, ['s2_tasks_group']);
+  const next = expectSuccess('prepare_data', await engine.stage('prepare_data', 's2_tasks_group', undefined, project));
+  assert.deepEqual(Object.keys(next.data_package.previous_outputs), ['s1_user_story']);
+  assert.ok(!next.instructions.quality_requirements.some((line) => /Not saved yet/.test(line)), 'nothing is missing for s2');
 });
 
 test('save_output writes the output file and the state, and says whether the next stage is unlocked', async () => {
@@ -175,11 +178,16 @@ test('save_output refuses a missing stage, missing content and bad metadata, and
   assert.deepEqual(expectSuccess('status', await engine.stage('status', undefined, undefined, project)).flow.completed_stages, []);
 });
 
-test('save_output before the stage\'s dependencies is DEPENDENCY_MISSING, and nothing is written', async () => {
+test('save_output before the stage\'s dependencies keeps the output, says what it was written without, and moves an idle flow to it', async () => {
   const project = { name: 'early-output' };
-  const error = expectError(await engine.stage('save_output', 's4_implementation', { content: '# Done' }, project), 'DEPENDENCY_MISSING');
-  assert.deepEqual(error.error_details.missing_dependencies, ['s2_tasks_group', 's3_testcases']);
-  assert.deepEqual(await listTree(path.join(root, 'early-output')), []);
+  const saved = expectSuccess('save_output', await engine.stage('save_output', 's4_implementation', { content: '# Done' }, project));
+  assert.match(saved.message, /written without s2_tasks_group, s3_testcases/);
+  assert.equal(saved.next_stage_unlocked, true, 's5 needs only s4');
+  assert.equal(await readFile(saved.saved_to, 'utf8'), '# Done');
+  const status = expectSuccess('status', await engine.stage('status', undefined, undefined, project));
+  assert.equal(status.flow.current_stage, 's4_implementation', 'nobody worked on s1: the flow is where the work is');
+  assert.deepEqual(expectSuccess('next', await engine.stage('next', undefined, undefined, project)).transition, { from_stage: 's4_implementation', to_stage: 's5_test_report', progress_update: 13 });
+  expectError(await engine.stage('goto', 's6_codereview', undefined, project), 'DEPENDENCY_MISSING');
 });
 
 test('status follows the current stage from pending to in progress to completed', async () => {

@@ -70,14 +70,9 @@ export function next(context: EngineContext, project: unknown): Promise<Transiti
         'aceflow_stage(action="status")',
       ]);
     }
-    // Advancing means the stage in hand is done, and the next one can start.
-    const required = [...new Set([from, ...requiredInputs(to, record.mode)])];
-    return {
-      to,
-      required,
-      describeMissing: (missing) =>
-        missing.includes(from) ? dependencyMissing(from, missing, record, `Moving on from ${from} needs`) : dependencyMissing(to, missing, record),
-    };
+    // Advancing means the stage in hand is done; the next one may start without all its inputs
+    // (prepare_data names those missing), while goto, a jump, needs them.
+    return { to, required: [from], describeMissing: (missing) => dependencyMissing(from, missing, record, `Moving on from ${from} needs`) };
   });
 }
 

@@ -87,6 +87,28 @@ redis.call('HSET', KEYS[1], 'current_stage', ARGV[2], 'last_updated', ARGV[3])
 return {'ok'}
 `;
 
+/**
+ * KEYS: project, outputs. ARGV: stage, output JSON, saved_at, then the stages before it in the
+ * mode. When the flow's current stage is one of them and has no output of its own, nobody is
+ * working there: the saved stage becomes the current one, so that the flow is where the work is
+ * (seed 000's example saves s5 first thing, then asks for next). Otherwise next and goto move it.
+ */
+const SAVE_SCRIPT = `
+local current = redis.call('HGET', KEYS[1], 'current_stage')
+local idle = current and redis.call('HEXISTS', KEYS[2], current) == 0
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+local fields = {'last_updated', ARGV[3]}
+for i = 4, #ARGV do
+  if idle and ARGV[i] == current then
+    fields[#fields + 1] = 'current_stage'
+    fields[#fields + 1] = ARGV[1]
+    break
+  end
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+return redis.call('HKEYS', KEYS[2])
+`;
+
 export type MoveOutcome = { kind: 'ok' } | { kind: 'conflict' } | { kind: 'missing'; stages: StageId[] };
 
 export class ProjectStore {
@@ -146,12 +168,14 @@ export class ProjectStore {
   }
 
   /** Stores an output; returns the stages with a saved output afterwards, read in the same step. */
-  async saveOutput(name: string, stage: StageId, output: StoredOutput): Promise<Set<StageId>> {
+  /**
+   * Stores `stage`'s output; when the flow's current stage is one of `before` (the stages ahead of
+   * it) with no output of its own, `stage` becomes the current one. Answers the stages with an output.
+   */
+  async saveOutput(name: string, stage: StageId, output: StoredOutput, before: readonly StageId[] = []): Promise<Set<StageId>> {
     const keys = this.keys(name);
-    const replies = await this.#redis.multi().hset(keys.outputs, stage, JSON.stringify(output)).hset(keys.project, 'last_updated', output.saved_at).hkeys(keys.outputs).exec();
-    const saved = replies?.[2];
-    if (!saved || saved[0]) throw saved?.[0] ?? new Error('saving the output was not executed');
-    return new Set((saved[1] as string[]).filter(isStageId));
+    const saved = (await this.#redis.eval(SAVE_SCRIPT, 2, keys.project, keys.outputs, stage, JSON.stringify(output), output.saved_at, ...before)) as string[];
+    return new Set(saved.filter(isStageId));
   }
 
   async outputs(name: string, stages: readonly StageId[]): Promise<Map<StageId, StoredOutput>> {

@@ -3,7 +3,6 @@
  * on stdin/stdout, logs on stderr. Same Redis and key prefix as the orchestrator and workers.
  */
 import { randomUUID } from 'node:crypto';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLogger } from '@switchyard/logger';
 import { resolveRedis } from '@switchyard/redis';
 import { memorySession } from '@switchyard/tool-suite';
@@ -11,6 +10,7 @@ import { openBridgeDeps } from './deps.js';
 import { loadEnv } from './env.js';
 import { configuredSuites } from './configured-suites.js';
 import { createBridgeServer } from './server.js';
+import { BoundedStdioTransport } from './stdio-transport.js';
 import { RedisTaskStore, taskLeases } from './tasks/redis-task-store.js';
 
 const config = loadEnv();
@@ -47,5 +47,5 @@ process.stdin.once('end', () => void stop('stdin closed'));
 process.once('SIGTERM', () => void stop('SIGTERM'));
 process.once('SIGINT', () => void stop('SIGINT'));
 
-await server.connect(new StdioServerTransport());
+await server.connect(new BoundedStdioTransport());
 logger.info({ redis: redis.url, prefix: config.prefix, tools: deps.tools.size }, 'mcp-bridge on stdio');

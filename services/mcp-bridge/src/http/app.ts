@@ -15,6 +15,7 @@ import { forward } from './forward.js';
 import { bearerAuth, originGuard } from './guards.js';
 import { LiveSessions } from './live-sessions.js';
 import { keyDigest, SessionRecords } from './session-records.js';
+import { MAX_MCP_MESSAGE_BYTES } from '../message-limits.js';
 
 export interface BridgeAppOptions {
   tools: ToolRegistry;
@@ -53,7 +54,7 @@ const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error
 const parseErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') res.status(400).json(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
-  else if (type === 'entity.too.large') res.status(413).json(jsonRpcError(-32000, 'The body is too large'));
+  else if (type === 'entity.too.large') res.status(413).json(jsonRpcError(-32000, `The body is larger than ${MAX_MCP_MESSAGE_BYTES} bytes, the most this bridge reads in one message`));
   else if (error instanceof HttpError && error.status === 400) res.status(400).json(jsonRpcError(-32600, `Invalid request: ${error.message}`));
   else next(error);
 };
@@ -89,7 +90,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
   app.use('/mcp', bearerAuth({ keys: options.apiKeys, ...(oauth ? { resourceMetadataUrl: (req: Request) => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp` } : {}) }));
   // Sessions, their events and tasks live in Redis: while it is unreachable /mcp answers 503 within a second.
   app.use('/mcp', unavailableGuard({ unavailable: () => redisUnavailable(options.redis) }));
-  app.use('/mcp', jsonBody({ limit: '4mb' }), parseErrors);
+  app.use('/mcp', jsonBody({ limit: `${MAX_MCP_MESSAGE_BYTES}b` }), parseErrors);
   app.all('/mcp', async (req, res) => {
     const token = presentedKey(req) as string; // the auth guard let the request through
     const digest = keyDigest(token);

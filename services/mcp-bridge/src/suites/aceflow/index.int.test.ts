@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { errorResponseSchema, RESPONSE_SCHEMAS, STAGE_IDS, type AceflowAction } from '@switchyard/aceflow';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { memorySession, type SuiteTool, type ToolContext, type ToolOutcome } from '@switchyard/tool-suite';
-import { aceflowSuite, SESSION_PROJECT_KEY } from './index.js';
+import { aceflowSuite, DEFAULT_PROJECT, SESSION_PROJECT_KEY } from './index.js';
 
 let redis: Redis;
 let root: string;
@@ -50,9 +50,11 @@ test('the suite offers aceflow_stage with the seven actions, a stage, data and a
   assert.equal(tool.annotations?.readOnlyHint, false);
 });
 
-test('a session without a project is told to name one', async () => {
-  const error = failed(await tool.handler({ action: 'status' }, contextOf('lost')), 'INVALID_DATA');
-  assert.equal(error.error_details.field, 'project');
+test('a session that names no project works on the default one', async () => {
+  const context = contextOf('unnamed');
+  const status = succeeded('status', await tool.handler({ action: 'status' }, context));
+  assert.deepEqual([status.project.name, status.project.mode], [DEFAULT_PROJECT.name, 'complete']);
+  assert.deepEqual(await context.session.get(SESSION_PROJECT_KEY), { name: 'default', mode: 'complete', workspace: 'default' });
 });
 
 test('a named project becomes the session\'s, and later calls without one work on it', async () => {
@@ -78,7 +80,7 @@ test('a refusal is an isError outcome in the seed\'s error shape, and a bad proj
   succeeded('status', await tool.handler({ action: 'status', project: { name: 'suite-errors' } }, context));
   failed(await tool.handler({ action: 'prepare_data', stage: 's9_unknown' }, context), 'MISSING_STAGE');
   failed(await tool.handler({ action: 'prepare_data', stage: 's1_user_story' }, context), 'ANALYSIS_DATA_MISSING');
-  failed(await tool.handler({ action: 'save_output', stage: 's5_test_report', data: { content: '# Report' } }, context), 'DEPENDENCY_MISSING');
+  failed(await tool.handler({ action: 'goto', stage: 's5_test_report' }, context), 'DEPENDENCY_MISSING');
   failed(await tool.handler({ action: 'set_analysis', data: { code_metrics: { complexity_score: 99 } } }, context), 'INVALID_DATA');
   const traversal = failed(await tool.handler({ action: 'status', project: { name: '../../etc' } }, context), 'INVALID_DATA');
   assert.equal(traversal.error_details.field, 'project.name');

@@ -2,7 +2,8 @@
  * The AceFlow suite (seed 000): one tool, `aceflow_stage(action, stage?, data?)`, over the
  * AceFlow engine that the workers share. Which project a call works on comes from its `project`
  * argument or, when absent, from the session: naming a project makes it the session's current
- * one. A refusal is an `isError` result holding the seed's error response.
+ * one, and a session that never names one works on DEFAULT_PROJECT, so that the seed's calls work
+ * as written. A refusal is an `isError` result holding the seed's error response.
  */
 import { z } from 'zod';
 import {
@@ -21,6 +22,12 @@ import { failure, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type T
 /** Where the session keeps its current project. */
 export const SESSION_PROJECT_KEY = 'aceflow.project';
 
+/**
+ * The project of a session that names none: `default`, all eight stages, its documents under
+ * `<AceFlow workspace root>/default/aceflow_result/`. Shared by every such session.
+ */
+export const DEFAULT_PROJECT: ProjectRef = { name: 'default', mode: 'complete' };
+
 // `stage` stays a plain string here so that an unknown stage is answered with the seed's
 // MISSING_STAGE rather than refused by the schema check before the engine sees it.
 const inputSchema = z.object({
@@ -37,7 +44,7 @@ const inputSchema = z.object({
       workspace: z.string().max(255).optional().describe('Directory under the AceFlow workspace root for aceflow_result/ (default: the project name)'),
     })
     .optional()
-    .describe('The project to work on; remembered for the rest of the session. Required on the first call of a session.'),
+    .describe('The project to work on; remembered for the rest of the session. Without one, the session works on the project "default" (mode complete).'),
 });
 
 const OUTPUT_SCHEMA: JsonSchema = {
@@ -50,7 +57,7 @@ const DESCRIPTION = [
   'AceFlow: drive a project through its document stages (user stories → tasks → test cases → implementation → test report → code review → demo script → summary).',
   'Typical flow: set_analysis with the project analysis; prepare_data for a stage (template, previous outputs, analysis, instructions); write the document; save_output; validate; next.',
   'status shows where the flow is; goto jumps to a stage whose inputs are saved.',
-  'Pass project {name, mode?, workspace?} on the first call; later calls in the session use it.',
+  'Pass project {name, mode?, workspace?} to work on a project of your own (later calls in the session use it); without one, the session works on the project "default".',
   'Failures are {success:false, error_code, error_message, error_details, suggested_actions}.',
 ].join(' ');
 
@@ -84,10 +91,10 @@ export function aceflowSuite(deps: AceflowEngineOptions): ToolSuite {
         project = await context.session.get<ProjectRef>(SESSION_PROJECT_KEY);
       }
       if (!project) {
-        const error = new AceflowError('INVALID_DATA', 'No project: this session has none yet, and the call names none', { field: 'project' }, [
-          'Call again with project: {name, mode?, workspace?}; it stays the session\'s project for later calls',
-        ]);
-        return failure({ ...error.toResponse() });
+        // The seed's calls name no project: a session that names none works on the default one.
+        const record = await engine.openProject(DEFAULT_PROJECT);
+        project = { name: record.name, mode: record.mode, workspace: record.workspace };
+        await context.session.set(SESSION_PROJECT_KEY, project);
       }
       const response = await engine.stage(args.action, args.stage, args.data, project);
       return response.success ? success({ ...response }) : failure({ ...response });
