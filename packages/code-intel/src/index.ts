@@ -15,6 +15,7 @@ export type { AnswerMetadata } from './metadata.js';
 export { CkbClient, CkbError } from './ckb/client.js';
 export type { CkbApi, CkbClientOptions, CkbFallbackReason, CkbStatus } from './ckb/client.js';
 export { createCkbServer, serveCkbHttp } from './ckb/server.js';
+export { BUNDLED_CKB } from './ckb/bundled.js';
 export type { CkbServerControls } from './ckb/server.js';
 export { ckbIntegrationSchema, codeIntelConfigSchema, embeddingSchema } from './config.js';
 export type { CkbIntegration, CkbIntegrationInput, CodeIntelConfig, EmbeddingConfig } from './config.js';

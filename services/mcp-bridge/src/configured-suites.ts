@@ -3,7 +3,7 @@
  * services' own tools) and code intelligence over a workspace directory. Both entry points (HTTP
  * and stdio) add them the same way.
  */
-import { createCodeIntel } from '@switchyard/code-intel';
+import { BUNDLED_CKB, createCodeIntel } from '@switchyard/code-intel';
 import type { Logger } from '@switchyard/logger';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import type { BridgeConfig } from './env.js';
@@ -15,10 +15,11 @@ export async function configuredSuites(config: BridgeConfig, logger: Logger): Pr
   const federation = config.federation ? await federationSuite({ config: config.toolServices, logger }) : undefined;
   if (federation) suites.push(federation);
   const { root, ckbUrl, ckbCommand } = config.codeIntel;
-  const intel = createCodeIntel({
-    root,
-    ...(ckbUrl || ckbCommand ? { ckb: { enabled: true, ...(ckbUrl ? { url: ckbUrl } : { command: ckbCommand }) } } : {}),
-  });
+  // No CKB configured: the bundled CKB-compatible server over the same workspace.
+  const ckb = ckbUrl ? { url: ckbUrl } : ckbCommand ? { command: ckbCommand } : { command: BUNDLED_CKB.command, args: [...BUNDLED_CKB.args] };
+  const intel = createCodeIntel({ root, ckb: { enabled: config.codeIntel.ckbEnabled, ...ckb } });
+  // Started with the bridge, so that it has indexed the workspace before the first query.
+  if (config.codeIntel.ckbEnabled) void intel.ckb.open().catch((error: unknown) => logger.warn({ err: error }, 'CKB did not start; graph-RAG falls back until it does'));
   suites.push(codeIntelSuite({ intel }));
   return {
     suites,

@@ -31,6 +31,8 @@ export const BridgeEnv = z.object({
   /** A CKB MCP server for the call graph: a URL, or a command started over stdio. Unset: local graph only. */
   CKB_MCP_URL: z.url().optional(),
   CKB_MCP_COMMAND: z.string().min(1).optional(),
+  /** false: graph-RAG reports `disabled` and never starts or asks CKB (seed 001's ckb_integration.enabled). */
+  CKB_INTEGRATION_ENABLED: booleanFlag.default(true),
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
   TOOL_FEDERATION: booleanFlag.default(true),
   ...toolServicesEnvShape,
@@ -52,7 +54,7 @@ export interface BridgeConfig {
   aceflowRoot: string | undefined;
   supervisorRoot: string | undefined;
   federation: boolean;
-  codeIntel: { root: string; ckbUrl: string | undefined; ckbCommand: string | undefined };
+  codeIntel: { root: string; ckbUrl: string | undefined; ckbCommand: string | undefined; ckbEnabled: boolean };
   toolServices: ToolServicesConfig;
 }
 
@@ -70,7 +72,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     aceflowRoot: env.ACEFLOW_WORKSPACE_ROOT,
     supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
     federation: env.TOOL_FEDERATION,
-    codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND },
+    codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND, ckbEnabled: env.CKB_INTEGRATION_ENABLED },
     toolServices: toolServicesFromEnv(env),
   };
 }

@@ -2,7 +2,7 @@
  * Seed 001's contract tests CT-MCP-001 … CT-MCP-004, run as the seed writes them: each command
  * line below is the seed's, character for character, run by bash. `graph-rag.sh` is this
  * package's bin (node_modules/.bin, put on PATH), the workspace is the sample repository, and CKB
- * is the bundled CKB-compatible server started over stdio (CKB_MCP_COMMAND=ckb-mock-server), which
+ * is, with no configuration at all, the bundled CKB-compatible server started over stdio, which
  * honours the seed's CKB_UNAVAILABLE and CKB_MOCK_DELAY_MS. When shared/seeds sits beside the
  * repository (as in CI), the commands and the JSON Schema are checked against the seed's text.
  */
@@ -36,10 +36,13 @@ before(async () => {
 });
 after(() => data.remove());
 
-/** The environment CI gives the commands: ours without any CKB or index settings, plus the contract's. */
+/**
+ * The environment of a plain checkout: ours without any CKB or code-intel settings (the bundled
+ * CKB server is the default), with the package's bin on PATH; the index goes to a scratch folder.
+ */
 function contractEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(CKB_|CODE_INTEL_)/.test(name)));
-  return { ...inherited, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ''}`, CKB_MCP_COMMAND: 'ckb-mock-server', CODE_INTEL_DATA_DIR: data.dir, ...extra };
+  return { ...inherited, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ''}`, CODE_INTEL_DATA_DIR: data.dir, ...extra };
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {

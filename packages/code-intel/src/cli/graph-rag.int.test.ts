@@ -57,14 +57,21 @@ test('the JSON answer is seed 001\'s shape, with the options as given', async ()
   assert.equal(answer.candidates.length, 3);
   assert.equal(answer.candidates[0]?.file, 'src/lib/retry.ts');
   assert.equal(answer.metadata.fusion_depth, 2);
-  assert.equal(answer.metadata.ckb_fallback_reason, 'disabled', 'no CKB configured');
+  assert.equal(answer.metadata.ckb_available, true, 'with no CKB configured, the bundled server answers');
+  assert.equal(answer.metadata.ckb_fallback_reason, undefined);
+});
+
+test('CKB_INTEGRATION_ENABLED=false gives disabled without starting CKB', async () => {
+  const { code, stdout } = await graphRag(['--query', 'retry with backoff', '--format', 'json'], { CKB_INTEGRATION_ENABLED: 'false' });
+  assert.equal(code, 0);
+  assert.deepEqual([(JSON.parse(stdout) as GraphRagAnswer).metadata.ckb_available, (JSON.parse(stdout) as GraphRagAnswer).metadata.ckb_fallback_reason], [false, 'disabled']);
 });
 
 test('the text format lists the candidates and says where the graph came from', async () => {
   const { code, stdout } = await graphRag(['--query', 'token bucket', '--top-k', '2']);
   assert.equal(code, 0);
   assert.match(stdout, /^1\. src\/middleware\/rate-limit\.ts {2}\(relevance 1\)/);
-  assert.match(stdout, /2 of \d+ candidates, fusion depth 1, local fallback: disabled, \d+ ms/);
+  assert.match(stdout, /2 of \d+ candidates, fusion depth 1, CKB graph, \d+ ms/);
 });
 
 test('a CKB slower than 5 s gives SC-MCP-002\'s answer: connection_timeout, its message, the local graph', async () => {

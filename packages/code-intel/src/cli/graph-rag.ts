@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs as parseCommandLine } from 'node:util';
 import { ArgumentError } from '../args.js';
+import { BUNDLED_CKB } from '../ckb/bundled.js';
 import { createCodeIntel } from '../code-intel.js';
 import { codeIntelConfigSchema, type CkbIntegrationInput, type EmbeddingConfig } from '../config.js';
 import type { GraphRagAnswer } from '../graph-rag.js';
@@ -29,21 +30,21 @@ async function configuration(file: string | undefined, env: ReturnType<typeof lo
     fromFile = parsed.data;
   }
   const [command, ...args] = env.CKB_MCP_COMMAND?.trim().split(/\s+/) ?? [];
-  const ckb: CkbIntegrationInput | undefined =
-    command || env.CKB_MCP_URL || fromFile.ckb_integration
-      ? {
-          ...fromFile.ckb_integration,
-          ...(command ? { command, args, url: undefined } : {}),
-          ...(env.CKB_MCP_URL ? { url: env.CKB_MCP_URL, command: undefined } : {}),
-          ...(env.CKB_INTEGRATION_ENABLED !== undefined ? { enabled: env.CKB_INTEGRATION_ENABLED } : {}),
-          ...(env.CKB_TIMEOUT_MS ? { timeout_ms: env.CKB_TIMEOUT_MS } : {}),
-          env: { ...childEnvironment(), ...fromFile.ckb_integration?.env },
-        }
-      : undefined;
+  // No CKB named anywhere: the bundled server, started as a child like any other.
+  const named = Boolean(command || env.CKB_MCP_URL || fromFile.ckb_integration?.command || fromFile.ckb_integration?.url);
+  const ckb: CkbIntegrationInput = {
+    ...fromFile.ckb_integration,
+    ...(named ? {} : { command: BUNDLED_CKB.command, args: [...BUNDLED_CKB.args] }),
+    ...(command ? { command, args, url: undefined } : {}),
+    ...(env.CKB_MCP_URL ? { url: env.CKB_MCP_URL, command: undefined } : {}),
+    ...(env.CKB_INTEGRATION_ENABLED !== undefined ? { enabled: env.CKB_INTEGRATION_ENABLED } : {}),
+    ...(env.CKB_TIMEOUT_MS ? { timeout_ms: env.CKB_TIMEOUT_MS } : {}),
+    env: { ...childEnvironment(), ...fromFile.ckb_integration?.env },
+  };
   const embedding: EmbeddingConfig | undefined = env.CODE_INTEL_EMBEDDING_URL
     ? { provider: 'openai-compatible', url: env.CODE_INTEL_EMBEDDING_URL, model: env.CODE_INTEL_EMBEDDING_MODEL, ...(env.CODE_INTEL_EMBEDDING_API_KEY ? { api_key: env.CODE_INTEL_EMBEDDING_API_KEY } : {}) }
     : fromFile.embedding;
-  return { ...(ckb ? { ckb } : {}), ...(embedding ? { embedding } : {}) };
+  return { ckb, ...(embedding ? { embedding } : {}) };
 }
 
 function asText(answer: GraphRagAnswer): string {
