@@ -31,6 +31,8 @@ export const BridgeEnv = z.object({
   /** A CKB MCP server for the call graph: a URL, or a command started over stdio. Unset: local graph only. */
   CKB_MCP_URL: z.url().optional(),
   CKB_MCP_COMMAND: z.string().min(1).optional(),
+  /** Runs per page of MCP resources/list. */
+  RESOURCES_PAGE_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
   TOOL_FEDERATION: booleanFlag.default(true),
   ...toolServicesEnvShape,
@@ -52,6 +54,7 @@ export interface BridgeConfig {
   aceflowRoot: string | undefined;
   supervisorRoot: string | undefined;
   federation: boolean;
+  resourcePageSize: number;
   codeIntel: { root: string; ckbUrl: string | undefined; ckbCommand: string | undefined };
   toolServices: ToolServicesConfig;
 }
@@ -70,6 +73,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     aceflowRoot: env.ACEFLOW_WORKSPACE_ROOT,
     supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
     federation: env.TOOL_FEDERATION,
+    resourcePageSize: env.RESOURCES_PAGE_SIZE,
     codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND },
     toolServices: toolServicesFromEnv(env),
   };
