@@ -60,7 +60,16 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   });
   const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
   const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? [])]);
-  const hub = new StreamHub({ redis, onError: (error) => notices.warn('run events could not be read; retrying', { error: error instanceof Error ? error.message : String(error) }) });
+  // While Redis is away every read fails: clients hear of it once in 30 s, not at each retry.
+  let warnedAt = 0;
+  const hub = new StreamHub({
+    redis,
+    onError: (error) => {
+      if (Date.now() - warnedAt < 30_000) return;
+      warnedAt = Date.now();
+      notices.warn('run events could not be read; retrying', { error: error instanceof Error ? error.message : String(error) });
+    },
+  });
   const features: BridgeFeatures = {
     store,
     batches,
