@@ -55,7 +55,7 @@ test('the official MCP conformance suite passes against the HTTP endpoint, but f
   });
   const summary = output.slice(output.indexOf('=== SUMMARY ==='));
   assert.equal(code, 0, summary);
-  for (const scenario of ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection']) {
+  for (const scenario of ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'logging-set-level', 'resources-list', 'prompts-list']) {
     assert.match(summary, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`), `${scenario} passes`);
   }
 });

@@ -6,6 +6,10 @@ import type { Redis } from 'ioredis';
 import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import type { ToolSuite } from '@switchyard/tool-suite';
+import { completionSources, supervisorProjects } from './completions/sources.js';
+import type { BridgeFeatures } from './features.js';
+import { StreamHub } from './follow/stream-hub.js';
+import { BridgeNotices } from './logging/bridge-notices.js';
 import { ToolRegistry } from './registry.js';
 import { bridgeSuites } from './suites/index.js';
 
@@ -19,8 +23,12 @@ export interface BridgeDepsOptions {
   supervisorRoot?: string | undefined;
   /** Suites served after the built-in ones (e.g. tools federated from tool services). */
   extraSuites?: readonly ToolSuite[];
-  /** Told when the shipped pipelines could not be registered (default: ignored). */
+  /** Told when the shipped pipelines could not be registered (default: ignored; clients hear of it as a warning either way). */
   onError?: (error: unknown) => void;
+  /** Milliseconds over which a subscribed run's events make one resources/updated (default 200). */
+  subscriptionDebounceMs?: number;
+  /** Runs per page of resources/list (default 50). */
+  resourcePageSize?: number | undefined;
 }
 
 export interface BridgeDeps {
@@ -31,7 +39,9 @@ export interface BridgeDeps {
   queues: PipelineQueues;
   pipelines: PipelineStore;
   tools: ToolRegistry;
-  /** Closes the queues and the Redis connection. */
+  /** Resources, prompts, completions and logging: what every session's server shares. */
+  features: BridgeFeatures;
+  /** Closes the queues, the stream hub and the Redis connection. */
   close(): Promise<void>;
 }
 
@@ -42,10 +52,36 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const batches = new BatchStore(store);
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
+  const notices = new BridgeNotices();
   // Workers and the orchestrator register them too; a bridge on its own should not depend on them.
-  registerShippedPipelines(pipelines).catch((error: unknown) => options.onError?.(error));
+  registerShippedPipelines(pipelines).catch((error: unknown) => {
+    options.onError?.(error);
+    notices.warn('the shipped pipelines could not be registered by this bridge', { error: error instanceof Error ? error.message : String(error) });
+  });
   const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
   const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? [])]);
+  // While Redis is away every read fails: clients hear of it once in 30 s, not at each retry.
+  let warnedAt = 0;
+  const hub = new StreamHub({
+    redis,
+    onError: (error) => {
+      if (Date.now() - warnedAt < 30_000) return;
+      warnedAt = Date.now();
+      notices.warn('run events could not be read; retrying', { error: error instanceof Error ? error.message : String(error) });
+    },
+  });
+  const features: BridgeFeatures = {
+    store,
+    batches,
+    pipelines,
+    hub,
+    notices,
+    sources: completionSources({ redis, prefix, store, pipelines }),
+    supervisorProjects: () => supervisorProjects(redis, prefix, 20_000),
+    onPipelineChanged: (listener) => pipelineTools.onPipelineChanged(listener),
+    ...(options.subscriptionDebounceMs !== undefined ? { debounceMs: options.subscriptionDebounceMs } : {}),
+    ...(options.resourcePageSize !== undefined ? { pageSize: options.resourcePageSize } : {}),
+  };
   return {
     redis,
     prefix,
@@ -54,7 +90,9 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     queues,
     pipelines,
     tools,
+    features,
     async close() {
+      hub.close();
       await pipelineTools.close();
       await queues.close();
       await redis.quit().catch(() => undefined);

@@ -28,11 +28,13 @@ export const BridgeEnv = z.object({
   SUPERVISOR_WORKSPACE_ROOT: z.string().min(1).optional(),
   /** The workspace the code-intelligence tools index (default: the directory the bridge runs in). */
   CODE_INTEL_ROOT: z.string().min(1).optional(),
-  /** A CKB MCP server for the call graph: a URL, or a command started over stdio. Unset: local graph only. */
+  /** A CKB MCP server for the call graph: a URL, or a command started over stdio. Unset: the bundled CKB-compatible server. */
   CKB_MCP_URL: z.url().optional(),
   CKB_MCP_COMMAND: z.string().min(1).optional(),
   /** false: graph-RAG reports `disabled` and never starts or asks CKB (seed 001's ckb_integration.enabled). */
   CKB_INTEGRATION_ENABLED: booleanFlag.default(true),
+  /** Runs per page of MCP resources/list. */
+  RESOURCES_PAGE_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
   TOOL_FEDERATION: booleanFlag.default(true),
   ...toolServicesEnvShape,
@@ -54,6 +56,7 @@ export interface BridgeConfig {
   aceflowRoot: string | undefined;
   supervisorRoot: string | undefined;
   federation: boolean;
+  resourcePageSize: number;
   codeIntel: { root: string; ckbUrl: string | undefined; ckbCommand: string | undefined; ckbEnabled: boolean };
   toolServices: ToolServicesConfig;
 }
@@ -72,6 +75,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     aceflowRoot: env.ACEFLOW_WORKSPACE_ROOT,
     supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
     federation: env.TOOL_FEDERATION,
+    resourcePageSize: env.RESOURCES_PAGE_SIZE,
     codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND, ckbEnabled: env.CKB_INTEGRATION_ENABLED },
     toolServices: toolServicesFromEnv(env),
   };

@@ -23,6 +23,7 @@ const running = await startBridgeHttp({
   retentionSeconds: config.retentionSeconds,
   aceflowRoot: config.aceflowRoot,
   supervisorRoot: config.supervisorRoot,
+  resourcePageSize: config.resourcePageSize,
   extraSuites,
   apiKeys,
   allowedOrigins: config.allowedOrigins,

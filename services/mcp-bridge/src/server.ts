@@ -1,15 +1,18 @@
 /**
  * One MCP server per connection (a stdio process, or an HTTP session) over the shared tool
- * registry. The low-level SDK server is used rather than McpServer because suites publish JSON
- * Schemas and answer refused arguments in each tool's own failure shape. As MCP 2025-11-25
- * recommends, bad arguments are a tool result with `isError` that a model can read and correct;
- * an unknown tool stays the protocol's invalid-params error.
+ * registry. Tools are served by handlers on the low-level SDK server rather than McpServer's
+ * registerTool, because suites publish JSON Schemas and answer refused arguments in each tool's
+ * own failure shape: as MCP 2025-11-25 recommends, bad arguments are a tool result with `isError`
+ * that a model can read and correct, while an unknown tool stays the protocol's invalid-params
+ * error. Resources, prompts and completions are McpServer's (see features.ts).
  */
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@switchyard/logger';
 import { InvalidArgumentsError, type SessionState, type ToolContext, type ToolOutcome } from '@switchyard/tool-suite';
+import { installFeatures, type BridgeFeatures } from './features.js';
 import type { ToolRegistry } from './registry.js';
 import { runAsTask } from './tasks/run-as-task.js';
 
@@ -20,6 +23,8 @@ const INSTRUCTIONS = [
   'start_story, start_story_batch and start_stage_pipeline start runs and answer their ids at once; wait_for_run follows a run (pass a progressToken for progress notifications);',
   'get_run reads a run and its result; list_runs lists runs; cancel_run stops one.',
   'A failed call is a result with isError and {error:{code,message,details}}. The suites (AceFlow, Supervisor, module docs) and the tool services\' tools follow.',
+  'Resources: switchyard://runs/{run_id} (subscribe to follow a run), switchyard://runs/{run_id}/story.md, switchyard://batches/{batch_id}, switchyard://pipelines/{name}.',
+  'Prompts: write_story, aceflow_stages, supervisor_phases. logging/setLevel chooses which run events of your runs arrive as log messages.',
 ].join(' ');
 
 export interface BridgeServerOptions {
@@ -31,6 +36,8 @@ export interface BridgeServerOptions {
   logger: Logger;
   /** Where MCP tasks live; without one, tools cannot be called as tasks. */
   tasks?: TaskStore;
+  /** Resources, prompts, completions and logging; without them the server serves tools only. */
+  features?: BridgeFeatures;
 }
 
 export function createBridgeServer(options: BridgeServerOptions): Server {
@@ -38,13 +45,22 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
     // Tools of a tool service that answers after start-up are added then (see federation).
     tools: { listChanged: true },
     ...(options.tasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+    ...(options.features ? { logging: {} } : {}),
   };
-  const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS, ...(options.tasks ? { taskStore: options.tasks } : {}) });
+  // Tools are not declared to McpServer itself: it would install its own tools handlers.
+  const { tools: toolsCapability, ...others } = capabilities;
+  const mcp = new McpServer(SERVER_INFO, { capabilities: others, instructions: INSTRUCTIONS, ...(options.tasks ? { taskStore: options.tasks } : {}) });
+  const server = mcp.server;
+  server.registerCapabilities({ tools: toolsCapability });
+  const features = options.features ? installFeatures(mcp, options.features, options.session) : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.list() }));
   const stopTelling = options.tools.onToolsAdded(() => void server.sendToolListChanged().catch(() => undefined));
   // An ended or evicted session has nobody left to tell. Callers that want to know of the close too chain onto this.
-  server.onclose = stopTelling;
+  server.onclose = () => {
+    stopTelling();
+    features?.close();
+  };
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
     const { name } = request.params;
@@ -72,11 +88,14 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
         },
       };
       try {
-        return toCallToolResult(await entry.tool.handler(args, context));
+        const outcome = await entry.tool.handler(args, context);
+        features?.runsStarted(name, entry.suite, outcome);
+        return toCallToolResult(outcome);
       } catch (error) {
         if (error instanceof InvalidArgumentsError) return refuse(error.message, error.details ?? {});
         if (error instanceof McpError) throw error;
         options.logger.error({ err: error, tool: name, session: options.sessionId }, 'tool failed');
+        features?.log.log('error', 'bridge', { message: `${name} failed unexpectedly; the failure is logged by the bridge`, tool: name });
         // Text only: a suite's output schema need not admit this body, and clients check structured content against it.
         const body = { error: { code: 'internal_error', message: `${name} failed unexpectedly; the failure is logged` } };
         return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };

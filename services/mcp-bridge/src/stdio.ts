@@ -17,12 +17,12 @@ const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
 const redis = await resolveRedis({ url: config.redisUrl });
 const configured = await configuredSuites(config, logger);
-const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites });
+const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize });
 // Each stdio connection is a session of its own, for its tasks as for its state.
 const sessionId = `stdio-${randomUUID()}`;
 const leases = taskLeases({ redis: deps.redis });
 const tasks = new RedisTaskStore({ redis: deps.redis, prefix: deps.prefix, sessionId, leases });
-const server = createBridgeServer({ tools: deps.tools, sessionId, session: memorySession(), logger, tasks });
+const server = createBridgeServer({ tools: deps.tools, sessionId, session: memorySession(), logger, tasks, features: deps.features });
 
 let stopping = false;
 async function stop(reason: string): Promise<void> {

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { errorMiddleware, HttpError, jsonBody, notFoundHandler, presentedKey, unavailableGuard } from '@switchyard/http-kit';
 import { checkRedis, redisUnavailable } from '@switchyard/redis';
 import type { Logger } from '@switchyard/logger';
+import type { BridgeFeatures } from '../features.js';
 import type { ToolRegistry } from '../registry.js';
 import { forward } from './forward.js';
 import { bearerAuth, originGuard } from './guards.js';
@@ -19,6 +20,8 @@ import { MAX_MCP_MESSAGE_BYTES } from '../message-limits.js';
 
 export interface BridgeAppOptions {
   tools: ToolRegistry;
+  /** Resources, prompts, completions and logging for every session (default: tools only). */
+  features?: BridgeFeatures;
   redis: Redis;
   /** The deployment's key prefix; sessions live under `{prefix}:mcp:`. */
   prefix: string;
@@ -63,6 +66,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
   const records = new SessionRecords({ redis: options.redis, prefix: options.prefix, ttlSeconds: options.sessionTtlSeconds });
   const sessions = new LiveSessions({
     tools: options.tools,
+    features: options.features,
     records,
     redis: options.redis,
     prefix: options.prefix,

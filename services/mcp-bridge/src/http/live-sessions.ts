@@ -11,6 +11,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Logger } from '@switchyard/logger';
 import type { Redis } from 'ioredis';
+import type { BridgeFeatures } from '../features.js';
 import type { ToolRegistry } from '../registry.js';
 import { createBridgeServer } from '../server.js';
 import { RedisTaskStore, taskLeases } from '../tasks/redis-task-store.js';
@@ -31,6 +32,8 @@ export interface LiveSession {
 
 export interface LiveSessionsOptions {
   tools: ToolRegistry;
+  /** Resources, prompts, completions and logging (default: tools only). */
+  features?: BridgeFeatures | undefined;
   records: SessionRecords;
   redis: Redis;
   /** The deployment's key prefix, for the sessions' tasks. */
@@ -140,7 +143,8 @@ export class LiveSessions {
     };
     transport.onerror = (error) => logger.debug({ err: error, session: id }, 'transport');
     const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id, leases: this.#leases });
-    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks });
+    const features = this.#options.features;
+    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks, ...(features ? { features } : {}) });
     const session: LiveSession = { id, transport, server, keyDigest, active: 0, lastSeen: Date.now() };
     await server.connect(transport);
     await restore?.(transport, eventStore);

@@ -6,7 +6,7 @@ import { listen } from '@switchyard/http-kit';
 import { openBridgeDeps, type BridgeDeps, type BridgeDepsOptions } from '../deps.js';
 import { createBridgeApp, type BridgeAppOptions, type BridgeApp } from './app.js';
 
-export interface StartBridgeHttpOptions extends BridgeDepsOptions, Omit<BridgeAppOptions, 'tools' | 'redis' | 'prefix'> {
+export interface StartBridgeHttpOptions extends BridgeDepsOptions, Omit<BridgeAppOptions, 'tools' | 'redis' | 'prefix' | 'features'> {
   /** Default 0: a free port. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -27,7 +27,7 @@ export interface RunningBridge {
 
 export async function startBridgeHttp(options: StartBridgeHttpOptions): Promise<RunningBridge> {
   const deps = openBridgeDeps(options);
-  const app = createBridgeApp({ ...options, tools: deps.tools, redis: deps.redis, prefix: deps.prefix });
+  const app = createBridgeApp({ ...options, tools: deps.tools, features: deps.features, redis: deps.redis, prefix: deps.prefix });
   const listening = await listen(app.app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

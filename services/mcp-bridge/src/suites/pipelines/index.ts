@@ -17,6 +17,8 @@ export interface PipelinesSuiteDeps extends PipelineRunsDeps {
 }
 
 export interface PipelinesSuite extends ToolSuite {
+  /** Tells of each new pipeline version by name (e.g. for resource subscriptions); answers the function that stops telling. */
+  onPipelineChanged(listener: (name: string) => void): () => void;
   /** Stops following registrations. */
   close(): Promise<void>;
 }
@@ -84,6 +86,7 @@ function pipelineTool(deps: PipelinesSuiteDeps, stored: StoredPipeline): SuiteTo
 
 export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
   const listeners = new Set<(tools: SuiteTool[]) => void>();
+  const changeListeners = new Set<(name: string) => void>();
   const subscriber = deps.redis.duplicate();
   subscriber.on('error', () => undefined); // the shared connection's outages are reported where it is followed
   const announce = async (names: readonly string[]) => {
@@ -91,7 +94,10 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
     const tools = stored.map((s) => pipelineTool(deps, s));
     if (tools.length > 0) for (const listener of listeners) listener(tools);
   };
-  subscriber.on('message', (_channel, name: string) => void announce([name]).catch(() => undefined));
+  subscriber.on('message', (_channel, name: string) => {
+    void announce([name]).catch(() => undefined);
+    for (const listener of [...changeListeners]) listener(name);
+  });
   void subscriber.subscribe(deps.pipelines.changedChannel).catch(() => undefined);
 
   const tools: SuiteTool[] = [
@@ -133,8 +139,13 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
         .then((all) => announce(all.map((p) => p.name)))
         .catch(() => undefined);
     },
+    onPipelineChanged(listener) {
+      changeListeners.add(listener);
+      return () => void changeListeners.delete(listener);
+    },
     async close() {
       listeners.clear();
+      changeListeners.clear();
       await subscriber.quit().catch(() => undefined);
     },
   };

@@ -1,0 +1,180 @@
+/**
+ * Following Redis streams (runs' and batches' events) for the sessions of one bridge process.
+ * Each follower is registered on its own — one per subscribed run, one per run a session logs —
+ * but they share one blocking reader connection, multiplexed with XREAD over every stream
+ * followed: a connection per run would cost a socket (and a Redis client) for each run of a
+ * 10,000-run batch that a session started. A new follower wakes the blocked read at once
+ * (CLIENT UNBLOCK), so it misses nothing and waits for nobody.
+ */
+import type { Redis } from 'ioredis';
+import type { StreamEvent } from '@switchyard/pipeline';
+
+export type StreamListener = (events: StreamEvent[]) => void;
+
+export interface StreamHubOptions {
+  /** The connection to copy: reads block, so the hub reads on a duplicate of its own; wake-ups go on this one. */
+  redis: Redis;
+  /** Longest single blocking read in ms (default 5000): how long an idle reader takes to notice the hub closing. */
+  blockMs?: number;
+  /** Streams per XREAD (default 256); more are read in turns, each blocking briefly. */
+  streamsPerRead?: number;
+  /** Told when a read fails (default: ignored); the hub tries again after `retryMs`. */
+  onError?: (error: unknown) => void;
+  /** Pause after a failed read, ms (default 500). */
+  retryMs?: number;
+}
+
+interface Follower {
+  after: string;
+  listener: StreamListener;
+}
+
+/** Orders two stream ids ("ms-seq", or "0"). */
+export function compareStreamIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am === bm ? as - bs : am - bm;
+}
+
+function toEvents(entries: unknown): StreamEvent[] {
+  if (!Array.isArray(entries)) return [];
+  return (entries as [string, string[]][]).map(([id, fields]) => {
+    const map = new Map<string, string>();
+    for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
+    return { id, type: map.get('type') ?? 'message', data: map.get('data') ?? '{}' };
+  });
+}
+
+export class StreamHub {
+  readonly #options: StreamHubOptions;
+  readonly #followers = new Map<string, Set<Follower>>();
+  #reader: Redis | undefined;
+  #readerId: number | undefined;
+  #running = false;
+  #blocked = false;
+  /** Reads issued so far: tells a wake-up whether the read it meant to end is still the current one. */
+  #reads = 0;
+  #closed = false;
+
+  constructor(options: StreamHubOptions) {
+    this.#options = options;
+  }
+
+  /** Streams followed now. */
+  get size(): number {
+    return this.#followers.size;
+  }
+
+  /**
+   * Calls `listener` with the events of stream `key` that come after `after` ("0" for all),
+   * in order, as they are appended. Answers the function that stops it.
+   */
+  follow(key: string, after: string, listener: StreamListener): () => void {
+    if (this.#closed) return () => undefined;
+    const follower: Follower = { after, listener };
+    let followers = this.#followers.get(key);
+    if (!followers) this.#followers.set(key, (followers = new Set()));
+    followers.add(follower);
+    this.#wake();
+    if (!this.#running) void this.#loop();
+    return () => {
+      const current = this.#followers.get(key);
+      if (!current?.delete(follower) || current.size > 0) return;
+      this.#followers.delete(key);
+      // The last one gone: let the reader stop instead of blocking on streams nobody follows.
+      if (this.#followers.size === 0) this.#wake();
+    };
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#followers.clear();
+    this.#reader?.disconnect();
+  }
+
+  #wake(): void {
+    if (this.#blocked) void this.#unblock(this.#reads).catch(() => undefined);
+  }
+
+  /**
+   * Ends read number `read` if it is still blocked. The XREAD may not have reached Redis yet
+   * when the wake-up does (two connections), so an UNBLOCK that found nothing is tried again.
+   */
+  async #unblock(read: number): Promise<void> {
+    for (let attempt = 0; attempt < 20 && this.#blocked && this.#reads === read; attempt += 1) {
+      if (this.#readerId !== undefined && Number(await this.#options.redis.client('UNBLOCK', this.#readerId)) === 1) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  #connection(): Redis {
+    if (this.#reader) return this.#reader;
+    const reader = this.#options.redis.duplicate();
+    // A failure shows in the pending read; the connection's own error events would be noise.
+    reader.on('error', () => undefined);
+    reader.on('reconnecting', () => void (this.#readerId = undefined));
+    this.#reader = reader;
+    return reader;
+  }
+
+  async #loop(): Promise<void> {
+    this.#running = true;
+    const perRead = this.#options.streamsPerRead ?? 256;
+    try {
+      while (!this.#closed && this.#followers.size > 0) {
+        const keys = [...this.#followers.keys()];
+        const turns = Math.ceil(keys.length / perRead);
+        for (let turn = 0; turn < turns && !this.#closed; turn += 1) {
+          await this.#read(keys.slice(turn * perRead, (turn + 1) * perRead), turns === 1 ? (this.#options.blockMs ?? 5000) : 20);
+        }
+      }
+    } finally {
+      this.#running = false;
+    }
+    // A follower added just as the loop ended starts it again.
+    if (!this.#closed && this.#followers.size > 0) void this.#loop();
+  }
+
+  async #read(keys: string[], blockMs: number): Promise<void> {
+    const afters = keys.map((key) => this.#earliest(key));
+    const reader = this.#connection();
+    let reply: unknown;
+    try {
+      this.#readerId ??= Number(await reader.client('ID'));
+      this.#reads += 1;
+      this.#blocked = true;
+      reply = await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', ...keys, ...afters);
+    } catch (error) {
+      if (this.#closed) return;
+      this.#options.onError?.(error);
+      await new Promise((resolve) => setTimeout(resolve, this.#options.retryMs ?? 500));
+      return;
+    } finally {
+      this.#blocked = false;
+    }
+    if (!Array.isArray(reply)) return; // timed out, or woken
+    for (const [key, entries] of reply as [string, unknown][]) this.#dispatch(key, toEvents(entries));
+  }
+
+  #earliest(key: string): string {
+    let earliest: string | undefined;
+    for (const follower of this.#followers.get(key) ?? []) {
+      if (earliest === undefined || compareStreamIds(follower.after, earliest) < 0) earliest = follower.after;
+    }
+    return earliest ?? '$';
+  }
+
+  #dispatch(key: string, events: StreamEvent[]): void {
+    for (const follower of [...(this.#followers.get(key) ?? [])]) {
+      const fresh = events.filter((event) => compareStreamIds(event.id, follower.after) > 0);
+      const last = fresh.at(-1);
+      if (!last) continue;
+      follower.after = last.id;
+      try {
+        follower.listener(fresh);
+      } catch (error) {
+        this.#options.onError?.(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * How a run event reads as an MCP log message, and at which level: a stage starting or ending is
+ * `info`, a retry or a cut stream `warning`, a failure `error`, the run's end `notice` (or
+ * `warning` when cancelled, `error` when failed); progress and streamed text are `debug`.
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamEvent } from '@switchyard/pipeline';
+
+export interface RunMessage {
+  level: LoggingLevel;
+  data: Record<string, unknown> & { message: string };
+}
+
+function parse(raw: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
+
+export function runMessage(runId: string, event: StreamEvent): RunMessage | undefined {
+  const data = parse(event.data);
+  const base = { run_id: runId, event: event.type, event_id: event.id };
+  switch (event.type) {
+    case 'stage': {
+      const status = text(data.status);
+      const attempt = Number(data.attempt) > 1 ? ` (attempt ${text(data.attempt)})` : '';
+      const level: LoggingLevel = status === 'failed' ? 'error' : status === 'retrying' ? 'warning' : 'info';
+      return { level, data: { ...base, message: `stage ${text(data.stage)} ${status}${attempt}`, stage: data.stage, status, ...(data.error ? { error: data.error } : {}) } };
+    }
+    case 'progress':
+      return { level: 'debug', data: { ...base, message: `${text(data.percent)}%: ${text(data.completed_stages)} of ${text(data.total_stages)} stages done`, percent: data.percent } };
+    case 'content': {
+      // The text itself is the run's to answer (get_run, the story resource): a log line says how much came.
+      const chars = typeof data.chunk === 'string' ? data.chunk.length : 0;
+      return { level: 'debug', data: { ...base, message: `${chars} characters of ${text(data.section)} streamed`, stage: data.stage, section: data.section, chars } };
+    }
+    case 'reset':
+      return { level: 'warning', data: { ...base, message: `the stream of ${text(data.section)} broke and starts over`, stage: data.stage, section: data.section } };
+    case 'error':
+      return {
+        level: data.will_retry === true ? 'warning' : 'error',
+        data: { ...base, message: `${text(data.stage ?? 'run')}: ${text(data.message)}${data.will_retry === true ? ' (will retry)' : ''}`, code: data.code, stage: data.stage },
+      };
+    case 'done': {
+      const status = text(data.status);
+      const level: LoggingLevel = status === 'completed' ? 'notice' : status === 'cancelled' ? 'warning' : 'error';
+      return { level, data: { ...base, message: `run ${status}`, status, ...(data.error ? { error: data.error } : {}) } };
+    }
+    default:
+      return undefined;
+  }
+}
