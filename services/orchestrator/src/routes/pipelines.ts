@@ -10,7 +10,7 @@ import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NA
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
-import { VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-replies.js';
+import { VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
 
 const DEFINITION_LIMIT = '1mb';
 

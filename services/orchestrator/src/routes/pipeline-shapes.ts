@@ -1,8 +1,9 @@
 /**
- * What the pipeline routes answer. They live here rather than in the contracts package because a
- * stored definition is the pipeline package's format, which the contracts do not know.
+ * What the pipeline routes take and answer. They live here rather than in the contracts package
+ * because a definition is the pipeline package's format, which the contracts do not know.
  */
 import { z } from 'zod';
+import { PipelineDefinition } from '@switchyard/pipeline';
 
 /**
  * A definition as stored: the one registered, with its defaults filled and durations in ms. It
@@ -38,3 +39,14 @@ export type PipelineRegistered = z.infer<typeof PipelineRegistered>;
 
 /** The query of `POST /v1/pipelines/{name}/runs`. */
 export const VersionQuery = z.object({ version: z.coerce.number().int().positive().optional().describe('The version to run (default: the latest)') });
+
+/**
+ * The body of `PUT /v1/pipelines/{name}`, as JSON or YAML: a definition, whose `name` may be left
+ * out (the path gives it). `validateDefinition` checks it with the format itself. Its `id` names
+ * its component in the OpenAPI document, where it is registered by use rather than by hand: by
+ * hand, a component is also rendered as output, which the format's durations (transforms) are not.
+ */
+export const DefinitionBody = PipelineDefinition.partial({ name: true }).meta({ id: 'PipelineDefinition' });
+
+/** The body of `POST /v1/pipelines/{name}/runs`: checked against the pipeline's own `input` schema. */
+export const PipelineRunInput = z.record(z.string(), z.unknown()).describe("The run's input, checked against the pipeline's `input` JSON Schema");
