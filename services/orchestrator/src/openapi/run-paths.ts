@@ -52,7 +52,12 @@ export const runPaths: ZodOpenApiPathsObject = {
         '202': jsonResponse('The run is recorded; `stages` are the stages it will write, in order', AceflowRunAccepted, LocationHeader),
         ...errors({
           v1: true,
-          routeErrors: { ...BODY_ERRORS, 400: 'A bad body, an analysis breaking the data rules, or a stage range outside the mode (`invalid_parameters`, `invalid_json`)', 409: IDEMPOTENCY_CONFLICT },
+          routeErrors: {
+            ...BODY_ERRORS,
+            400: 'A bad or missing body, an analysis breaking the data rules, or a stage range outside the mode (`invalid_parameters`, `invalid_json`)',
+            409: IDEMPOTENCY_CONFLICT,
+            415: 'The body\'s `Content-Encoding` is unknown (`unsupported_encoding`)',
+          },
         }),
       },
     },

@@ -28,7 +28,7 @@ const PAGE = `<!doctype html>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null, persistAuthorization: true });
+    window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });
   </script>
 </body>
 </html>
