@@ -3,6 +3,7 @@
  * through the stages its mode picks (or a slice of them).
  */
 import { z } from 'zod';
+import { RunAccepted } from './run-api.js';
 
 export const ACEFLOW_STAGE_IDS = ['s1_user_story', 's2_tasks_group', 's3_testcases', 's4_implementation', 's5_test_report', 's6_codereview', 's7_demo_script', 's8_summary_report'] as const;
 export const AceflowStageId = z.enum(ACEFLOW_STAGE_IDS);
@@ -26,3 +27,7 @@ export const AceflowRunRequest = z.strictObject({
   to_stage: AceflowStageId.optional(),
 });
 export type AceflowRunRequest = z.infer<typeof AceflowRunRequest>;
+
+/** `202` of `POST /v1/aceflow/runs`: the stages the run will write, in order. */
+export const AceflowRunAccepted = RunAccepted.extend({ stages: z.array(AceflowStageId) });
+export type AceflowRunAccepted = z.infer<typeof AceflowRunAccepted>;

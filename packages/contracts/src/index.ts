@@ -47,6 +47,7 @@ export {
   StoryRequest,
   MAX_BATCH_ITEMS,
   BatchRequest,
+  PipelineBatchRequest,
   RunStatus,
   TERMINAL_STATUSES,
   StageStatus,
@@ -57,7 +58,11 @@ export {
   RunView,
   RunEventName,
   BatchCounts,
+  RunEventSchemas,
+  BatchEventName,
+  BatchEventSchemas,
 } from './story-runs.js';
 export type { RunEventData } from './story-runs.js';
+export { RunLinks, RunAccepted, PipelineRunAccepted, RunList, BatchAccepted, BatchPage, BatchView, OrchestratorHealth, ApiErrorBody } from './run-api.js';
 export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutput } from './stage-document.js';
-export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest } from './aceflow-runs.js';
+export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest, AceflowRunAccepted } from './aceflow-runs.js';

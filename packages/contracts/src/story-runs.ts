@@ -28,6 +28,16 @@ export const BatchRequest = z.strictObject({
 });
 export type BatchRequest = z.infer<typeof BatchRequest>;
 
+/** `POST /v1/batches` with `pipeline`: a batch of any registered pipeline; each item merged over `defaults` is one run's input. */
+export const PipelineBatchRequest = z.strictObject({
+  pipeline: z.string().min(1).max(60),
+  /** The version every run is pinned to (default: the latest). */
+  version: z.number().int().positive().optional(),
+  items: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_ITEMS),
+  defaults: z.record(z.string(), z.unknown()).optional(),
+});
+export type PipelineBatchRequest = z.infer<typeof PipelineBatchRequest>;
+
 export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
@@ -99,15 +109,26 @@ export type RunView = z.infer<typeof RunView>;
 export const RunEventName = z.enum(['stage', 'progress', 'content', 'reset', 'error', 'done']);
 export type RunEventName = z.infer<typeof RunEventName>;
 
-export interface RunEventData {
-  stage: { stage: string; status: StageStatus; attempt: number; error?: RunError };
-  progress: { percent: number; completed_stages: number; total_stages: number };
-  content: { stage: string; section: string; chunk: string };
+/** The data of each run event, by event name. */
+export const RunEventSchemas = {
+  stage: z.object({ stage: z.string(), status: StageStatus, attempt: z.number().int().nonnegative(), error: RunError.optional() }),
+  progress: z.object({ percent: z.number().min(0).max(100), completed_stages: z.number().int().nonnegative(), total_stages: z.number().int().nonnegative() }),
+  content: z.object({ stage: z.string(), section: z.string(), chunk: z.string() }),
   /** A stream broke and starts over: drop what was received for this section. */
-  reset: { stage: string; section: string };
-  error: RunError & { will_retry: boolean };
-  done: { status: RunStatus; result?: unknown; error?: RunError };
-}
+  reset: z.object({ stage: z.string(), section: z.string() }),
+  error: RunError.extend({ will_retry: z.boolean() }),
+  /** Over SSE, a completed run's `done` carries its result. */
+  done: z.object({ status: RunStatus, result: z.unknown().optional(), error: RunError.optional() }),
+} as const satisfies Record<RunEventName, z.ZodType>;
+export type RunEventData = { [E in RunEventName]: z.infer<(typeof RunEventSchemas)[E]> };
 
 export const BatchCounts = z.record(RunStatus, z.number().int().nonnegative());
 export type BatchCounts = z.infer<typeof BatchCounts>;
+
+/** The events of a batch: `run` as each of its runs ends, `done` once all have, with the counts. */
+export const BatchEventName = z.enum(['run', 'done']);
+export type BatchEventName = z.infer<typeof BatchEventName>;
+export const BatchEventSchemas = {
+  run: z.object({ run_id: z.string(), status: RunStatus }),
+  done: z.object({ counts: BatchCounts }),
+} as const satisfies Record<BatchEventName, z.ZodType>;

@@ -3,20 +3,8 @@
  * of its run ids for paging, and a stream of events as its runs finish.
  */
 import { randomUUID } from 'node:crypto';
-import { RunStatus, type BatchCounts } from '@switchyard/contracts';
+import { RunStatus, type BatchCounts, type BatchPage } from '@switchyard/contracts';
 import { newRunId, type NewRun, type RunStore } from './run-store.js';
-
-export interface BatchView {
-  batch_id: string;
-  created_at: string;
-  total: number;
-  /** Runs whose jobs have been enqueued so far. */
-  dispatched: number;
-  counts: BatchCounts;
-  runs: { run_id: string; status: RunStatus | null }[];
-  offset: number;
-  limit: number;
-}
 
 const RUN_IDS_PER_COMMAND = 1000;
 export const newBatchId = () => `batch_${randomUUID().replace(/-/g, '')}`;
@@ -42,7 +30,7 @@ export class BatchStore {
     return { batchId, runIds };
   }
 
-  async getBatch(batchId: string, page: { offset: number; limit: number }): Promise<BatchView | null> {
+  async getBatch(batchId: string, page: { offset: number; limit: number }): Promise<BatchPage | null> {
     const { keys, redis } = this.#runs;
     const [[, hash], [, ids]] = (await redis.multi().hgetall(keys.batch(batchId)).lrange(keys.batchRuns(batchId), page.offset, page.offset + page.limit - 1).exec()) as [[null, Record<string, string>], [null, string[]]];
     if (!hash.id) return null;

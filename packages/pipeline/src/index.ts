@@ -5,7 +5,6 @@ export type { RunKeys } from './keys.js';
 export { RunStore, newRunId, stepStateFields } from './run-store.js';
 export type { ActiveRun, RunRecord, NewRun, RunStoreOptions, StageStart, RecordedStage, StepStates } from './run-store.js';
 export { BatchStore, newBatchId } from './batch-store.js';
-export type { BatchView } from './batch-store.js';
 export { readEvents, EVENT_ID_PATTERN } from './events.js';
 export type { StreamEvent } from './events.js';
 export { createPipelineQueues } from './queues.js';

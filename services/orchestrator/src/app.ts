@@ -1,5 +1,6 @@
 /**
- * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape.
+ * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape. `/health`,
+ * the pipeline format's schema, the OpenAPI document and its reference page are public.
  */
 import express, { type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
@@ -8,6 +9,7 @@ import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
 import { healthRouter } from './routes/health.js';
+import { openApiRouter } from './routes/openapi.js';
 import { pipelineSchemaRouter, pipelinesRouter } from './routes/pipelines.js';
 import { runsRouter } from './routes/runs.js';
 import { storiesRouter } from './routes/stories.js';
@@ -18,6 +20,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
+  app.use(openApiRouter());
   app.use('/v1', apiKeyAuth({ keys: deps.apiKeys }));
   // Every /v1 route needs Redis: while it is unreachable they answer 503 within a second.
   app.use('/v1', unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }));

@@ -1,13 +1,11 @@
 import type { Redis } from 'ioredis';
+import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
 import type { BatchStore, PipelineQueues, PipelineStore, RunStore, ToolDirectory } from '@switchyard/pipeline';
 import type { SseStreams } from './sse.js';
 
-export interface HealthReport {
-  status: 'healthy' | 'degraded';
-  redis: { healthy: boolean; latency_ms: number; error?: string };
-  services: Record<string, { healthy: boolean; url: string; latency_ms: number; error?: string }>;
-}
+/** What `GET /health` answers (the contracts' `OrchestratorHealth`). */
+export type HealthReport = OrchestratorHealth;
 
 /** What the routes need; built by `startOrchestrator`, or by a test. */
 export interface AppDeps {

@@ -5,9 +5,11 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { HttpError } from '@switchyard/http-kit';
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
+/** The `Idempotency-Key` header: 1 to 200 visible ASCII characters. */
+export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,200}$/);
 const TTL_SECONDS = 24 * 3600;
 
 function fingerprint(body: unknown): string {
@@ -23,7 +25,7 @@ export async function claimIdempotencyKey(options: { req: Request; redis: Redis;
   const none = async () => undefined;
   const key = options.req.get('idempotency-key');
   if (key === undefined) return { id: options.freshId, repeated: false, release: none };
-  if (!KEY_PATTERN.test(key)) {
+  if (!IdempotencyKey.safeParse(key).success) {
     throw new HttpError({ status: 400, code: 'invalid_idempotency_key', message: 'Idempotency-Key must be 1 to 200 visible ASCII characters' });
   }
   const redisKey = options.keyFor(`${options.scope}:${key}`);

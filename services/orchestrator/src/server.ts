@@ -2,6 +2,7 @@
  * Starts the orchestrator: its Redis connection, queues and stores, the health check, the app.
  * `main.ts` uses it with the environment's configuration; tests and the local launcher too.
  */
+import type { Express } from 'express';
 import { pipelineToolServices, type ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
@@ -31,6 +32,8 @@ export interface StartOrchestratorOptions {
 
 export interface RunningOrchestrator {
   url: string;
+  /** The Express app serving it: what a test reads to list the routes. */
+  app: Express;
   /** Stops taking requests, ends open event streams, releases Redis. */
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
+    app,
     async close() {
       streams.endAll();
       await listening.close();

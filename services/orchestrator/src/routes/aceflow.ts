@@ -4,7 +4,7 @@
  */
 import express, { Router } from 'express';
 import { analysisDataSchema } from '@switchyard/aceflow';
-import { AceflowRunRequest } from '@switchyard/contracts';
+import { AceflowRunRequest, type AceflowRunAccepted } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { AceflowRangeError, aceflowRunStages, newRunId, runLinks, startAceflowRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
@@ -29,7 +29,7 @@ export function aceflowRouter(deps: AppDeps): Router {
         throw invalid(`analysis: ${message}`, details);
       }
     }
-    let stages: string[];
+    let stages: AceflowRunAccepted['stages'];
     try {
       stages = aceflowRunStages(request);
     } catch (error) {
@@ -46,7 +46,8 @@ export function aceflowRouter(deps: AppDeps): Router {
       }
     }
     const links = runLinks(claim.id);
-    res.status(202).location(links.poll_url).json({ run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', stages, ...links });
+    const accepted: AceflowRunAccepted = { run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', stages, ...links };
+    res.status(202).location(links.poll_url).json(accepted);
   });
   router.all('/v1/aceflow/runs', methodNotAllowed('POST'));
 

@@ -4,7 +4,7 @@
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { BatchRequest, MAX_BATCH_ITEMS } from '@switchyard/contracts';
+import { BatchRequest, PipelineBatchRequest, type BatchAccepted, type BatchView } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { BATCH_ID, batchLinks, batchStoryRequests, InputError, newBatchId, startPipelineBatch, startStoryBatch } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
@@ -12,14 +12,6 @@ import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
 import { streamEvents } from '../sse.js';
 import { definitionProblems } from './pipelines.js';
-
-/** A batch over any registered pipeline: each item merged over `defaults` is one run's input. */
-const PipelineBatchRequest = z.strictObject({
-  pipeline: z.string().min(1).max(60),
-  version: z.number().int().positive().optional(),
-  items: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_ITEMS),
-  defaults: z.record(z.string(), z.unknown()).optional(),
-});
 
 /** Starts the batch, or answers the run ids of the batch an Idempotency-Key already made. */
 async function acceptBatch(deps: AppDeps, req: Request, start: (batchId: string) => Promise<{ batchId: string; runIds: string[] }>, fingerprint: { body: unknown; total: number }): Promise<{ batchId: string; runIds: string[] }> {
@@ -46,7 +38,8 @@ async function startAnyPipelineBatch(deps: AppDeps, req: Request): Promise<{ bat
   }
 }
 
-const Page = z.object({
+/** The query of `GET /v1/batches/{id}`: which page of its runs. */
+export const BatchPageQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -70,17 +63,19 @@ export function batchesRouter(deps: AppDeps): Router {
     }
     const { batchId, runIds } = created;
     const links = batchLinks(batchId);
-    res.status(202).location(links.poll_url).json({ batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds, ...links });
+    const accepted: BatchAccepted = { batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds, ...links };
+    res.status(202).location(links.poll_url).json(accepted);
   });
 
   router.get('/v1/batches/:batchId', async (req, res) => {
     const batchId = batchIdOf(req);
-    const page = Page.safeParse(req.query);
+    const page = BatchPageQuery.safeParse(req.query);
     if (!page.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(page.error) });
     const batch = await deps.batches.getBatch(batchId, page.data);
     if (!batch) throw new HttpError({ status: 404, code: 'batch_not_found', message: `No batch ${batchId}` });
     const finished = batch.counts.completed + batch.counts.failed + batch.counts.cancelled;
-    res.json({ ...batch, status: finished === batch.total ? 'done' : 'running', ...batchLinks(batchId) });
+    const view: BatchView = { ...batch, status: finished === batch.total ? 'done' : 'running', ...batchLinks(batchId) };
+    res.json(view);
   });
 
   router.get('/v1/batches/:batchId/events', async (req, res) => {

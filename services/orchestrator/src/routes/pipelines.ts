@@ -4,15 +4,15 @@
  * version never changes a run in flight.
  */
 import express, { Router, type Request } from 'express';
-import { z } from 'zod';
+import type { PipelineRunAccepted } from '@switchyard/contracts';
 import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, runLinks, sameDefinition, startPipelineRun, STEP_KINDS, validateDefinition, type CompiledPipeline } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
+import { VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
 
 const DEFINITION_LIMIT = '1mb';
-const VersionQuery = z.object({ version: z.coerce.number().int().positive().optional() });
 
 /** A definition's problems, every one listed with its place; nothing is stored. */
 export function definitionProblems(error: DefinitionError, code: string, what: string): HttpError {
@@ -50,7 +50,8 @@ export function pipelinesRouter(deps: AppDeps): Router {
   const router = Router();
 
   router.get('/v1/pipelines', async (_req, res) => {
-    res.json({ pipelines: await deps.pipelines.list() });
+    const list: PipelineList = { pipelines: await deps.pipelines.list() };
+    res.json(list);
   });
 
   router.put('/v1/pipelines/:name', definitionBody, async (req, res) => {
@@ -66,12 +67,14 @@ export function pipelinesRouter(deps: AppDeps): Router {
       const stored = await validateDefinition({ raw, version, tools: deps.tools, kinds: STEP_KINDS });
       // Sending the latest definition again, with no version, is a repeat, not a new version.
       if (latest && typeof asked !== 'number' && sameDefinition(latest, stored)) {
-        res.status(200).location(`/v1/pipelines/${name}`).json({ name, version: latest.definition.version, outcome: 'unchanged' });
+        const unchanged: PipelineRegistered = { name, version: latest.definition.version, outcome: 'unchanged' };
+        res.status(200).location(`/v1/pipelines/${name}`).json(unchanged);
         return;
       }
       const outcome = await deps.pipelines.register(stored);
       if (outcome.outcome === 'conflict') throw new HttpError({ status: 409, code: 'version_conflict', message: outcome.reason, details: { version: outcome.version, latest: outcome.latest } });
-      res.status(outcome.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json({ name, version: outcome.version, outcome: outcome.outcome });
+      const registered: PipelineRegistered = { name, version: outcome.version, outcome: outcome.outcome };
+      res.status(outcome.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json(registered);
     } catch (error) {
       if (error instanceof DefinitionError) throw definitionProblems(error, 'invalid_pipeline', `Pipeline ${name} is not valid`);
       throw error;
@@ -83,13 +86,14 @@ export function pipelinesRouter(deps: AppDeps): Router {
     const versions = await deps.pipelines.versions(name);
     const latest = versions.at(-1);
     if (!latest) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${name}` });
-    res.json({
+    const view: PipelineView = {
       name,
       latest: latest.definition.version,
       description: latest.definition.description,
       definition: latest.definition,
       versions: versions.map((v) => ({ version: v.definition.version, registered_at: v.registered_at, definition: v.definition })),
-    });
+    };
+    res.json(view);
   });
 
   router.post('/v1/pipelines/:name/runs', jsonBody('11mb'), async (req, res) => {
@@ -109,7 +113,8 @@ export function pipelinesRouter(deps: AppDeps): Router {
       }
     }
     const links = runLinks(claim.id);
-    res.status(202).location(links.poll_url).json({ run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', pipeline: { name, version: pipeline.version }, ...links });
+    const accepted: PipelineRunAccepted = { run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', pipeline: { name, version: pipeline.version }, ...links };
+    res.status(202).location(links.poll_url).json(accepted);
   });
 
   router.all('/v1/pipelines', methodNotAllowed('GET'));

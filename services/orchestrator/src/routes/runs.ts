@@ -3,13 +3,14 @@
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { RunStatus } from '@switchyard/contracts';
+import { RunStatus, type RunList } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { cancelRun, findRun as lookUpRun, toRunView, type RunRecord } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { streamEvents } from '../sse.js';
 
-const ListQuery = z.object({
+/** The query of `GET /v1/runs`. */
+export const RunListQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   status: RunStatus.optional(),
@@ -55,10 +56,11 @@ export function runsRouter(deps: AppDeps): Router {
   });
 
   router.get('/v1/runs', async (req, res) => {
-    const query = ListQuery.safeParse(req.query);
+    const query = RunListQuery.safeParse(req.query);
     if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
     const runs = await deps.store.listRuns(query.data);
-    res.json({ runs: runs.map(toRunView), offset: query.data.offset, limit: query.data.limit });
+    const list: RunList = { runs: runs.map(toRunView), offset: query.data.offset, limit: query.data.limit };
+    res.json(list);
   });
 
   router.all('/v1/runs', methodNotAllowed('GET'));

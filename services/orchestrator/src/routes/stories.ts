@@ -2,7 +2,7 @@
  * `POST /v1/stories`: records a queued run and enqueues its first flow.
  */
 import { Router } from 'express';
-import { StoryRequest } from '@switchyard/contracts';
+import { StoryRequest, type RunAccepted } from '@switchyard/contracts';
 import { methodNotAllowed } from '@switchyard/http-kit';
 import { newRunId, runLinks, startStoryRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
@@ -25,7 +25,8 @@ export function storiesRouter(deps: AppDeps): Router {
     }
     const status = (await deps.store.getStatus(runId)) ?? 'queued';
     const links = runLinks(runId);
-    res.status(202).location(links.poll_url).json({ run_id: runId, status, ...links });
+    const accepted: RunAccepted = { run_id: runId, status, ...links };
+    res.status(202).location(links.poll_url).json(accepted);
   });
   router.all('/v1/stories', methodNotAllowed('POST'));
 

@@ -1,0 +1,89 @@
+/**
+ * Replies of the orchestrator's HTTP API beside the run view: what starting a run or a batch
+ * answers, a page of runs, a batch, `/health`, and the error body. The routes are typed by these
+ * schemas and the OpenAPI document is generated from them, so the two cannot drift apart.
+ */
+import { z } from 'zod';
+import { BatchCounts, RunStatus, RunView } from './story-runs.js';
+
+/** Where to read a run (or a batch) and follow its events. */
+export const RunLinks = z.object({
+  poll_url: z.string().describe('GET this for the current state'),
+  events_url: z.string().describe('GET this for the events as Server-Sent Events'),
+});
+export type RunLinks = z.infer<typeof RunLinks>;
+
+/** `202` of `POST /v1/stories`; the other ways of starting a run add to it. */
+export const RunAccepted = z.object({
+  run_id: z.string(),
+  /** `queued` for a new run; a repeated `Idempotency-Key` answers the run's status now. */
+  status: RunStatus,
+  ...RunLinks.shape,
+});
+export type RunAccepted = z.infer<typeof RunAccepted>;
+
+/** `202` of `POST /v1/pipelines/{name}/runs`: the run is pinned to this version. */
+export const PipelineRunAccepted = RunAccepted.extend({
+  pipeline: z.object({ name: z.string(), version: z.number().int().positive() }),
+});
+export type PipelineRunAccepted = z.infer<typeof PipelineRunAccepted>;
+
+/** `GET /v1/runs`: newest first. */
+export const RunList = z.object({
+  runs: z.array(RunView),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+});
+export type RunList = z.infer<typeof RunList>;
+
+/** `202` of `POST /v1/batches`. */
+export const BatchAccepted = z.object({
+  batch_id: z.string(),
+  status: z.literal('queued'),
+  total: z.number().int().nonnegative(),
+  run_ids: z.array(z.string()),
+  ...RunLinks.shape,
+});
+export type BatchAccepted = z.infer<typeof BatchAccepted>;
+
+/** A batch as the batch store reads it: its counts and a page of its runs. */
+export const BatchPage = z.object({
+  batch_id: z.string(),
+  created_at: z.string(),
+  total: z.number().int().nonnegative(),
+  /** Runs whose jobs have been enqueued so far. */
+  dispatched: z.number().int().nonnegative(),
+  counts: BatchCounts,
+  /** `status` is null for a run that is no longer kept. */
+  runs: z.array(z.object({ run_id: z.string(), status: RunStatus.nullable() })),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+});
+export type BatchPage = z.infer<typeof BatchPage>;
+
+/** `GET /v1/batches/{id}`: `done` once every run has ended. */
+export const BatchView = BatchPage.extend({ status: z.enum(['running', 'done']), ...RunLinks.shape });
+export type BatchView = z.infer<typeof BatchView>;
+
+const Check = z.object({ healthy: z.boolean(), latency_ms: z.number().nonnegative(), error: z.string().optional() });
+
+/** `GET /health` of the orchestrator: 200 when `healthy`, 503 when `degraded`. */
+export const OrchestratorHealth = z.object({
+  status: z.enum(['healthy', 'degraded']),
+  redis: Check,
+  services: z.record(z.string(), Check.extend({ url: z.string() })),
+});
+export type OrchestratorHealth = z.infer<typeof OrchestratorHealth>;
+
+/**
+ * The error body the project's own services send. Stricter than `ErrorBody`, which reads other
+ * services' errors: here `details` is always present, an object (`{}` when nothing more is said).
+ */
+export const ApiErrorBody = z.strictObject({
+  error: z.strictObject({
+    code: z.string().min(1).describe('Stable, for programs: `invalid_parameters`, `run_not_found`, …'),
+    message: z.string().min(1).describe('For people: names the field or id at fault'),
+    details: z.record(z.string(), z.unknown()),
+  }),
+});
+export type ApiErrorBody = z.infer<typeof ApiErrorBody>;

@@ -1,0 +1,124 @@
+/**
+ * Pipelines in the OpenAPI document (register, read, run), and the public routes: `/health`,
+ * the definition format's JSON Schema, this document and its reference page.
+ */
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { OrchestratorHealth, PipelineRunAccepted } from '@switchyard/contracts';
+import { DefinitionBody, PipelineList, PipelineRegistered, PipelineRunInput, PipelineView, VersionQuery } from '../routes/pipeline-shapes.js';
+import { BODY_ERRORS, errors, IdempotencyHeader, jsonResponse, LocationHeader, PipelineNameParam } from './common.js';
+
+/** The media types `PUT /v1/pipelines/{name}` reads as YAML (JSON is JSON). */
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
+const PIPELINE_NOT_FOUND = 'No such pipeline, or no such version of it (`pipeline_not_found`)';
+/** Any JSON value: a JSON Schema, or this document. */
+const JsonObject = z.record(z.string(), z.unknown());
+const PUBLIC = { security: [] };
+
+export const pipelinePaths: ZodOpenApiPathsObject = {
+  '/v1/pipelines': {
+    get: {
+      operationId: 'listPipelines',
+      tags: ['pipelines'],
+      summary: 'List pipelines, each by its latest version',
+      responses: { '200': jsonResponse('Every registered pipeline', PipelineList), ...errors({ v1: true }) },
+    },
+  },
+  '/v1/pipelines/{name}': {
+    get: {
+      operationId: 'getPipeline',
+      tags: ['pipelines'],
+      summary: 'Read a pipeline: its latest definition and every version',
+      requestParams: { path: PipelineNameParam },
+      responses: { '200': jsonResponse('The pipeline', PipelineView), ...errors({ v1: true, routeErrors: { 404: PIPELINE_NOT_FOUND } }) },
+    },
+    put: {
+      operationId: 'registerPipeline',
+      tags: ['pipelines'],
+      summary: 'Register a pipeline definition as a new version',
+      description:
+        'The definition is validated against the format, the tool services\' `GET /tools` and the step kinds; a bad one is refused with every problem and its place, and nothing is stored. Versions are immutable: without `version`, the next one is taken; sending the latest definition again is `unchanged`.',
+      requestParams: { path: PipelineNameParam },
+      requestBody: {
+        required: true,
+        description: 'The definition, as JSON or YAML',
+        content: Object.fromEntries([['application/json', { schema: DefinitionBody }], ...YAML_TYPES.map((type) => [type, { schema: DefinitionBody }])]),
+      },
+      responses: {
+        '201': jsonResponse('A new version is stored', PipelineRegistered, LocationHeader),
+        '200': jsonResponse('That definition is already the latest (`unchanged`)', PipelineRegistered, LocationHeader),
+        ...errors({
+          v1: true,
+          routeErrors: {
+            ...BODY_ERRORS,
+            400: 'The definition is not valid (`invalid_pipeline`, every problem in `details.problems`), or the body is not JSON or YAML',
+            404: 'The name is not a pipeline name (`pipeline_not_found`)',
+            409: 'That version exists with another definition (`version_conflict`)',
+            415: 'The body is neither JSON nor YAML (`unsupported_media_type`), or its `Content-Encoding` is unknown',
+          },
+        }),
+      },
+    },
+  },
+  '/v1/pipelines/{name}/runs': {
+    post: {
+      operationId: 'startPipelineRun',
+      tags: ['pipelines', 'runs'],
+      summary: 'Start a run of a pipeline',
+      description: 'The run is pinned to the version it starts with; registering a new version never changes it.',
+      requestParams: { path: PipelineNameParam, query: VersionQuery, header: IdempotencyHeader },
+      requestBody: { required: true, content: { 'application/json': { schema: PipelineRunInput } } },
+      responses: {
+        '202': jsonResponse('The run is recorded and its first steps are queued', PipelineRunAccepted, LocationHeader),
+        ...errors({
+          v1: true,
+          routeErrors: {
+            ...BODY_ERRORS,
+            400: 'A bad `version`, or an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`)',
+            404: PIPELINE_NOT_FOUND,
+            409: 'The `Idempotency-Key` was used with another body (`idempotency_conflict`)',
+          },
+        }),
+      },
+    },
+  },
+  '/schemas/pipeline.json': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getPipelineSchema',
+      tags: ['pipelines'],
+      summary: 'The pipeline definition format as JSON Schema (for editors)',
+      responses: { '200': jsonResponse('A JSON Schema (draft 2020-12)', JsonObject) },
+    },
+  },
+  '/health': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getHealth',
+      tags: ['service'],
+      summary: 'Redis and each tool service',
+      responses: {
+        '200': jsonResponse('Redis and every tool service are healthy', OrchestratorHealth),
+        '503': jsonResponse('Something is not (`degraded`); the report says what', OrchestratorHealth),
+      },
+    },
+  },
+  '/openapi.json': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getOpenApiDocument',
+      tags: ['service'],
+      summary: 'This document (OpenAPI 3.1)',
+      responses: { '200': jsonResponse('The OpenAPI document', JsonObject) },
+    },
+  },
+  '/docs': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getApiReference',
+      tags: ['service'],
+      summary: 'An interactive reference of this API (Swagger UI, served locally)',
+      responses: { '200': { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } } },
+    },
+  },
+};

@@ -1,0 +1,93 @@
+/**
+ * Real responses of a running stack, checked against the OpenAPI document it serves: each
+ * status must be documented for its operation, each body must match the documented schema, and
+ * each event of a stream the stream's documented event schema.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ResponseChecker } from '../testing/openapi-check.js';
+import { startTestStack, TEST_API_KEY, type TestStack } from '../testing/stack.js';
+
+let stack: TestStack;
+let checker: ResponseChecker;
+
+before(async () => {
+  stack = await startTestStack({ label: 'openapi-responses' });
+  checker = new ResponseChecker(await (await fetch(`${stack.api.url}/openapi.json`)).json());
+});
+after(() => stack.close());
+
+const post = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({ method: 'POST', body: JSON.stringify(body), headers });
+
+test('a started story answers 202 as documented, and its run, the run list and its events match the document', async () => {
+  const started = (await checker.check({ method: 'post', path: '/v1/stories' }, await stack.request('/v1/stories', post({ topic: 'a tide clock', style: 'concise' })), 202)) as { run_id: string };
+  await stack.waitForRun(started.run_id);
+  const run = (await checker.check({ method: 'get', path: '/v1/runs/{runId}' }, await stack.request(`/v1/runs/${started.run_id}`), 200)) as { status: string };
+  assert.equal(run.status, 'completed');
+  await checker.check({ method: 'get', path: '/v1/runs' }, await stack.request('/v1/runs?limit=5&status=completed'));
+  const events = await checker.checkEvents({ method: 'get', path: '/v1/runs/{runId}/events' }, await stack.request(`/v1/runs/${started.run_id}/events`));
+  assert.deepEqual([...new Set(events.map((e) => e.event))].sort(), ['content', 'done', 'progress', 'stage']);
+});
+
+test('cancelling a run answers the run as documented, and cancelling a completed one a documented 409', async () => {
+  const cancelled = (await stack.json<{ run_id: string }>('/v1/stories', post({ topic: 'a kite that will not land' }))).body;
+  const view = (await checker.check({ method: 'delete', path: '/v1/runs/{runId}' }, await stack.request(`/v1/runs/${cancelled.run_id}`, { method: 'DELETE' }), 200)) as { status: string };
+  assert.equal(view.status, 'cancelled');
+  const completed = (await stack.json<{ run_id: string }>('/v1/stories', post({ topic: 'a kite that lands' }))).body;
+  assert.equal((await stack.waitForRun(completed.run_id)).status, 'completed');
+  await checker.check({ method: 'delete', path: '/v1/runs/{runId}' }, await stack.request(`/v1/runs/${completed.run_id}`, { method: 'DELETE' }), 409);
+});
+
+test('a batch answers 202, its view and its events as documented', async () => {
+  const accepted = (await checker.check({ method: 'post', path: '/v1/batches' }, await stack.request('/v1/batches', post({ items: [{ topic: 'a mill' }, { topic: 'a ferry' }], defaults: { style: 'concise' } })), 202)) as { batch_id: string };
+  const events = await checker.checkEvents({ method: 'get', path: '/v1/batches/{batchId}/events' }, await stack.request(`/v1/batches/${accepted.batch_id}/events`));
+  assert.deepEqual(events.map((e) => e.event), ['run', 'run', 'done']);
+  const view = (await checker.check({ method: 'get', path: '/v1/batches/{batchId}' }, await stack.request(`/v1/batches/${accepted.batch_id}?limit=1`))) as { status: string };
+  assert.equal(view.status, 'done');
+});
+
+test('a pipeline registered, read, listed and run answers as documented, its stored definition included', async () => {
+  const definition = {
+    name: 'openapi-check',
+    description: 'Searches, with a timeout and a backoff written as durations',
+    input: { type: 'object', required: ['topic'], properties: { topic: { type: 'string' } } },
+    steps: { find: { tool: 'search_relevant_information', args: { topic: 'input.topic' }, timeout: '30s', retry: { attempts: 2, backoff: '1s' } } },
+  };
+  const put = () => stack.request('/v1/pipelines/openapi-check', { method: 'PUT', body: JSON.stringify(definition) });
+  await checker.check({ method: 'put', path: '/v1/pipelines/{name}' }, await put(), 201);
+  await checker.check({ method: 'put', path: '/v1/pipelines/{name}' }, await put(), 200);
+  await checker.check({ method: 'get', path: '/v1/pipelines/{name}' }, await stack.request('/v1/pipelines/openapi-check'));
+  await checker.check({ method: 'get', path: '/v1/pipelines/{name}' }, await stack.request('/v1/pipelines/story'));
+  await checker.check({ method: 'get', path: '/v1/pipelines' }, await stack.request('/v1/pipelines'));
+  const run = (await checker.check({ method: 'post', path: '/v1/pipelines/{name}/runs' }, await stack.request('/v1/pipelines/openapi-check/runs?version=1', post({ topic: 'a canal' })), 202)) as { run_id: string };
+  await stack.waitForRun(run.run_id);
+});
+
+test('an AceFlow run answers 202 as documented', async () => {
+  await checker.check({ method: 'post', path: '/v1/aceflow/runs' }, await stack.request('/v1/aceflow/runs', post({ project: { name: 'openapi-check', mode: 'minimal' }, to_stage: 's1_user_story' })), 202);
+});
+
+test('the public routes answer as documented: health, the pipeline format, the document itself', async () => {
+  for (const path of ['/health', '/schemas/pipeline.json', '/openapi.json']) await checker.check({ method: 'get', path }, await fetch(`${stack.api.url}${path}`));
+});
+
+test('refusals answer documented statuses with the documented error body: 400, 401, 404, 409, 413, 415', async () => {
+  const stories = { method: 'post', path: '/v1/stories' };
+  const json = { 'content-type': 'application/json' };
+  await checker.check(stories, await stack.request('/v1/stories', post({ topic: 'x', colour: 'blue' })), 400);
+  await checker.check(stories, await stack.request('/v1/stories', { method: 'POST', body: '{"topic": ', headers: json }), 400);
+  await checker.check(stories, await fetch(`${stack.api.url}/v1/stories`, { method: 'POST', body: '{}', headers: json }), 401);
+  await checker.check(stories, await fetch(`${stack.api.url}/v1/stories`, { method: 'POST', body: '{}', headers: { ...json, authorization: `Bearer ${TEST_API_KEY}x` } }), 401);
+  await checker.check(stories, await stack.request('/v1/stories', post({ topic: 'a'.repeat(70 * 1024) })), 413);
+  await checker.check(stories, await stack.request('/v1/stories', { method: 'POST', body: 'topic=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
+  await checker.check(stories, await stack.request('/v1/stories', { method: 'POST', body: '{}', headers: { ...json, 'content-encoding': 'zstd-ish' } }), 415);
+  const key = { 'idempotency-key': `openapi-${Date.now()}` };
+  await checker.check(stories, await stack.request('/v1/stories', post({ topic: 'a first body' }, key)), 202);
+  await checker.check(stories, await stack.request('/v1/stories', post({ topic: 'another body' }, key)), 409);
+  await checker.check(stories, await stack.request('/v1/stories', post({ topic: 'a body' }, { 'idempotency-key': 'has spaces' })), 400);
+  await checker.check({ method: 'get', path: '/v1/runs/{runId}' }, await stack.request('/v1/runs/run_00000000000000000000000000000000'), 404);
+  await checker.check({ method: 'get', path: '/v1/runs' }, await stack.request('/v1/runs?status=sleeping'), 400);
+  await checker.check({ method: 'get', path: '/v1/batches/{batchId}' }, await stack.request('/v1/batches/not-a-batch'), 404);
+  await checker.check({ method: 'put', path: '/v1/pipelines/{name}' }, await stack.request('/v1/pipelines/broken', { method: 'PUT', body: JSON.stringify({ steps: {} }) }), 400);
+  await checker.check({ method: 'post', path: '/v1/pipelines/{name}/runs' }, await stack.request('/v1/pipelines/no-such-pipeline/runs', post({})), 404);
+});

@@ -1,0 +1,52 @@
+/**
+ * What the pipeline routes take and answer. They live here rather than in the contracts package
+ * because a definition is the pipeline package's format, which the contracts do not know.
+ */
+import { z } from 'zod';
+import { PipelineDefinition } from '@switchyard/pipeline';
+
+/**
+ * A definition as stored: the one registered, with its defaults filled and durations in ms. It
+ * is valid input as it is, so the OpenAPI document describes it with the definition format (see
+ * `openapi/document.ts`); here it stays an object, since the format's durations are transforms,
+ * which have no JSON Schema as output.
+ */
+export const StoredDefinition = z.record(z.string(), z.unknown());
+
+/** `GET /v1/pipelines`: every pipeline by its latest version. */
+export const PipelineList = z.object({
+  pipelines: z.array(z.object({ name: z.string(), latest: z.number().int().positive(), description: z.string(), registered_at: z.string() })),
+});
+export type PipelineList = z.infer<typeof PipelineList>;
+
+/** `GET /v1/pipelines/{name}`: the latest definition and every version. */
+export const PipelineView = z.object({
+  name: z.string(),
+  latest: z.number().int().positive(),
+  description: z.string(),
+  definition: StoredDefinition,
+  versions: z.array(z.object({ version: z.number().int().positive(), registered_at: z.string(), definition: StoredDefinition })),
+});
+export type PipelineView = z.infer<typeof PipelineView>;
+
+/** `PUT /v1/pipelines/{name}`: 201 `created`, or 200 `unchanged` when that definition is already there. */
+export const PipelineRegistered = z.object({
+  name: z.string(),
+  version: z.number().int().positive(),
+  outcome: z.enum(['created', 'unchanged']),
+});
+export type PipelineRegistered = z.infer<typeof PipelineRegistered>;
+
+/** The query of `POST /v1/pipelines/{name}/runs`. */
+export const VersionQuery = z.object({ version: z.coerce.number().int().positive().optional().describe('The version to run (default: the latest)') });
+
+/**
+ * The body of `PUT /v1/pipelines/{name}`, as JSON or YAML: a definition, whose `name` may be left
+ * out (the path gives it). `validateDefinition` checks it with the format itself. Its `id` names
+ * its component in the OpenAPI document, where it is registered by use rather than by hand: by
+ * hand, a component is also rendered as output, which the format's durations (transforms) are not.
+ */
+export const DefinitionBody = PipelineDefinition.partial({ name: true }).meta({ id: 'PipelineDefinition' });
+
+/** The body of `POST /v1/pipelines/{name}/runs`: checked against the pipeline's own `input` schema. */
+export const PipelineRunInput = z.record(z.string(), z.unknown()).describe("The run's input, checked against the pipeline's `input` JSON Schema");
