@@ -40,7 +40,18 @@ export interface ToolContext {
 export interface ToolOutcome {
   content: Record<string, unknown>;
   isError?: boolean;
+  /**
+   * Content blocks to answer instead of `content` as JSON text (an image, audio, an embedded
+   * resource), for a tool without an output schema. Default: `content` as one JSON text block.
+   */
+  blocks?: ToolContentBlock[];
 }
+
+/** A block of a tool's answer, as MCP shapes them (binary data base64-encoded). */
+export type ToolContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } };
 
 export interface SuiteTool {
   name: string;

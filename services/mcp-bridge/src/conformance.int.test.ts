@@ -18,7 +18,8 @@ let proxy: http.Server;
 let url: string;
 
 before(async () => {
-  bridge = await startBridgeHttp({ redisUrl: (await testRedis()).url, prefix: uniquePrefix('mcp-conformance'), apiKeys: [KEY], logger: createLogger({ name: 'mcp-bridge', level: 'silent' }) });
+  // With the suite's own fixtures (test_* tools, test:// resources, test_* prompts), as MCP_CONFORMANCE_FIXTURES=true serves them.
+  bridge = await startBridgeHttp({ redisUrl: (await testRedis()).url, prefix: uniquePrefix('mcp-conformance'), apiKeys: [KEY], logger: createLogger({ name: 'mcp-bridge', level: 'silent' }), conformanceFixtures: true });
   // The suite sends no credentials: it reaches the bridge through a loopback proxy that adds the
   // key and changes nothing else (Host and Origin included, which the rebinding scenario checks).
   const target = new URL(bridge.url);
@@ -54,8 +55,14 @@ test('the official MCP conformance suite passes against the HTTP endpoint, but f
     child.on('exit', (exitCode, signal) => resolve({ code: exitCode ?? (signal ? 1 : 0), output: text }));
   });
   const summary = output.slice(output.indexOf('=== SUMMARY ==='));
+  t.diagnostic(summary);
   assert.equal(code, 0, summary);
-  for (const scenario of ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'logging-set-level', 'resources-list', 'prompts-list']) {
-    assert.match(summary, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`), `${scenario} passes`);
+  // A scenario counts when at least one of its checks succeeded and none failed.
+  const passing = [...summary.matchAll(/✓ ([a-z0-9-]+): (\d+) passed, 0 failed/g)].filter((match) => Number(match[2]) > 0).map((match) => match[1]);
+  const scenarios = [...summary.matchAll(/[✓✗] ([a-z0-9-]+):/g)].length;
+  t.diagnostic(`${passing.length} of ${scenarios} server scenarios pass`);
+  assert.ok(passing.length >= 20, `${passing.length} of ${scenarios} scenarios pass: ${passing.join(', ')}`);
+  for (const scenario of ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'logging-set-level', 'resources-list', 'prompts-list', 'completion-complete', 'resources-read-text', 'resources-subscribe', 'prompts-get-with-args', 'tools-call-error', 'tools-call-with-progress']) {
+    assert.ok(passing.includes(scenario), `${scenario} passes`);
   }
 });

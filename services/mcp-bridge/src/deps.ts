@@ -7,6 +7,7 @@ import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelin
 import { createRedisClient } from '@switchyard/redis';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { completionSources, supervisorProjects } from './completions/sources.js';
+import { conformanceFixtureSuite } from './conformance/fixtures.js';
 import type { BridgeFeatures } from './features.js';
 import { StreamHub } from './follow/stream-hub.js';
 import { BridgeNotices } from './logging/bridge-notices.js';
@@ -29,6 +30,8 @@ export interface BridgeDepsOptions {
   subscriptionDebounceMs?: number;
   /** Runs per page of resources/list (default 50). */
   resourcePageSize?: number | undefined;
+  /** Serve the MCP conformance suite's fixtures (default false; see conformance/fixtures.ts). */
+  conformanceFixtures?: boolean | undefined;
 }
 
 export interface BridgeDeps {
@@ -59,7 +62,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     notices.warn('the shipped pipelines could not be registered by this bridge', { error: error instanceof Error ? error.message : String(error) });
   });
   const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
-  const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? [])]);
+  const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? []), ...(options.conformanceFixtures ? [conformanceFixtureSuite()] : [])]);
   // While Redis is away every read fails: clients hear of it once in 30 s, not at each retry.
   let warnedAt = 0;
   const hub = new StreamHub({
@@ -81,6 +84,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     onPipelineChanged: (listener) => pipelineTools.onPipelineChanged(listener),
     ...(options.subscriptionDebounceMs !== undefined ? { debounceMs: options.subscriptionDebounceMs } : {}),
     ...(options.resourcePageSize !== undefined ? { pageSize: options.resourcePageSize } : {}),
+    conformanceFixtures: options.conformanceFixtures === true,
   };
   return {
     redis,

@@ -33,6 +33,8 @@ export const BridgeEnv = z.object({
   CKB_MCP_COMMAND: z.string().min(1).optional(),
   /** false: graph-RAG reports `disabled` and never starts or asks CKB (seed 001's ckb_integration.enabled). */
   CKB_INTEGRATION_ENABLED: booleanFlag.default(true),
+  /** Serve the MCP conformance suite's fixture tools, resources and prompts (test_*, test://), for running that suite. */
+  MCP_CONFORMANCE_FIXTURES: booleanFlag.default(false),
   /** Runs per page of MCP resources/list. */
   RESOURCES_PAGE_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
@@ -57,6 +59,7 @@ export interface BridgeConfig {
   supervisorRoot: string | undefined;
   federation: boolean;
   resourcePageSize: number;
+  conformanceFixtures: boolean;
   codeIntel: { root: string; ckbUrl: string | undefined; ckbCommand: string | undefined; ckbEnabled: boolean };
   toolServices: ToolServicesConfig;
 }
@@ -76,6 +79,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     supervisorRoot: env.SUPERVISOR_WORKSPACE_ROOT,
     federation: env.TOOL_FEDERATION,
     resourcePageSize: env.RESOURCES_PAGE_SIZE,
+    conformanceFixtures: env.MCP_CONFORMANCE_FIXTURES,
     codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND, ckbEnabled: env.CKB_INTEGRATION_ENABLED },
     toolServices: toolServicesFromEnv(env),
   };

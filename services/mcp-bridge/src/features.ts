@@ -11,6 +11,7 @@ import type { CompletionSources } from './completions/sources.js';
 import type { StreamHub } from './follow/stream-hub.js';
 import type { BridgeNotices } from './logging/bridge-notices.js';
 import { SessionLog } from './logging/session-log.js';
+import { FIXTURE_SUBSCRIBABLE, registerConformanceFixtures } from './conformance/fixtures.js';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
 import { ResourceSubscriptions } from './resources/subscriptions.js';
@@ -30,6 +31,8 @@ export interface BridgeFeatures {
   debounceMs?: number;
   /** Runs per page of resources/list (default 50). */
   pageSize?: number;
+  /** Also the MCP conformance suite's fixture resources and prompts (default false). */
+  conformanceFixtures?: boolean;
 }
 
 export interface SessionFeatures {
@@ -60,7 +63,8 @@ export function installFeatures(mcp: McpServer, features: BridgeFeatures, sessio
     notify: (uri) => mcp.server.sendResourceUpdated({ uri }),
     ...(features.debounceMs !== undefined ? { debounceMs: features.debounceMs } : {}),
   });
-  registerResources(mcp, { ...features, subscriptions, log });
+  if (features.conformanceFixtures) registerConformanceFixtures(mcp);
+  registerResources(mcp, { ...features, subscriptions, log, ...(features.conformanceFixtures ? { fixtureSubscribable: FIXTURE_SUBSCRIBABLE } : {}) });
   registerPrompts(mcp, { sources: features.sources, supervisorProjects: features.supervisorProjects });
   return {
     log,

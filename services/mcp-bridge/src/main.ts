@@ -24,6 +24,7 @@ const running = await startBridgeHttp({
   aceflowRoot: config.aceflowRoot,
   supervisorRoot: config.supervisorRoot,
   resourcePageSize: config.resourcePageSize,
+  conformanceFixtures: config.conformanceFixtures,
   extraSuites,
   apiKeys,
   allowedOrigins: config.allowedOrigins,

@@ -123,6 +123,7 @@ function invalidParams(message: string, data: Record<string, unknown>): Error & 
 
 /** The outcome as structured content, and as the same JSON in a text block for clients without it. */
 export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
+  if (outcome.blocks) return { content: outcome.blocks, ...(outcome.isError ? { isError: true } : {}) };
   return {
     content: [{ type: 'text', text: JSON.stringify(outcome.content) }],
     structuredContent: outcome.content,

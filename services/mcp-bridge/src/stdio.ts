@@ -17,7 +17,7 @@ const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
 const redis = await resolveRedis({ url: config.redisUrl });
 const configured = await configuredSuites(config, logger);
-const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize });
+const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize, conformanceFixtures: config.conformanceFixtures });
 // Each stdio connection is a session of its own, for its tasks as for its state.
 const sessionId = `stdio-${randomUUID()}`;
 const leases = taskLeases({ redis: deps.redis });

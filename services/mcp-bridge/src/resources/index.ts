@@ -17,6 +17,8 @@ export interface ResourceDeps extends ResourceReadDeps, ResourceListOptions {
   sources: CompletionSources;
   subscriptions: ResourceSubscriptions;
   log: SessionLog;
+  /** Other resources a session may subscribe to, which never change (the conformance fixtures'). */
+  fixtureSubscribable?: ReadonlySet<string>;
 }
 
 export function registerResources(mcp: McpServer, deps: ResourceDeps): void {
@@ -60,6 +62,7 @@ export function registerResources(mcp: McpServer, deps: ResourceDeps): void {
   mcp.server.setRequestHandler(ListResourcesRequestSchema, (request) => listResources(deps, request.params?.cursor));
   mcp.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const { uri } = request.params;
+    if (deps.fixtureSubscribable?.has(uri)) return {};
     await deps.subscriptions.subscribe(uri);
     const target = parseResourceUri(uri);
     // A subscribed run's events are logged too, from now on.
@@ -68,6 +71,7 @@ export function registerResources(mcp: McpServer, deps: ResourceDeps): void {
   });
   mcp.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     const { uri } = request.params;
+    if (deps.fixtureSubscribable?.has(uri)) return {};
     deps.subscriptions.unsubscribe(uri);
     const target = parseResourceUri(uri);
     if (target?.kind === 'run' || target?.kind === 'story') {
