@@ -21,6 +21,11 @@ export const ckbIntegrationSchema = z
     url: z.url().optional(),
     /** Limit on connecting, the health check and each CKB call. Default 5000 (the seed's 5 s). */
     timeout_ms: z.number().int().positive().default(5000),
+    /**
+     * Limit on starting a CKB child and its MCP handshake, when longer than `timeout_ms` (a local
+     * process starting is no network latency). Default: `timeout_ms`.
+     */
+    start_timeout_ms: z.number().int().positive().optional(),
     /** Fallback lasts this long after a failure. Default 60 (the seed's cooldown; at most 60). */
     cooldown_s: z.number().int().min(1).max(60).default(60),
   })

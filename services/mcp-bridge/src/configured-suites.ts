@@ -16,7 +16,7 @@ export async function configuredSuites(config: BridgeConfig, logger: Logger): Pr
   if (federation) suites.push(federation);
   const { root, ckbUrl, ckbCommand } = config.codeIntel;
   // No CKB configured: the bundled CKB-compatible server over the same workspace.
-  const ckb = ckbUrl ? { url: ckbUrl } : ckbCommand ? { command: ckbCommand } : { command: BUNDLED_CKB.command, args: [...BUNDLED_CKB.args] };
+  const ckb = ckbUrl ? { url: ckbUrl } : ckbCommand ? { command: ckbCommand } : { ...BUNDLED_CKB, args: [...BUNDLED_CKB.args] };
   const intel = createCodeIntel({ root, ckb: { enabled: config.codeIntel.ckbEnabled, ...ckb } });
   // Started with the bridge, so that it has indexed the workspace before the first query.
   if (config.codeIntel.ckbEnabled) void intel.ckb.open().catch((error: unknown) => logger.warn({ err: error }, 'CKB did not start; graph-RAG falls back until it does'));

@@ -6,8 +6,14 @@
  */
 import { fileURLToPath } from 'node:url';
 
-/** The command line of the bundled server: this Node with the package's bin script. */
+/**
+ * The bundled server as a ckb_integration: this Node with the package's bin script. Its start
+ * (Node, TypeScript compiled on the fly, the first index) may take longer than the 5 s allowed a
+ * CKB answer, on a cold cache or a busy machine, so starting it is allowed 30 s; its health check
+ * and calls keep the seed's 5 s.
+ */
 export const BUNDLED_CKB = {
   command: process.execPath,
   args: [fileURLToPath(new URL('../../bin/ckb-mock-server.mjs', import.meta.url))],
+  start_timeout_ms: 30_000,
 } as const;

@@ -171,7 +171,7 @@ export class CkbClient {
       if (this.#client === client) this.#client = undefined;
     };
     try {
-      await withTimeout(client.connect(transport), config.timeout_ms);
+      await withTimeout(client.connect(transport), config.url ? config.timeout_ms : Math.max(config.timeout_ms, config.start_timeout_ms ?? 0));
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;

@@ -34,7 +34,7 @@ async function configuration(file: string | undefined, env: ReturnType<typeof lo
   const named = Boolean(command || env.CKB_MCP_URL || fromFile.ckb_integration?.command || fromFile.ckb_integration?.url);
   const ckb: CkbIntegrationInput = {
     ...fromFile.ckb_integration,
-    ...(named ? {} : { command: BUNDLED_CKB.command, args: [...BUNDLED_CKB.args] }),
+    ...(named ? {} : { ...BUNDLED_CKB, args: [...BUNDLED_CKB.args] }),
     ...(command ? { command, args, url: undefined } : {}),
     ...(env.CKB_MCP_URL ? { url: env.CKB_MCP_URL, command: undefined } : {}),
     ...(env.CKB_INTEGRATION_ENABLED !== undefined ? { enabled: env.CKB_INTEGRATION_ENABLED } : {}),
