@@ -5,15 +5,17 @@
  * engine uses, the polish assembling the result and ending the run. As it did, each job carries
  * what its stage needs (the request; a writer its part of the outline) and is parsed with the
  * catalog's schemas of the time, the outline's research and the polish's draft are cut and joined
- * in code, and each stage's calls get an abort signal tracked per run; what it leaves out is the
- * failure handling no bench story reaches (retries, breaker waits).
+ * in code, and each stage runs in the stage runner the processors ran their stages in (runStage,
+ * with a RunAborts signal per run), calling the same instant tools as the engine.
  */
 import { FlowProducer, Worker, type FlowJob, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { SECTION_ORDER, SectionName, SectionOutline, StoryRequest, type OutlineOutput, type PolishOutput, type SearchOutput, type WriteSectionOutput } from '@switchyard/contracts';
 import { BatchStore, readEvents, RunStore, STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
+import { createLogger } from '@switchyard/logger';
 import { createRedisClient } from '@switchyard/redis';
+import { RunAborts, runStage } from '@switchyard/workers';
 import { createInstantTools } from './instant-tools.js';
 import { deletePrefix, type StageQueueNames } from './story-stats.js';
 
@@ -48,49 +50,41 @@ export async function startHandbuilt(options: { redisUrl: string; prefix: string
   const flows = new FlowProducer({ connection, prefix: options.prefix });
 
   const tools = createInstantTools();
-  const aborts = new Map<string, Set<AbortController>>();
-  const stage = async <T>(job: { run_id: string; batch_id?: string | undefined }, name: string, inputs: string[], work: (inputs: Record<string, unknown>, signal: AbortSignal) => Promise<T>) => {
-    const start = await store.startStage({ runId: job.run_id, stage: name, batchId: job.batch_id ?? null, inputs });
-    if (start.kind !== 'started') throw new Error(`stage ${name} of ${job.run_id}: ${start.kind}`);
-    const controller = new AbortController();
-    const tracked = aborts.get(job.run_id) ?? new Set<AbortController>();
-    aborts.set(job.run_id, tracked.add(controller));
-    try {
-      const output = await work(start.inputs, controller.signal);
-      await store.completeStage({ runId: job.run_id, stage: name, output }).sent;
-      return { output, inputs: start.inputs };
-    } finally {
-      tracked.delete(controller);
-      if (tracked.size === 0) aborts.delete(job.run_id);
-    }
+  // As the hand-built processors did: every stage in the stage runner, with per-run abort signals.
+  const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl) });
+  await aborts.start();
+  const deps = { store, aborts, logger: createLogger({ name: 'bench-handbuilt', level: 'silent' }) };
+  const stage = async <T>(job: Job, token: string | undefined, data: { run_id: string; batch_id?: string | undefined }, spec: { name: string; inputs: string[]; work: (inputs: Record<string, unknown>, signal: AbortSignal) => Promise<T> }) => {
+    const { output, inputs } = await runStage(deps, job, { runId: data.run_id, batchId: data.batch_id, token, name: spec.name, inputs: spec.inputs, work: ({ signal, inputs }) => spec.work(inputs, signal) });
+    return { output: output as T, inputs };
   };
   const call = (service: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) => tools.call({ service, tool, args, signal });
-  const processors: Record<string, (job: Job) => Promise<void>> = {
-    [HANDBUILT_QUEUES.search]: async (job) => {
+  const processors: Record<string, (job: Job, token?: string) => Promise<void>> = {
+    [HANDBUILT_QUEUES.search]: async (job, token) => {
       const data = RequestJob.parse(job.data);
-      await stage(data, 'search', [], (_, signal) => call('search', 'search_relevant_information', { topic: data.request.topic, ...(data.request.depth ? { depth: data.request.depth } : {}) }, signal));
+      await stage(job, token, data, { name: 'search', inputs: [], work: (_, signal) => call('search', 'search_relevant_information', { topic: data.request.topic, ...(data.request.depth ? { depth: data.request.depth } : {}) }, signal) });
     },
-    [HANDBUILT_QUEUES.outline]: async (job) => {
+    [HANDBUILT_QUEUES.outline]: async (job, token) => {
       const data = RequestJob.parse(job.data);
-      const { output } = await stage(data, 'outline', ['search'], (inputs, signal) => {
+      const { output } = await stage(job, token, data, { name: 'outline', inputs: ['search'], work: (inputs, signal) => {
         const research = (inputs.search as SearchOutput).results.slice(0, 50).map((r) => ({ title: r.title.slice(0, 300) || data.request.topic.slice(0, 300), content: r.snippet.slice(0, 5000) }));
         return call('outline', 'generate_structured_outline', { topic: data.request.topic, research, ...(data.request.structure ? { structure: data.request.structure } : {}) }, signal);
-      });
+      } });
       await flows.add(sectionsFlow(data, output as OutlineOutput));
     },
-    [HANDBUILT_QUEUES.write]: async (job) => {
+    [HANDBUILT_QUEUES.write]: async (job, token) => {
       const data = WriteJob.parse(job.data);
-      await stage(data, `write.${data.section}`, [], async (_, signal) => {
+      await stage(job, token, data, { name: `write.${data.section}`, inputs: [], work: async (_, signal) => {
         const output = (await call('writing', 'write_story_section', { section_name: data.section, outline: data.outline, story_title: data.story_title, characters: data.characters, ...(data.style ? { style: data.style } : {}) }, signal)) as WriteSectionOutput;
         return { ...output, section: data.section };
-      });
+      } });
     },
-    [HANDBUILT_QUEUES.polish]: async (job) => {
+    [HANDBUILT_QUEUES.polish]: async (job, token) => {
       const data = RequestJob.parse(job.data);
-      const { output, inputs } = await stage(data, 'polish', STAGES.filter((s) => s !== 'polish'), (inputs, signal) => {
+      const { output, inputs } = await stage(job, token, data, { name: 'polish', inputs: STAGES.filter((s) => s !== 'polish'), work: (inputs, signal) => {
         const draft = SECTION_ORDER.map((s) => (inputs[`write.${s}`] as WriteSectionOutput).content.trim()).join('\n\n');
         return call('editing', 'polish_story', { draft, ...(data.request.focus_areas ? { focus_areas: data.request.focus_areas } : {}), ...(data.request.target_audience ? { target_audience: data.request.target_audience } : {}) }, signal);
-      });
+      } });
       const polished = output as PolishOutput;
       const outline = inputs.outline as OutlineOutput;
       const sections = SECTION_ORDER.map((s) => inputs[`write.${s}`] as WriteSectionOutput & { section: SectionName });
@@ -125,6 +119,7 @@ export async function startHandbuilt(options: { redisUrl: string; prefix: string
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await flows.close();
+      await aborts.close();
       await deletePrefix(connection, options.prefix);
       await Promise.all([connection.quit(), reader.quit()]);
     },

@@ -9,4 +9,9 @@ export { createHttpStageWriter } from './aceflow/stage-writer.js';
 export type { StageWriter } from './aceflow/stage-writer.js';
 export { listedDefects, blockingDefects } from './aceflow/defects.js';
 export { DEFAULT_STAGE_BUDGET } from './stage-budget.js';
+// The stage runner every step runs in, and the abort signals it hands out: also what the
+// benchmark's reconstruction of the hand-built story flow ran its stages in.
+export { runStage } from './stage-runner.js';
+export type { StageDeps, StageSpec, StageOutcome } from './stage-runner.js';
+export { RunAborts } from './run-aborts.js';
 export type { StageBudget } from './stage-budget.js';
