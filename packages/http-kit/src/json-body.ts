@@ -5,7 +5,7 @@
  * all). Deep nesting is refused because a route that serializes the body again (a fingerprint, a
  * Redis write) would overflow the stack on it; the walk here is iterative for that reason.
  */
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { ErrorCodes } from '@switchyard/contracts';
 import { HttpError } from './errors.js';
 
@@ -54,6 +54,7 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
   const parse = express.json({ limit: options.limit });
   return (req, res, next) => {
     parse(req, res, (error?: unknown) => {
+      if (isTooLarge(error)) return drainThen(req, () => next(error));
       if (error !== undefined) return next(error);
       if (req.body === undefined) return next(options.required ? missingBody(req.get('content-type')) : undefined);
       const unsafe = findUnsafeJson(req.body);
@@ -61,6 +62,27 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
       next(new HttpError({ status: 400, code: ErrorCodes.invalidParameters, message: `Invalid '${unsafe.path}': ${unsafe.problem}`, details: { path: unsafe.path, problem: unsafe.problem, max_depth: MAX_JSON_DEPTH } }));
     });
   };
+}
+
+/** Most of a refused body read and thrown away before answering; past it the connection is cut. */
+const MAX_DRAINED_BYTES = 256 * 1024 * 1024;
+
+const isTooLarge = (error: unknown) => (error as { type?: string } | null | undefined)?.type === 'entity.too.large';
+
+/**
+ * The body parser refuses an over-long body without reading it. Answering then, while the client
+ * is still sending, has many clients (undici's fetch among them) see a reset connection instead
+ * of the 413, so the rest of the body is read and dropped first, up to a bound.
+ */
+function drainThen(req: Request, answer: () => void): void {
+  if (req.readableEnded) return answer();
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > MAX_DRAINED_BYTES) req.destroy();
+  });
+  req.once('end', answer);
+  req.resume();
 }
 
 function missingBody(type: string | undefined): HttpError {

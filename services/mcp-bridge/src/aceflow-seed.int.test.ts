@@ -83,7 +83,7 @@ async function checkLimits(client: Client): Promise<void> {
 /** A message past what the bridge reads at all is refused with an error naming its request; the next call is answered. */
 async function checkOversizedMessage(client: Client): Promise<void> {
   await assert.rejects(aceflow(client, { action: 'set_analysis', data: analysisOf(MAX_MCP_MESSAGE_BYTES + MIB) }), (error: Error & { code?: number }) => {
-    assert.match(error.message, /larger than/);
+    assert.match(error.message, /larger than/, String((error as { cause?: unknown }).cause));
     return true;
   });
   assert.equal((await aceflow(client, { action: 'status' })).answer.success, true);

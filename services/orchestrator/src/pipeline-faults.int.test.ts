@@ -37,7 +37,7 @@ test('a worker SIGKILLed in the middle of a map is replaced, and no finished bra
   stack.tools.services.search.faults.latencyMs = 300;
   await registerPipeline(stack, slowMap('kill-map'));
   const topics = Array.from({ length: 16 }, (_, i) => `a lock keeper ${i}`);
-  const first = workers.start({ WORKER_CONCURRENCY: '4' });
+  const first = await workers.startListening({ WORKER_CONCURRENCY: '4' });
   const calls = author.calls.research;
   const runId = await startRun(stack, 'kill-map', { topics });
   const midway = await waitFor(() => readRun(runId), (run) => branchesOf(run).filter((s) => s.status === 'completed').length >= 4, 'four branches completed');
@@ -73,7 +73,7 @@ test('a run cancelled in the middle of a map stops its calls within a second, an
     await queue.close();
     await connection.quit();
   });
-  workers.start({ WORKER_CONCURRENCY: '3' });
+  await workers.startListening({ WORKER_CONCURRENCY: '3' });
   const runId = await startRun(stack, 'cancel-map', { topics: Array.from({ length: 12 }, (_, i) => `a weir ${i}`) });
   await waitFor(() => readRun(runId), (run) => branchesOf(run).filter((s) => s.status === 'running').length >= 3, 'three branches running');
   const cancelledAt = Date.now();
@@ -95,7 +95,7 @@ test('a run keeps the version it started with while a new version is registered,
   stack.tools.services.search.faults.latencyMs = 500;
   const definition = (tag: string) => ({ name: 'changing', steps: { find: { tool: 'search_relevant_information', args: { topic: "'a canal'" } } }, output: `{ "version": '${tag}', "found": steps.find.metadata.total_results }` });
   assert.equal(await registerPipeline(stack, definition('first')), 1);
-  workers.start();
+  await workers.startListening();
   const oldRun = await startRun(stack, 'changing', {});
   await waitFor(() => readRun(oldRun), (run) => stageOf(run, 'find')?.status === 'running', 'the first run is in flight');
   assert.equal(await registerPipeline(stack, definition('second')), 2);

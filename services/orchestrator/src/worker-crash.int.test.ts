@@ -12,7 +12,7 @@ import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
 const author = countingAuthor();
 let stack: TestStack;
 const workers = new WorkerProcesses(() => stack);
-const startWorkerProcess = (extraEnv: Record<string, string> = {}) => workers.start(extraEnv);
+const startWorkerProcess = (extraEnv: Record<string, string> = {}) => workers.startListening(extraEnv);
 const stopWorkerProcesses = () => workers.killAll();
 
 before(async () => {
@@ -36,7 +36,7 @@ test('a worker killed with SIGKILL while polling an async task is replaced, and 
     await stopWorkerProcesses();
   });
 
-  const first = startWorkerProcess();
+  const first = await startWorkerProcess();
   const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a ferryman who charges in memories' }) });
   const runId = body.run_id;
   const job = await waitFor(() => polishQueue.getJob(jobId(runId, 'polish')), (j) => Boolean(j?.data?.remote_task), 'the polish job records its remote task');
@@ -45,7 +45,7 @@ test('a worker killed with SIGKILL while polling an async task is replaced, and 
   first.kill('SIGKILL');
   await once(first, 'exit');
   stack.tools.services.editing.faults.asyncPollsNeeded = 0;
-  startWorkerProcess();
+  await startWorkerProcess();
 
   const run = await stack.waitForRun(runId, 30_000);
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
@@ -63,7 +63,7 @@ test('a worker sent SIGTERM lets its active stages finish before it exits, and a
   stack.tools.services.writing.faults.chunkDelayMs = 40;
   t.after(() => (stack.tools.services.writing.faults.chunkDelayMs = 0));
   const calls = { ...author.calls };
-  const first = startWorkerProcess({ SHUTDOWN_GRACE_MS: '20000' });
+  const first = await startWorkerProcess({ SHUTDOWN_GRACE_MS: '20000' });
   const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a bell founder who casts silence' }) });
   const runId = body.run_id;
   await readSse(await stack.request(`/v1/runs/${runId}/events`), (e) => e.event === 'content'); // the writers are streaming
@@ -77,7 +77,7 @@ test('a worker sent SIGTERM lets its active stages finish before it exits, and a
     assert.equal(stage.attempts, 1);
   }
 
-  startWorkerProcess();
+  await startWorkerProcess();
   const run = await stack.waitForRun(runId, 30_000);
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
   assert.equal(author.calls.writeSection - calls.writeSection, 4, 'no section was written twice');

@@ -5,6 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { Queue } from 'bullmq';
+import { toolQueue } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
 import type { TestStack } from './stack.js';
 
 const workerMain = createRequire(import.meta.url).resolve('@switchyard/workers').replace(/index\.ts$/, 'main.ts');
@@ -44,6 +47,26 @@ export class WorkerProcesses {
     });
     this.children.push(child);
     return child;
+  }
+
+  /**
+   * Starts a worker as `start` does and resolves once it listens on the search step queue, so a
+   * test's own time limits do not include the start of a Node process (slow on a busy machine).
+   */
+  async startListening(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
+    const stack = this.#stack();
+    const connection = createRedisClient(stack.redisUrl);
+    const queue = new Queue(toolQueue('search'), { connection, prefix: stack.prefix });
+    try {
+      const before = await queue.getWorkersCount();
+      const child = this.start(extraEnv);
+      await waitFor(() => queue.getWorkersCount(), (count) => count > before || child.exitCode !== null, 'the worker process listens', 120_000);
+      if (child.exitCode !== null) throw new Error(`the worker process exited with ${child.exitCode} before it listened`);
+      return child;
+    } finally {
+      await queue.close();
+      await connection.quit();
+    }
   }
 
   /** SIGKILLs a worker and waits until it has exited. */
