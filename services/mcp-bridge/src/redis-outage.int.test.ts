@@ -3,7 +3,7 @@
  * says degraded, instead of hanging for the outage; both recover when Redis is back.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import { createLogger } from '@switchyard/logger';
 import { RestartableRedis, uniquePrefix } from '@switchyard/redis';
 import { startBridgeHttp, type RunningBridge } from './http/serve.js';
@@ -14,6 +14,10 @@ let bridge: RunningBridge;
 before(async () => {
   redis = await RestartableRedis.start({ searchPath: process.env.PATH ?? '' });
   bridge = await startBridgeHttp({ redisUrl: redis.url, prefix: uniquePrefix('mcp-outage'), apiKeys: [KEY], logger: createLogger({ name: 'mcp-bridge', level: 'silent' }) });
+});
+// A test that fails while Redis is down must not leave it down: closing the stack waits on it.
+afterEach(async () => {
+  if (!redis.running) await redis.up();
 });
 after(async () => {
   await bridge.close();

@@ -4,7 +4,7 @@
  * workers and the API recover by themselves, and no run is lost, stuck or has an event twice.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import { reportRedisOutagesTo, RestartableRedis } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
@@ -19,6 +19,10 @@ reportRedisOutagesTo({ warn: (obj) => said.push({ level: 'warn', obj: obj as Rec
 before(async () => {
   redis = await RestartableRedis.start({ searchPath: process.env.PATH ?? '' });
   stack = await startTestStack({ label: 'redis-outage', redisUrl: redis.url, faults: { chunkDelayMs: 5 } });
+});
+// A test that fails while Redis is down must not leave it down: closing the stack waits on it.
+afterEach(async () => {
+  if (!redis.running) await redis.up();
 });
 after(async () => {
   await stack.close();

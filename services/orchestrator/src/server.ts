@@ -7,7 +7,7 @@ import { pipelineToolServices, type ToolServicesConfig } from '@switchyard/contr
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type ToolDirectory } from '@switchyard/pipeline';
-import { checkRedis, createRedisClient } from '@switchyard/redis';
+import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
 import { ToolServiceClient } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import type { HealthReport } from './deps.js';
@@ -58,17 +58,21 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   };
   const streams = new SseStreams();
 
+  // While Redis is known to be down the report is degraded whatever the services say, and it must
+  // be out within a second: the services are then reported as last checked, not asked again.
+  let lastServices: HealthReport['services'] = {};
   const health = async (): Promise<HealthReport> => {
     const redisCheck = await checkRedis(redis);
+    if (!redisCheck.healthy && redisUnavailable(redis)) return { status: 'degraded', redis: redisCheck, services: lastServices };
     const entries = await Promise.all(
       Object.entries(clients).map(async ([key, client]) => {
         const result = await client.health();
         return [key, { healthy: result.healthy, url: urls[key] ?? '', latency_ms: result.latencyMs, ...(result.error ? { error: result.error } : {}) }] as const;
       }),
     );
-    const services = Object.fromEntries(entries);
+    lastServices = Object.fromEntries(entries);
     const healthy = redisCheck.healthy && entries.every(([, s]) => s.healthy);
-    return { status: healthy ? 'healthy' : 'degraded', redis: redisCheck, services };
+    return { status: healthy ? 'healthy' : 'degraded', redis: redisCheck, services: lastServices };
   };
 
   const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs });
