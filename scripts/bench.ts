@@ -8,12 +8,19 @@
  * BENCH_DURABILITY_STORIES / BENCH_DURABILITY_ROUNDS (default 300 / 3) change the sizes.
  *
  *   npm run bench                       everything
- *   npm run bench -- durability         only the named parts: pipeline, durability, modules
+ *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup
+ *
+ * `startup` compares each service started through tsx with its compiled JavaScript (built first
+ * with tsc -b): time and CPU to ready, and RSS (BENCH_STARTUP_ROUNDS, default 5).
  */
 import os from 'node:os';
 import { REPO_ROOT, createRedisClient, resolveRedis, uniquePrefix } from '@switchyard/redis';
 import { benchModuleSearch } from '@switchyard/module-docs';
+import { createLogger } from '@switchyard/logger';
+import { createOfflineAuthor, startToolServices } from '@switchyard/tool-services';
 import { benchDurability } from './bench/durability.js';
+import { benchStartup } from './bench/startup.js';
+import { buildCompiled } from './launcher/runtime.js';
 import { benchStoryPipeline, TARGETS } from './bench/story-pipeline.js';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -28,7 +35,7 @@ function sizeFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-const PARTS = ['pipeline', 'durability', 'modules'] as const;
+const PARTS = ['pipeline', 'durability', 'modules', 'startup'] as const;
 type Part = (typeof PARTS)[number];
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = asked.filter((arg) => !(PARTS as readonly string[]).includes(arg));
@@ -47,7 +54,21 @@ const options = {
   acceptRepeats: 3,
   durabilityStories: sizeFromEnv('BENCH_DURABILITY_STORIES', 300),
   durabilityRounds: sizeFromEnv('BENCH_DURABILITY_ROUNDS', 3),
+  startupRounds: sizeFromEnv('BENCH_STARTUP_ROUNDS', 5),
 };
+
+/** The start-up part: the build first, then the services against reference tool services of its own. */
+async function startupPart(redisUrl: string) {
+  process.stderr.write('building the compiled JavaScript (tsc -b)…\n');
+  buildCompiled();
+  const tools = await startToolServices({ author: createOfflineAuthor(), logger: createLogger({ name: 'bench-tools', level: 'silent' }) });
+  try {
+    const toolEnv = Object.fromEntries(Object.entries(tools.services).map(([key, service]) => [`${key.toUpperCase()}_SERVICE_URL`, service.url]));
+    return await benchStartup({ redisUrl, toolEnv, rounds: options.startupRounds });
+  } finally {
+    await tools.close();
+  }
+}
 
 const started = performance.now();
 const loadAtStart = os.loadavg()[0] ?? 0;
@@ -71,6 +92,7 @@ try {
     await searchRedis.quit();
     moduleSearch = { ...measured, target_p99_ms_max: 50, met: measured.p99_ms < 50 };
   }
+  const startup = runs('startup') ? await startupPart(redis.url) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
     machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
@@ -80,6 +102,7 @@ try {
     ...results,
     durability,
     module_search: moduleSearch,
+    startup,
     total_s: Math.round((performance.now() - started) / 100) / 10,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

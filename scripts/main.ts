@@ -9,6 +9,7 @@
  *   npm start -- "a topic" "another topic"     your topics
  *   npm start -- --serve                       keep the stack serving afterwards
  *   npm run stack                              serve, without a batch (--serve --no-batch)
+ *   npm run stack -- --compiled                the services' compiled JavaScript (built first)
  */
 import path from 'node:path';
 import { resolveRedis, type RedisHandle } from '@switchyard/redis';
@@ -16,6 +17,7 @@ import { apiClient } from './launcher/api.js';
 import { parseLaunch, USAGE } from './launcher/args.js';
 import { runBatch } from './launcher/batch.js';
 import { ChildFailed, Children, logTail, LOG_DIR } from './launcher/processes.js';
+import { buildCompiled } from './launcher/runtime.js';
 import { startStack } from './launcher/stack.js';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -68,7 +70,18 @@ try {
   await shutdown(1);
 }
 
-const stack = await startStack({ redisUrl: (redis as RedisHandle).url, env: process.env, workers: plan.workers, port: plan.port, children, say }).catch(async (error: unknown) => {
+if (plan.compiled) {
+  const building = Date.now();
+  try {
+    buildCompiled();
+  } catch (error) {
+    explain(error);
+    await shutdown(1);
+  }
+  say(`build        compiled JavaScript in each workspace's dist/ (${((Date.now() - building) / 1000).toFixed(1)} s)`);
+}
+
+const stack = await startStack({ redisUrl: (redis as RedisHandle).url, env: process.env, workers: plan.workers, port: plan.port, children, say, runtime: plan.compiled ? 'compiled' : 'tsx' }).catch(async (error: unknown) => {
   explain(error);
   return shutdown(1);
 });

@@ -3,22 +3,27 @@ import { test } from 'node:test';
 import { parseLaunch, SAMPLE_TOPICS } from './args.js';
 
 test('with no arguments the launcher writes the three sample stories with two workers and stops', () => {
-  assert.deepEqual(parseLaunch([], {}), { kind: 'plan', plan: { topics: [...SAMPLE_TOPICS], serve: false, workers: 2, port: undefined } });
+  assert.deepEqual(parseLaunch([], {}), { kind: 'plan', plan: { topics: [...SAMPLE_TOPICS], serve: false, workers: 2, port: undefined, compiled: false } });
   assert.equal(SAMPLE_TOPICS.length, 3);
 });
 
 test('topics on the command line replace the samples, and --serve keeps the stack running', () => {
   const parsed = parseLaunch(['--serve', 'a robot baker', '  a moving island '], { WORKERS: '4', PORT: '9090' });
-  assert.deepEqual(parsed, { kind: 'plan', plan: { topics: ['a robot baker', 'a moving island'], serve: true, workers: 4, port: 9090 } });
+  assert.deepEqual(parsed, { kind: 'plan', plan: { topics: ['a robot baker', 'a moving island'], serve: true, workers: 4, port: 9090, compiled: false } });
 });
 
 test('--no-batch (npm run stack) serves without a batch', () => {
-  assert.deepEqual(parseLaunch(['--serve', '--no-batch'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined } });
-  assert.deepEqual(parseLaunch(['--no-batch'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined } });
+  assert.deepEqual(parseLaunch(['--serve', '--no-batch'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined, compiled: false } });
+  assert.deepEqual(parseLaunch(['--no-batch'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined, compiled: false } });
+});
+
+test('--compiled runs the compiled services, with or without a batch', () => {
+  assert.deepEqual(parseLaunch(['--no-batch', '--compiled'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined, compiled: true } });
+  assert.equal((parseLaunch(['--compiled', 'a topic'], {}) as { plan: { compiled: boolean } }).plan.compiled, true);
 });
 
 test('an empty variable counts as unset', () => {
-  assert.deepEqual(parseLaunch([], { WORKERS: '', PORT: '' }), { kind: 'plan', plan: { topics: [...SAMPLE_TOPICS], serve: false, workers: 2, port: undefined } });
+  assert.deepEqual(parseLaunch([], { WORKERS: '', PORT: '' }), { kind: 'plan', plan: { topics: [...SAMPLE_TOPICS], serve: false, workers: 2, port: undefined, compiled: false } });
 });
 
 test('an unknown option, a bad WORKERS or PORT, or topics with --no-batch are refused with one line', () => {

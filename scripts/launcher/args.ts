@@ -9,8 +9,10 @@ export const SAMPLE_TOPICS = [
   'two rival cartographers mapping a moving island',
 ] as const;
 
-export const USAGE = `npm start [-- [--serve] ["a topic" ...]]    the stack, a batch of stories, then stop (or keep serving)
-npm run stack                               the stack, serving, without a batch
+export const USAGE = `npm start [-- [--serve] [--compiled] ["a topic" ...]]    the stack, a batch of stories, then stop (or keep serving)
+npm run stack [-- --compiled]                              the stack, serving, without a batch
+
+--compiled runs the services' compiled JavaScript (built first with npm run build) instead of tsx.
 
 Variables: PORT, API_KEYS, REDIS_URL, WORKERS, SEARCH_/OUTLINE_/WRITING_/EDITING_SERVICE_URL,
 TOOL_SERVICE_API_KEY, LOG_LEVEL (children's, default warn); every service variable is handed on.`;
@@ -23,6 +25,8 @@ export interface LaunchPlan {
   workers: number;
   /** A port asked for with PORT, or undefined for 8080-or-a-free-one. */
   port: number | undefined;
+  /** Run the services' compiled JavaScript (`npm run build`) rather than their sources through tsx. */
+  compiled: boolean;
 }
 
 export type ParsedLaunch = { kind: 'plan'; plan: LaunchPlan } | { kind: 'help' } | { kind: 'error'; message: string };
@@ -30,11 +34,13 @@ export type ParsedLaunch = { kind: 'plan'; plan: LaunchPlan } | { kind: 'help' }
 export function parseLaunch(argv: readonly string[], env: Record<string, string | undefined>): ParsedLaunch {
   let serve = false;
   let batch = true;
+  let compiled = false;
   const topics: string[] = [];
   for (const arg of argv) {
     if (arg === '--help' || arg === '-h') return { kind: 'help' };
     else if (arg === '--serve') serve = true;
     else if (arg === '--no-batch') batch = false;
+    else if (arg === '--compiled') compiled = true;
     else if (arg.startsWith('-')) return { kind: 'error', message: `unknown option ${arg} (try --help)` };
     else if (arg.trim()) topics.push(arg.trim());
   }
@@ -47,6 +53,6 @@ export function parseLaunch(argv: readonly string[], env: Record<string, string 
 
   return {
     kind: 'plan',
-    plan: { topics: batch ? (topics.length > 0 ? topics : [...SAMPLE_TOPICS]) : [], serve: serve || !batch, workers, port },
+    plan: { topics: batch ? (topics.length > 0 ? topics : [...SAMPLE_TOPICS]) : [], serve: serve || !batch, workers, port, compiled },
   };
 }

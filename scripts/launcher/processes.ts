@@ -6,11 +6,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from '@switchyard/redis';
+import { nodeArguments, type Runtime } from './runtime.js';
 
 export const LOG_DIR = path.join(REPO_ROOT, '.data', 'logs');
-const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url));
 /** What a child keeps of the launcher's own environment; everything else is given explicitly. */
 const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_EXTRA_CA_CERTS'];
 
@@ -24,13 +23,17 @@ export interface Child {
   closed: Promise<void>;
 }
 
-/** @param options.appendLog keep the log of an earlier process of the same name (a restart) */
-export function startService(options: { name: string; entry: string; env: Record<string, string>; tier: number; appendLog?: boolean }): Child {
+/**
+ * @param options.entry the service's main.ts, from the repository root
+ * @param options.runtime its sources through tsx, or its compiled JavaScript (default tsx)
+ * @param options.appendLog keep the log of an earlier process of the same name (a restart)
+ */
+export function startService(options: { name: string; entry: string; env: Record<string, string>; tier: number; runtime?: Runtime; appendLog?: boolean }): Child {
   mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `${options.name}.log`);
   const log = createWriteStream(logFile, { flags: options.appendLog ? 'a' : 'w' });
   const inherited = Object.fromEntries(BASE_ENV.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, path.join(REPO_ROOT, options.entry)], {
+  const child = spawn(process.execPath, nodeArguments({ entry: options.entry, runtime: options.runtime ?? 'tsx' }), {
     cwd: REPO_ROOT,
     env: { ...inherited, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

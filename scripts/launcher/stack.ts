@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { freePort } from '@switchyard/redis';
 import { choosePort } from './ports.js';
 import { startService, waitUntilHealthy, type Children } from './processes.js';
+import type { Runtime } from './runtime.js';
 import { waitForWorkers } from './workers-ready.js';
 
 const SERVICES = ['SEARCH', 'OUTLINE', 'WRITING', 'EDITING'] as const;
@@ -32,8 +33,11 @@ export async function startStack(options: {
   port: number | undefined;
   children: Children;
   say: (line: string) => void;
+  /** Run the services' sources through tsx, or their compiled JavaScript (default tsx). */
+  runtime?: Runtime;
 }): Promise<Stack> {
   const { env, say, children } = options;
+  const runtime = options.runtime ?? 'tsx';
   const passed = passedThrough(env);
   const logLevel = env.LOG_LEVEL || 'warn';
   const apiKey = env.API_KEYS?.split(',')[0]?.trim() || `sy_${randomBytes(16).toString('hex')}`;
@@ -51,6 +55,7 @@ export async function startStack(options: {
       startService({
         name: 'tool-services',
         entry: 'services/tool-services/src/main.ts',
+        runtime,
         tier: 0,
         env: { ...passed, LOG_LEVEL: logLevel, TOOL_SERVICE_API_KEYS: toolKey, ...Object.fromEntries(SERVICES.map((s, i) => [`${s}_SERVICE_PORT`, String(ports[i])])) },
       }),
@@ -64,12 +69,12 @@ export async function startStack(options: {
   const { port, note } = await choosePort(options.port);
   if (note) say(note);
   const orchestrator = children.add(
-    startService({ name: 'orchestrator', entry: 'services/orchestrator/src/main.ts', tier: 1, env: { ...common, PORT: String(port), API_KEYS: env.API_KEYS || apiKey } }),
+    startService({ name: 'orchestrator', entry: 'services/orchestrator/src/main.ts', runtime, tier: 1, env: { ...common, PORT: String(port), API_KEYS: env.API_KEYS || apiKey } }),
   );
   // The system is built to survive a lost worker: one that dies is started again, not the end of the stack.
   const workers = Array.from({ length: options.workers }, (_, i) =>
     children.addRestartable({
-      start: (restarted) => startService({ name: `worker-${i + 1}`, entry: 'services/workers/src/main.ts', tier: 1, env: common, appendLog: restarted }),
+      start: (restarted) => startService({ name: `worker-${i + 1}`, entry: 'services/workers/src/main.ts', runtime, tier: 1, env: common, appendLog: restarted }),
       onRestart: ({ dead, code, signal, delayMs }) => options.say(`${dead.name} stopped on its own (${code ?? signal}); starting it again in ${(delayMs / 1000).toFixed(1)} s (log: .data/logs/${dead.name}.log)`),
     }),
   );

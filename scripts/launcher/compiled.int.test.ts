@@ -1,0 +1,54 @@
+/**
+ * The production build: `npm run build` compiles every workspace, and the stack runs from that
+ * JavaScript alone (no tsx in any service process), as the container image runs it.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { testRedis, uniquePrefix } from '@switchyard/redis';
+import { apiClient } from './api.js';
+import { Children } from './processes.js';
+import { buildCompiled, compiledEntry, nodeArguments } from './runtime.js';
+import { startStack, type Stack } from './stack.js';
+
+const children = new Children();
+let stack: Stack;
+
+before(async () => {
+  buildCompiled();
+  const redis = await testRedis();
+  const say = () => undefined;
+  stack = await startStack({ redisUrl: redis.url, env: { QUEUE_PREFIX: uniquePrefix('compiled'), LOG_LEVEL: 'info' }, workers: 1, port: undefined, children, say, runtime: 'compiled' });
+});
+after(() => children.stopAll());
+
+test('a compiled service is started with plain node on its dist/ entry, the workspace packages resolved to their dist/', () => {
+  const args = nodeArguments({ entry: 'services/workers/src/main.ts', runtime: 'compiled', exitWithParent: false });
+  assert.deepEqual(args.slice(0, 1), ['--conditions=switchyard-dist']);
+  assert.match(args.at(-1) ?? '', /services\/workers\/dist\/main\.js$/);
+  assert.ok(!args.includes('tsx'));
+  assert.equal(compiledEntry('services/orchestrator/src/main.ts'), 'services/orchestrator/dist/main.js');
+  assert.throws(() => compiledEntry('scripts/main.mjs'), /not a TypeScript source under src/);
+});
+
+test('the stack built by npm run build runs a story to the end with no TypeScript loader in any process', async () => {
+  for (const child of children.all) {
+    const cmdline = readFileSync(`/proc/${child.process.pid}/cmdline`, 'utf8').split('\0');
+    assert.ok(cmdline.includes('--conditions=switchyard-dist'), `${child.name}: ${cmdline.join(' ')}`);
+    assert.ok(!cmdline.some((arg) => /tsx/.test(arg)), `${child.name} runs without tsx: ${cmdline.join(' ')}`);
+    // What the process loaded: compiled JavaScript of the workspaces, no TypeScript source.
+    const maps = readFileSync(`/proc/${child.process.pid}/maps`, 'utf8');
+    assert.doesNotMatch(maps, /tsx/, `${child.name} mapped no tsx binary`);
+  }
+  const api = apiClient(stack.apiUrl, stack.apiKey);
+  const { run_ids: [runId] } = await api.submitBatch(['a lock keeper who counts the boats']);
+  assert.ok(runId);
+  const deadline = Date.now() + 60_000;
+  let run = await api.getRun(runId);
+  while (!['completed', 'failed', 'cancelled'].includes(run.status) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    run = await api.getRun(runId);
+  }
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.ok((run.result?.word_count ?? 0) > 100);
+});
