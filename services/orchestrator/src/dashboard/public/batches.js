@@ -19,7 +19,7 @@ export async function batchesView(ctx) {
           { dataset: { batchId: b.batch_id } },
           h('td', {}, h('a', { href: `#/batches/${b.batch_id}`, class: 'mono' }, shortId(b.batch_id))),
           h('td', {}, b.pipeline ?? ''),
-          h('td', {}, badge(b.status === 'done' ? 'completed' : 'running')),
+          h('td', {}, badge(b.status === 'done' ? 'completed' : 'running', b.status)),
           h('td', {}, `${b.total}`),
           h('td', {}, counts(b)),
           h('td', { class: 'muted' }, when(b.created_at)),
@@ -39,7 +39,7 @@ export async function batchView(ctx, batchId) {
   const body = h('tbody');
   const load = async () => {
     const batch = await api(`/v1/batches/${batchId}?limit=1000`);
-    replace(head, h('div', { class: 'row head' }, h('h1', {}, 'Batch'), h('span', { class: 'mono' }, batch.batch_id), badge(batch.status === 'done' ? 'completed' : 'running')), h('p', { class: 'muted small' }, `${batch.total} runs · ${batch.dispatched} dispatched · created ${when(batch.created_at)} · `, counts(batch)));
+    replace(head, h('div', { class: 'row head' }, h('h1', {}, 'Batch'), h('span', { class: 'mono' }, batch.batch_id), badge(batch.status === 'done' ? 'completed' : 'running', batch.status)), h('p', { class: 'muted small' }, `${batch.total} runs · ${batch.dispatched} dispatched · created ${when(batch.created_at)} · `, counts(batch)));
     replace(body, batch.runs.map((r) => h('tr', {}, h('td', {}, h('a', { href: `#/runs/${r.run_id}`, class: 'mono' }, r.run_id)), h('td', {}, badge(r.status)))));
     return batch.status === 'done';
   };

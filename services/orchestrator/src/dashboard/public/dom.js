@@ -26,8 +26,9 @@ export function replace(node, ...children) {
 
 export const TERMINAL = ['completed', 'failed', 'cancelled'];
 
-export function badge(status) {
-  return h('span', { class: `badge ${status ?? 'gone'}`, dataset: { status: status ?? 'gone' } }, status ?? 'expired');
+/** A status as a coloured label; `label` when the words differ from the status (a batch is `done`). */
+export function badge(status, label) {
+  return h('span', { class: `badge ${status ?? 'gone'}`, dataset: { status: status ?? 'gone' } }, label ?? status ?? 'expired');
 }
 
 export function progressBar(percent) {

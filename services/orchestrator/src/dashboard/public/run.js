@@ -6,13 +6,15 @@ import { badge, duration, h, progressBar, replace, setProgress, shortId, TERMINA
 function stageRow(stage) {
   const started = stage.started_at ? Date.parse(stage.started_at) : null;
   const finished = stage.finished_at ? Date.parse(stage.finished_at) : null;
-  const took = started === null ? '' : duration((finished ?? Date.now()) - started);
+  const active = stage.status === 'running' || stage.status === 'retrying';
+  // A stage stopped by its run's end has no finish of its own: no duration is claimed for it.
+  const took = started === null || (finished === null && !active) ? '' : duration((finished ?? Date.now()) - started);
   return h(
     'li',
     { class: `stage ${stage.status}`, dataset: { stage: stage.name, status: stage.status } },
     h('span', { class: 'dot', 'aria-hidden': 'true' }),
     h('div', { class: 'stage-main' }, h('strong', {}, stage.name), ' ', badge(stage.status), stage.iterations ? h('span', { class: 'muted small' }, ` ${stage.iterations} loops`) : ''),
-    h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${finished === null ? ' so far' : ''}` : ''),
+    h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${active ? ' so far' : ''}` : ''),
     stage.error ? h('div', { class: 'stage-error small' }, `${stage.error.code}: ${stage.error.message}`) : '',
   );
 }
@@ -54,7 +56,13 @@ function liveText() {
   };
   return {
     root,
-    content: ({ stage, section, chunk }) => panel(stage, section).append(document.createTextNode(chunk)),
+    content: ({ stage, section, chunk }) => {
+      const text = panel(stage, section);
+      // Follow the end of the text unless the reader has scrolled up.
+      const following = text.scrollTop + text.clientHeight >= text.scrollHeight - 24;
+      text.append(document.createTextNode(chunk));
+      if (following) text.scrollTop = text.scrollHeight;
+    },
     reset: ({ stage, section }) => panel(stage, section).replaceChildren(),
   };
 }
