@@ -79,7 +79,6 @@ export async function startStack(options: {
     waitForWorkers({ redisUrl: options.redisUrl, prefix: env.QUEUE_PREFIX || 'sy', workers }),
   ]);
   say(`orchestrator ${apiUrl}`);
-  say(`dashboard    ${apiUrl}/  (Bull Board: ${apiUrl}/admin/queues)`);
   say(`workers      ${options.workers} process${options.workers === 1 ? '' : 'es'}${ready.note ? ` (${ready.note})` : ', listening on every queue'}`);
   say(`logs         .data/logs/<name>.log: ${children.all.map((c) => c.name).join(', ')}`);
   return { apiUrl, apiKey, external };
