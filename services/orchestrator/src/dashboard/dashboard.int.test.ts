@@ -60,7 +60,7 @@ test('given the key, a story started from the dashboard shows its stages and liv
     await section.waitFor();
     const early = (await section.textContent()) ?? '';
     // More text arrives while the page is watched.
-    await page.waitForFunction(`(document.querySelector('[data-section="write.introduction/introduction"] .section-text')?.textContent?.length ?? 0) > ${early.length + 200}`);
+    await page.locator('[data-section="write.introduction/introduction"] .section-text', { hasText: new RegExp(`[\\s\\S]{${early.length + 200}}`) }).waitFor();
     assert.equal(await page.locator('article.story').count(), 0, 'the story is not rendered while its text is still arriving');
 
     // The finished story renders: its title and paragraphs, every stage completed, progress full.
@@ -104,6 +104,19 @@ test('cancelling a run from its page cancels it', async (t) => {
     await page.getByRole('button', { name: 'Cancel run' }).waitFor({ state: 'hidden' });
     await page.locator('[data-stage="polish"][data-status="cancelled"]').waitFor();
     assert.equal((await stack.json<{ status: string }>(`/v1/runs/${runId}`)).body.status, 'cancelled');
+  });
+});
+
+test('what a run holds is shown as text, never run as markup', async (t) => {
+  const topic = '<img src=x onerror="window.__injected = true"> a <b>bold</b> topic';
+  const runId = (await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic }) })).body.run_id;
+  await withPage(t, browser, async (page) => {
+    await openDashboard(page);
+    await page.locator(`tr[data-run-id="${runId}"]`).getByText(topic).waitFor();
+    await page.goto(`${stack.api.url}/#/runs/${runId}`);
+    await page.getByRole('heading', { name: topic, level: 1 }).waitFor();
+    assert.equal(await page.locator('main img, main b').count(), 0, 'no element was made from the topic');
+    assert.equal(await page.evaluate('window.__injected === true'), false);
   });
 });
 
