@@ -1,5 +1,6 @@
 // Lint is part of `npm test`; it stays on rules that need no type information so it runs in seconds.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -20,6 +21,11 @@ export default tseslint.config(
       // Configuration is read once, by each service's env.ts.
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through env.ts.' }],
     },
+  },
+  {
+    // The dashboard's scripts run in the browser.
+    files: ['services/*/src/**/public/**/*.js'],
+    languageOptions: { globals: globals.browser },
   },
   {
     files: ['**/env.ts', '**/testing.ts', '**/testing/**', 'scripts/**', '**/*.test.ts'],

@@ -108,6 +108,8 @@ if (plan.topics.length > 0) {
 
 if (plan.serve) {
   say(`\nServing at ${stack.apiUrl}   API key: ${stack.apiKey}`);
+  say(`  dashboard   ${stack.apiUrl}/   (give it the API key once; it lasts the browser session)`);
+  say(`  Bull Board  ${stack.apiUrl}/admin/queues   (after the dashboard, or with the key)`);
   say(`  curl -s ${stack.apiUrl}/health`);
   say(`  curl -s -X POST ${stack.apiUrl}/v1/stories -H "Authorization: Bearer ${stack.apiKey}" -H 'Content-Type: application/json' -d '{"topic":"a robot baker"}'`);
   say('Ctrl-C stops everything.');

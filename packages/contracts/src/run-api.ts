@@ -65,6 +65,21 @@ export type BatchPage = z.infer<typeof BatchPage>;
 export const BatchView = BatchPage.extend({ status: z.enum(['running', 'done']), ...RunLinks.shape });
 export type BatchView = z.infer<typeof BatchView>;
 
+/** A batch in `GET /v1/batches`: its counts, without its runs. */
+export const BatchSummary = BatchView.omit({ runs: true, offset: true, limit: true }).extend({
+  /** The pipeline its runs follow; null for a batch recorded before batches named it. */
+  pipeline: z.string().nullable(),
+});
+export type BatchSummary = z.infer<typeof BatchSummary>;
+
+/** `GET /v1/batches`: newest first. */
+export const BatchList = z.object({
+  batches: z.array(BatchSummary),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+});
+export type BatchList = z.infer<typeof BatchList>;
+
 const Check = z.object({ healthy: z.boolean(), latency_ms: z.number().nonnegative(), error: z.string().optional() });
 
 /** `GET /health` of the orchestrator: 200 when `healthy`, 503 when `degraded`. */

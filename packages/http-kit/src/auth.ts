@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { ErrorCodes } from '@switchyard/contracts';
 import { HttpError } from './errors.js';
+import { presentedSession, sameOriginOrSafe, sessionMatcher } from './session.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -35,14 +36,22 @@ export function keyMatcher(keys: readonly string[]): (candidate: string | undefi
  * Rejects requests without a valid key with 401 and `WWW-Authenticate: Bearer`.
  * @param options.keys accepted keys; must not be empty (leave the middleware out to disable auth)
  * @param options.realm realm named in the challenge (default "switchyard")
+ * @param options.sessionCookie also accept a browser session's cookie (see session.ts) when no
+ *   key is presented; a request so authenticated that changes state must come from this origin
+ *   (403 `cross_origin` otherwise). Default false.
  */
-export function apiKeyAuth(options: { keys: readonly string[]; realm?: string }): RequestHandler {
+export function apiKeyAuth(options: { keys: readonly string[]; realm?: string; sessionCookie?: boolean }): RequestHandler {
   if (options.keys.length === 0) throw new Error('apiKeyAuth needs at least one key');
   const matches = keyMatcher(options.keys);
+  const matchesSession = sessionMatcher(options.keys);
   const challenge = `Bearer realm="${options.realm ?? 'switchyard'}"`;
   return (req, _res, next) => {
     const key = presentedKey(req);
     if (matches(key)) return next();
+    if (!key && options.sessionCookie && matchesSession(presentedSession(req))) {
+      if (sameOriginOrSafe(req)) return next();
+      return next(new HttpError({ status: 403, code: 'cross_origin', message: 'A request made with the session cookie that changes state must come from this origin' }));
+    }
     next(new HttpError({
       status: 401,
       code: ErrorCodes.unauthorized,

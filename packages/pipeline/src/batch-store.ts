@@ -3,7 +3,8 @@
  * of its run ids for paging, and a stream of events as its runs finish.
  */
 import { randomUUID } from 'node:crypto';
-import { RunStatus, type BatchCounts, type BatchPage } from '@switchyard/contracts';
+import { RunStatus, type BatchCounts, type BatchPage, type BatchSummary } from '@switchyard/contracts';
+import { batchLinks } from './runs.js';
 import { newRunId, type NewRun, type RunStore } from './run-store.js';
 
 const RUN_IDS_PER_COMMAND = 1000;
@@ -16,14 +17,17 @@ export class BatchStore {
     this.#runs = runs;
   }
 
-  /** Records a batch and its runs (all `queued`) in one round trip. */
+  /** Records a batch and its runs (all `queued`) in one round trip, and lists it in the batch index. */
   async createBatch(options: { id?: string; runs: readonly Omit<NewRun, 'batchId'>[] }): Promise<{ batchId: string; runIds: string[] }> {
     const { keys, redis } = this.#runs;
     const batchId = options.id ?? newBatchId();
     const withIds = options.runs.map((run) => ({ ...run, id: run.id ?? newRunId(), batchId }));
     const runIds = withIds.map((run) => run.id);
     const pipeline = redis.pipeline();
-    pipeline.hset(keys.batch(batchId), { id: batchId, created_at: new Date().toISOString(), total: runIds.length, dispatched: 0, finished: 0, 'n:queued': runIds.length });
+    const created = new Date();
+    const pipelineName = options.runs[0]?.pipeline?.name;
+    pipeline.hset(keys.batch(batchId), { id: batchId, created_at: created.toISOString(), total: runIds.length, dispatched: 0, finished: 0, 'n:queued': runIds.length, ...(pipelineName ? { pipeline: pipelineName } : {}) });
+    pipeline.zadd(keys.batchIndex, created.getTime(), batchId);
     for (let i = 0; i < runIds.length; i += RUN_IDS_PER_COMMAND) pipeline.rpush(keys.batchRuns(batchId), ...runIds.slice(i, i + RUN_IDS_PER_COMMAND));
     await pipeline.exec();
     await this.#runs.createRuns(withIds);
@@ -35,7 +39,7 @@ export class BatchStore {
     const [[, hash], [, ids]] = (await redis.multi().hgetall(keys.batch(batchId)).lrange(keys.batchRuns(batchId), page.offset, page.offset + page.limit - 1).exec()) as [[null, Record<string, string>], [null, string[]]];
     if (!hash.id) return null;
     const statuses = await this.#runs.getStatuses(ids);
-    const counts = Object.fromEntries(RunStatus.options.map((s) => [s, Number(hash[`n:${s}`] ?? 0)])) as BatchCounts;
+    const counts = countsOf(hash);
     return {
       batch_id: batchId,
       created_at: hash.created_at ?? '',
@@ -46,6 +50,22 @@ export class BatchStore {
       offset: page.offset,
       limit: page.limit,
     };
+  }
+
+  /**
+   * Newest first, with counts and no runs. Ids whose batch has passed its retention are dropped
+   * from the index as they are met (the retention janitor drops the rest).
+   */
+  async listBatches(page: { offset: number; limit: number }): Promise<BatchSummary[]> {
+    const { keys, redis } = this.#runs;
+    const ids = await redis.zrevrange(keys.batchIndex, page.offset, page.offset + page.limit - 1);
+    if (ids.length === 0) return [];
+    const pipeline = redis.pipeline();
+    for (const id of ids) pipeline.hgetall(keys.batch(id));
+    const hashes = ((await pipeline.exec()) ?? []).map(([, hash]) => (hash ?? {}) as Record<string, string>);
+    const gone = ids.filter((_, i) => !hashes[i]?.id);
+    if (gone.length > 0) await redis.zrem(keys.batchIndex, ...gone);
+    return hashes.filter((hash) => hash.id).map((hash) => summaryOf(hash));
   }
 
   /** The next `count` run ids not yet dispatched, and where they start. */
@@ -59,4 +79,25 @@ export class BatchStore {
   async markDispatched(batchId: string, upTo: number): Promise<void> {
     await this.#runs.redis.hset(this.#runs.keys.batch(batchId), 'dispatched', upTo);
   }
+}
+
+function countsOf(hash: Record<string, string>): BatchCounts {
+  return Object.fromEntries(RunStatus.options.map((s) => [s, Number(hash[`n:${s}`] ?? 0)])) as BatchCounts;
+}
+
+function summaryOf(hash: Record<string, string>): BatchSummary {
+  const batchId = hash.id ?? '';
+  const counts = countsOf(hash);
+  const total = Number(hash.total ?? 0);
+  const finished = counts.completed + counts.failed + counts.cancelled;
+  return {
+    batch_id: batchId,
+    created_at: hash.created_at ?? '',
+    pipeline: hash.pipeline || null,
+    total,
+    dispatched: Number(hash.dispatched ?? 0),
+    counts,
+    status: finished === total ? 'done' : 'running',
+    ...batchLinks(batchId),
+  };
 }

@@ -13,6 +13,8 @@ export interface RunKeys {
   idempotency(key: string): string;
   /** Sorted set of run ids by creation time, for listing. */
   runIndex: string;
+  /** Sorted set of batch ids by creation time, for listing. */
+  batchIndex: string;
   /** Sorted set of the runs not yet ended, by creation time, for the reconciler. */
   activeRuns: string;
   /** The reconciler's lease: one worker process at a time sweeps. */
@@ -32,6 +34,7 @@ export function runKeys(prefix: string): RunKeys {
     batchEvents: (id) => `${prefix}:batch:${id}:events`,
     idempotency: (key) => `${prefix}:idem:${key}`,
     runIndex: `${prefix}:runs`,
+    batchIndex: `${prefix}:batches`,
     activeRuns: `${prefix}:runs:active`,
     reconcilerLease: `${prefix}:reconciler:lease`,
     janitorLease: `${prefix}:janitor:lease`,

@@ -187,21 +187,22 @@ export class RunStore {
   }
 
   /**
-   * Newest first, optionally of one status. Looks at most at the newest 10,000 runs; ids whose run
-   * has passed its retention are dropped from the index as they are met.
+   * Newest first, optionally of one status and of one pipeline. Looks at most at the newest 10,000
+   * runs; ids whose run has passed its retention are dropped from the index as they are met.
    */
-  async listRuns(page: { offset: number; limit: number; status?: RunStatus | undefined }): Promise<RunRecord[]> {
+  async listRuns(page: { offset: number; limit: number; status?: RunStatus | undefined; pipeline?: string | undefined }): Promise<RunRecord[]> {
     const chosen: string[] = [];
     const gone: string[] = [];
     let skipped = 0;
     for (let start = 0; chosen.length < page.limit && start < 10_000; start += 500) {
       const ids = await this.redis.zrevrange(this.keys.runIndex, start, start + 499);
       if (ids.length === 0) break;
-      const statuses = await this.getStatuses(ids);
+      const facts = await this.#listFacts(ids, page.pipeline !== undefined);
       ids.forEach((id, i) => {
-        const status = statuses[i];
+        const { status, pipeline } = facts[i] ?? { status: null, pipeline: null };
         if (!status) gone.push(id);
         else if (page.status && status !== page.status) return;
+        else if (page.pipeline !== undefined && pipeline !== page.pipeline) return;
         else if (skipped < page.offset) skipped += 1;
         else if (chosen.length < page.limit) chosen.push(id);
       });
@@ -209,6 +210,18 @@ export class RunStore {
     if (gone.length > 0) await this.redis.zrem(this.keys.runIndex, ...gone);
     const runs = await Promise.all(chosen.map((id) => this.getRun(id)));
     return runs.filter((run): run is RunRecord => run !== null);
+  }
+
+  /** What listing filters on, of many runs in one round trip; the pipeline only when asked. */
+  async #listFacts(ids: readonly string[], withPipeline: boolean): Promise<{ status: RunStatus | null; pipeline: string | null }[]> {
+    if (!withPipeline) return (await this.getStatuses(ids)).map((status) => ({ status, pipeline: null }));
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'pipeline');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([, values]) => {
+      const [status, name] = (values as (string | null)[] | null) ?? [];
+      return { status: (status as RunStatus | null | undefined) ?? null, pipeline: name ?? null };
+    });
   }
 
   /**
@@ -240,19 +253,25 @@ export class RunStore {
   }
 
   /**
-   * Drops from the run index, in bounded steps, the runs created before `createdBefore` (ms)
-   * whose retention has passed (their hash is gone). Returns how many ids were dropped.
+   * Drops from the run index and the batch index, in bounded steps, the runs and batches created
+   * before `createdBefore` (ms) whose retention has passed (their hash is gone). Returns how many
+   * ids were dropped.
    */
   async pruneRunIndex(options: { createdBefore: number; maxIds: number }): Promise<number> {
+    const runs = await this.#pruneIndex({ ...options, index: this.keys.runIndex, keyOf: this.keys.run });
+    return runs + (await this.#pruneIndex({ ...options, index: this.keys.batchIndex, keyOf: this.keys.batch }));
+  }
+
+  async #pruneIndex(options: { createdBefore: number; maxIds: number; index: string; keyOf: (id: string) => string }): Promise<number> {
     let pruned = 0;
     for (let offset = 0; offset < options.maxIds; ) {
-      const ids = await this.redis.zrangebyscore(this.keys.runIndex, '-inf', options.createdBefore, 'LIMIT', offset, 500);
+      const ids = await this.redis.zrangebyscore(options.index, '-inf', options.createdBefore, 'LIMIT', offset, 500);
       if (ids.length === 0) break;
       const pipeline = this.redis.pipeline();
-      for (const id of ids) pipeline.exists(this.keys.run(id));
+      for (const id of ids) pipeline.exists(options.keyOf(id));
       const exists = ((await pipeline.exec()) ?? []).map(([, found]) => found === 1);
       const gone = ids.filter((_, i) => !exists[i]);
-      if (gone.length > 0) await this.redis.zrem(this.keys.runIndex, ...gone);
+      if (gone.length > 0) await this.redis.zrem(options.index, ...gone);
       pruned += gone.length;
       // Removed ids no longer take places before the next page.
       offset += ids.length - gone.length;

@@ -235,7 +235,7 @@ test('an unknown route answers 404 in the same error shape', async () => {
 test('a known route asked with another method answers 405, naming the methods it takes', async () => {
   const cases = [
     ['PUT', `/v1/runs/run_${HEX}`, 'GET, DELETE'],
-    ['PATCH', '/v1/batches', 'POST'],
+    ['PATCH', '/v1/batches', 'GET, POST'],
     ['GET', '/v1/stories', 'POST'],
     ['DELETE', `/v1/batches/batch_${HEX}/events`, 'GET'],
     ['POST', '/health', 'GET'],

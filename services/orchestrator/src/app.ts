@@ -1,10 +1,14 @@
 /**
  * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape. `/health`,
- * the pipeline format's schema, the OpenAPI document and its reference page are public.
+ * the pipeline format's schema, the OpenAPI document and its reference page are public, and so
+ * is the dashboard's page (it shows nothing without the key). `/v1` and Bull Board at
+ * `/admin/queues` take the key or the browser session's cookie.
  */
 import express, { type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
 import { redisUnavailable } from '@switchyard/redis';
+import { dashboardRouter } from './dashboard/router.js';
+import { QUEUE_BOARD_PATH } from './dashboard/queue-board.js';
 import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
@@ -21,7 +25,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
-  app.use('/v1', apiKeyAuth({ keys: deps.apiKeys }));
+  app.use(dashboardRouter({ apiKeys: deps.apiKeys }));
+  const auth = apiKeyAuth({ keys: deps.apiKeys, sessionCookie: true });
+  app.use('/v1', auth);
+  // Bull Board is an Express app of its own, so its routes are no operations of this API.
+  app.use(QUEUE_BOARD_PATH, auth, unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }), deps.queueBoard.handler);
   // Every /v1 route needs Redis: while it is unreachable they answer 503 within a second.
   app.use('/v1', unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }));
   app.use(storiesRouter(deps));

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
 import type { BatchStore, PipelineQueues, PipelineStore, RunStore, ToolDirectory } from '@switchyard/pipeline';
+import type { QueueBoard } from './dashboard/queue-board.js';
 import type { SseStreams } from './sse.js';
 
 /** What `GET /health` answers (the contracts' `OrchestratorHealth`). */
@@ -21,6 +22,8 @@ export interface AppDeps {
   logger: Logger;
   health: () => Promise<HealthReport>;
   streams: SseStreams;
+  /** Bull Board over the deployment's queues, served at /admin/queues. */
+  queueBoard: QueueBoard;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
 }

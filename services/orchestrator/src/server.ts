@@ -10,6 +10,7 @@ import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelin
 import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
 import { ToolServiceClient } from '@switchyard/tool-client';
 import { createApp } from './app.js';
+import { configuredQueueNames, createQueueBoard } from './dashboard/queue-board.js';
 import type { HealthReport } from './deps.js';
 import { SseStreams } from './sse.js';
 
@@ -75,7 +76,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     return { status: healthy ? 'healthy' : 'degraded', redis: redisCheck, services: lastServices };
   };
 
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs });
+  const queueBoard = createQueueBoard({ redis, prefix, queueNames: configuredQueueNames(services.map((s) => s.name)) });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
@@ -84,6 +86,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
       streams.endAll();
       await listening.close();
       await queues.close();
+      await queueBoard.close();
       await redis.quit().catch(() => undefined);
     },
   };

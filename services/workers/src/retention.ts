@@ -2,7 +2,7 @@
  * What a run leaves after its retention: nothing. The run's own keys (hash, events, outputs) and
  * its batch's expire by themselves (the transition script sets their TTL when the run ends), and
  * idempotency keys never outlive the run; this janitor removes the rest, which nothing would
- * otherwise remove while nobody lists runs: the run index's ids of expired runs, and the BullMQ
+ * otherwise remove while nobody lists runs: the run and batch indexes' ids of expired ones, and the BullMQ
  * jobs (completed or failed) older than the retention, by BullMQ's own `clean`. Each step is
  * bounded, so a large backlog is worked off over several passes.
  *

@@ -4,19 +4,20 @@
  * patterns, the error body schema), so the document says what the routes do.
  */
 import { z } from 'zod';
-import type { ZodOpenApiContentObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+import type { ZodOpenApiContentObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { ApiErrorBody } from '@switchyard/contracts';
 import { BATCH_ID, EVENT_ID_PATTERN, PIPELINE_NAME, RUN_ID } from '@switchyard/pipeline';
 import { IdempotencyKey } from '../idempotency.js';
 
 /** Statuses an error may answer with, each with what it means on every route. */
-export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 415 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
 
 const json = (schema: z.ZodType): ZodOpenApiContentObject => ({ 'application/json': { schema } });
 
 const GENERIC: Record<ErrorStatus, string> = {
   400: 'A bad body or parameter, named in `message` (`invalid_parameters`, `invalid_json`, `invalid_idempotency_key`)',
   401: 'No valid API key (`unauthorized`)',
+  403: 'Made with the browser session cookie alone, not GET or HEAD, and not from this origin (`cross_origin`)',
   404: 'No such resource',
   409: 'A conflict with what exists',
   413: 'The body is over its limit (`payload_too_large`)',
@@ -47,6 +48,26 @@ export function errors(options: { v1: boolean; routeErrors?: Partial<Record<Erro
     responses[`${code}`] = errorResponse(code, meaning === true ? GENERIC[code] : meaning);
   }
   return responses;
+}
+
+/**
+ * Adds 403 `cross_origin` to every `/v1` operation that changes state: made with the browser
+ * session's cookie alone, it is refused unless it comes from this origin.
+ */
+export function withCrossOriginRefusal(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => {
+      if (!path.startsWith('/v1/') || !item) return [path, item];
+      const changed = Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => {
+          if (!['post', 'put', 'patch', 'delete'].includes(method) || !operation || typeof operation !== 'object' || !('responses' in operation)) return [method, operation];
+          const { responses } = operation as { responses: ZodOpenApiResponsesObject };
+          return [method, { ...operation, responses: { ...responses, '403': errorResponse(403, GENERIC[403]) } }];
+        }),
+      );
+      return [path, changed];
+    }),
+  );
 }
 
 /** The JSON-body errors every POST or PUT with a body shares. */

@@ -72,13 +72,14 @@ test('every route the app serves is in the document, and the document has no rou
   assert.deepEqual([...documented].filter((r) => !served.has(r)), [], 'documented but not served');
 });
 
-test('the key is a Bearer token or X-API-Key, asked of every /v1 operation and of no other', () => {
+test('the key is a Bearer token, X-API-Key or the browser session cookie, asked of every /v1 operation and of no other', () => {
   const schemes = document.components.securitySchemes;
   const bearer = Object.entries(schemes).find(([, s]) => s.type === 'http' && s.scheme === 'bearer');
   const header = Object.entries(schemes).find(([, s]) => s.type === 'apiKey' && s.in === 'header' && s.name === 'X-API-Key');
-  assert.ok(bearer && header, JSON.stringify(schemes));
-  // Alternatives: either scheme alone is enough.
-  assert.deepEqual(document.security, [{ [bearer[0]]: [] }, { [header[0]]: [] }]);
+  const cookie = Object.entries(schemes).find(([, s]) => s.type === 'apiKey' && s.in === 'cookie' && s.name === 'sy_session');
+  assert.ok(bearer && header && cookie, JSON.stringify(schemes));
+  // Alternatives: any scheme alone is enough.
+  assert.deepEqual(document.security, [{ [bearer[0]]: [] }, { [header[0]]: [] }, { [cookie[0]]: [] }]);
   for (const { method, path, operation } of operations()) {
     const label = `${method} ${path}`;
     if (path.startsWith('/v1/')) {

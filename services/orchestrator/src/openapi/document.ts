@@ -11,6 +11,7 @@ import {
   BatchAccepted,
   BatchEventSchemas,
   BatchRequest,
+  BatchList,
   BatchView,
   OrchestratorHealth,
   PipelineBatchRequest,
@@ -25,6 +26,8 @@ import {
   StoryRequest,
 } from '@switchyard/contracts';
 import { PipelineList, PipelineRegistered, PipelineView, StoredDefinition } from '../routes/pipeline-shapes.js';
+import { withCrossOriginRefusal } from './common.js';
+import { dashboardPaths } from './dashboard-paths.js';
 import { pipelinePaths } from './pipeline-paths.js';
 import { pruneSchemas } from './prune.js';
 import { runPaths } from './run-paths.js';
@@ -60,18 +63,20 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): oas
         description:
           'Runs multi-agent pipelines as jobs on BullMQ over Redis. Every `/v1` route needs the API key, as `Authorization: Bearer KEY` or `X-API-Key: KEY`. Errors are `{error:{code,message,details}}`; a method a path does not take answers 405 with `Allow`.',
       },
-      security: [{ bearerKey: [] }, { headerKey: [] }],
+      security: [{ bearerKey: [] }, { headerKey: [] }, { sessionCookie: [] }],
       tags: [
         { name: 'runs', description: 'Start, read, follow and cancel runs' },
         { name: 'batches', description: 'Many runs at once' },
         { name: 'pipelines', description: 'Pipeline definitions and their runs' },
         { name: 'service', description: 'Health and this document (no key needed)' },
+        { name: 'dashboard', description: 'The run dashboard and its browser session' },
       ],
-      paths: { ...runPaths, ...pipelinePaths },
+      paths: withCrossOriginRefusal({ ...runPaths, ...pipelinePaths, ...dashboardPaths }),
       components: {
         securitySchemes: {
           bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key of `API_KEYS`, as `Authorization: Bearer KEY`' },
           headerKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same key in `X-API-Key` (checked first when both are sent)' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'sy_session', description: 'A browser session opened by `POST /ui/session` with the key' },
         },
         schemas: {
           Error: ApiErrorBody,
@@ -89,6 +94,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): oas
           RunView,
           RunList,
           BatchView,
+          BatchList,
           PipelineList,
           PipelineView,
           PipelineRegistered,

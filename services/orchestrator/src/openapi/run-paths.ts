@@ -10,6 +10,7 @@ import {
   BatchAccepted,
   BatchEventSchemas,
   BatchRequest,
+  BatchList,
   BatchView,
   PipelineBatchRequest,
   RunAccepted,
@@ -18,7 +19,7 @@ import {
   RunView,
   StoryRequest,
 } from '@switchyard/contracts';
-import { BatchPageQuery } from '../routes/batches.js';
+import { BatchListQuery, BatchPageQuery } from '../routes/batches.js';
 import { RunListQuery } from '../routes/runs.js';
 import { BatchIdParam, BODY_ERRORS, errors, eventStream, IdempotencyHeader, jsonResponse, LastEventIdHeader, LocationHeader, RunIdParam } from './common.js';
 
@@ -67,10 +68,11 @@ export const runPaths: ZodOpenApiPathsObject = {
       operationId: 'listRuns',
       tags: ['runs'],
       summary: 'List runs, newest first',
+      description: 'Optionally only runs of one `status` and of one `pipeline`.',
       requestParams: { query: RunListQuery },
       responses: {
         '200': jsonResponse('A page of runs', RunList),
-        ...errors({ v1: true, routeErrors: { 400: 'A bad `offset`, `limit` or `status` (`invalid_parameters`)' } }),
+        ...errors({ v1: true, routeErrors: { 400: 'A bad `offset`, `limit`, `status` or `pipeline` (`invalid_parameters`)' } }),
       },
     },
   },
@@ -111,6 +113,16 @@ export const runPaths: ZodOpenApiPathsObject = {
     },
   },
   '/v1/batches': {
+    get: {
+      operationId: 'listBatches',
+      tags: ['batches'],
+      summary: 'List batches, newest first, with their counts',
+      requestParams: { query: BatchListQuery },
+      responses: {
+        '200': jsonResponse('A page of batches', BatchList),
+        ...errors({ v1: true, routeErrors: { 400: 'A bad `offset` or `limit` (`invalid_parameters`)' } }),
+      },
+    },
     post: {
       operationId: 'startBatch',
       tags: ['batches'],

@@ -4,7 +4,7 @@
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { BatchRequest, PipelineBatchRequest, type BatchAccepted, type BatchView } from '@switchyard/contracts';
+import { BatchRequest, PipelineBatchRequest, type BatchAccepted, type BatchList, type BatchView } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { BATCH_ID, batchLinks, batchStoryRequests, InputError, newBatchId, startPipelineBatch, startStoryBatch } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
@@ -44,6 +44,12 @@ export const BatchPageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
+/** The query of `GET /v1/batches`. */
+export const BatchListQuery = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
 function batchIdOf(req: Request): string {
   const batchId = String(req.params.batchId);
   if (!BATCH_ID.test(batchId)) throw new HttpError({ status: 404, code: 'batch_not_found', message: `No batch ${batchId}` });
@@ -67,6 +73,13 @@ export function batchesRouter(deps: AppDeps): Router {
     res.status(202).location(links.poll_url).json(accepted);
   });
 
+  router.get('/v1/batches', async (req, res) => {
+    const query = BatchListQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
+    const list: BatchList = { batches: await deps.batches.listBatches(query.data), ...query.data };
+    res.json(list);
+  });
+
   router.get('/v1/batches/:batchId', async (req, res) => {
     const batchId = batchIdOf(req);
     const page = BatchPageQuery.safeParse(req.query);
@@ -84,7 +97,7 @@ export function batchesRouter(deps: AppDeps): Router {
     await streamEvents(req, res, { redis: deps.redis, key: deps.store.keys.batchEvents(batchId), closeOn: 'done', streams: deps.streams, heartbeatMs: deps.heartbeatMs });
   });
 
-  router.all('/v1/batches', methodNotAllowed('POST'));
+  router.all('/v1/batches', methodNotAllowed('GET', 'POST'));
   router.all('/v1/batches/:batchId', methodNotAllowed('GET'));
   router.all('/v1/batches/:batchId/events', methodNotAllowed('GET'));
 

@@ -14,6 +14,7 @@ export const RunListQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   status: RunStatus.optional(),
+  pipeline: z.string().min(1).max(60).optional().describe('Only runs of this pipeline'),
 });
 
 async function findRun(deps: AppDeps, req: Request): Promise<RunRecord> {

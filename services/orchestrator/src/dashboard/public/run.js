@@ -1,0 +1,154 @@
+// A run's page: its stages as a timeline, the text arriving live from its events, its progress,
+// a cancel button, and the finished story.
+import { api, ApiError } from './api.js';
+import { badge, duration, h, progressBar, replace, setProgress, shortId, TERMINAL, when } from './dom.js';
+
+function stageRow(stage) {
+  const started = stage.started_at ? Date.parse(stage.started_at) : null;
+  const finished = stage.finished_at ? Date.parse(stage.finished_at) : null;
+  const active = stage.status === 'running' || stage.status === 'retrying';
+  // A stage stopped by its run's end has no finish of its own: no duration is claimed for it.
+  const took = started === null || (finished === null && !active) ? '' : duration((finished ?? Date.now()) - started);
+  return h(
+    'li',
+    { class: `stage ${stage.status}`, dataset: { stage: stage.name, status: stage.status } },
+    h('span', { class: 'dot', 'aria-hidden': 'true' }),
+    h('div', { class: 'stage-main' }, h('strong', {}, stage.name), ' ', badge(stage.status), stage.iterations ? h('span', { class: 'muted small' }, ` ${stage.iterations} loops`) : ''),
+    h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${active ? ' so far' : ''}` : ''),
+    stage.error ? h('div', { class: 'stage-error small' }, `${stage.error.code}: ${stage.error.message}`) : '',
+  );
+}
+
+function paragraphs(text) {
+  return String(text)
+    .split(/\n\s*\n/)
+    .map((block) => block.trim())
+    .filter(Boolean)
+    .map((block) => (/^#{1,6}\s/.test(block) ? h('h3', {}, block.replace(/^#{1,6}\s+/, '')) : h('p', {}, block)));
+}
+
+function storyOf(result) {
+  if (result && typeof result === 'object' && typeof result.title === 'string' && typeof result.content === 'string') {
+    return h(
+      'article',
+      { class: 'story card' },
+      h('h2', {}, result.title),
+      typeof result.word_count === 'number' ? h('p', { class: 'muted small' }, `${result.word_count} words`) : '',
+      paragraphs(result.content),
+    );
+  }
+  return h('section', { class: 'story card' }, h('h2', {}, 'Result'), h('pre', { class: 'json' }, JSON.stringify(result, null, 2)));
+}
+
+/** The live text: one panel per section, in the order they first spoke. */
+function liveText() {
+  const root = h('div', { class: 'sections' });
+  const panels = new Map();
+  const panel = (stage, section) => {
+    const key = `${stage}/${section}`;
+    let text = panels.get(key);
+    if (!text) {
+      text = h('div', { class: 'section-text' });
+      panels.set(key, text);
+      root.append(h('section', { class: 'section', dataset: { section: key } }, h('h4', {}, section === stage ? stage : `${stage} · ${section}`), text));
+    }
+    return text;
+  };
+  return {
+    root,
+    content: ({ stage, section, chunk }) => {
+      const text = panel(stage, section);
+      // Follow the end of the text unless the reader has scrolled up.
+      const following = text.scrollTop + text.clientHeight >= text.scrollHeight - 24;
+      text.append(document.createTextNode(chunk));
+      if (following) text.scrollTop = text.scrollHeight;
+    },
+    reset: ({ stage, section }) => panel(stage, section).replaceChildren(),
+  };
+}
+
+export async function runView(ctx, runId) {
+  let run = await api(`/v1/runs/${runId}`);
+  const title = h('h1', {});
+  const status = h('span', {});
+  const facts = h('p', { class: 'muted small' });
+  const bar = progressBar(run.progress);
+  const percent = h('span', { class: 'small' });
+  const stages = h('ol', { class: 'timeline' });
+  const live = liveText();
+  const notices = h('ul', { class: 'notices small' });
+  const story = h('div', {});
+  const message = h('p', { class: 'notice error', role: 'alert', hidden: true });
+  const cancel = h('button', { type: 'button', class: 'danger' }, 'Cancel run');
+
+  const show = (next) => {
+    run = next;
+    const topic = run.request && typeof run.request === 'object' ? run.request.topic ?? run.request.project?.name : undefined;
+    title.textContent = topic ?? run.run_id;
+    replace(status, badge(run.status));
+    replace(facts, `${run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind} · ${run.run_id} · started ${when(run.created_at)}`, run.batch_id ? [' · batch ', h('a', { href: `#/batches/${run.batch_id}` }, shortId(run.batch_id))] : '');
+    setProgress(bar.firstElementChild, run.progress);
+    percent.textContent = `${run.progress}%`;
+    replace(stages, run.stages.map(stageRow));
+    cancel.hidden = TERMINAL.includes(run.status);
+    if (run.error) {
+      replace(message, `${run.error.code}: ${run.error.message}`);
+      message.hidden = false;
+    }
+    if (run.status === 'completed' && run.result && !story.firstChild) replace(story, storyOf(run.result));
+  };
+
+  let pending;
+  const refresh = () => {
+    pending ??= setTimeout(async () => {
+      pending = undefined;
+      show(await api(`/v1/runs/${runId}`).catch(() => run));
+    }, 150);
+  };
+
+  cancel.addEventListener('click', async () => {
+    cancel.disabled = true;
+    try {
+      show(await api(`/v1/runs/${runId}`, { method: 'DELETE' }));
+    } catch (failure) {
+      message.textContent = failure instanceof ApiError && failure.code === 'run_finished' ? 'The run had already ended.' : failure.message;
+      message.hidden = false;
+      refresh();
+    } finally {
+      cancel.disabled = false;
+    }
+  });
+
+  replace(
+    ctx.root,
+    h('p', {}, h('a', { href: '#/' }, '← Runs')),
+    h('section', { class: 'card run-head' }, h('div', { class: 'row head' }, title, status, h('span', { class: 'grow' }), cancel), facts, h('div', { class: 'row' }, bar, percent), message),
+    h('div', { class: 'columns' }, h('section', { class: 'card' }, h('h2', {}, 'Stages'), stages, notices), h('section', { class: 'card live' }, h('h2', {}, 'Live text'), live.root)),
+    story,
+  );
+  show(run);
+
+  const events = new EventSource(run.events_url);
+  // The run's `error` events share their name with EventSource's own, which carry no data.
+  const on = (name, handle) => events.addEventListener(name, (event) => event.data && handle(JSON.parse(event.data)));
+  on('stage', refresh);
+  on('progress', (data) => {
+    setProgress(bar.firstElementChild, data.percent);
+    percent.textContent = `${data.percent}%`;
+  });
+  on('content', live.content);
+  on('reset', live.reset);
+  on('error', (data) => notices.append(h('li', {}, `${data.stage ?? 'run'}: ${data.code}: ${data.message}${data.will_retry ? ' (retrying)' : ''}`)));
+  on('done', (data) => {
+    events.close();
+    if (data.result) replace(story, storyOf(data.result));
+    refresh();
+  });
+  // Timings of running stages move on by themselves.
+  const ticker = setInterval(() => TERMINAL.includes(run.status) || replace(stages, run.stages.map(stageRow)), 1000);
+  ctx.onCleanup(() => {
+    events.close();
+    clearInterval(ticker);
+    clearTimeout(pending);
+  });
+}
