@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // The dashboard's scripts run in the browser.
-    files: ['services/*/src/**/public/**/*.js'],
+    files: ['services/orchestrator/dashboard/**/*.js'],
     languageOptions: { globals: globals.browser },
   },
   {

@@ -52,3 +52,10 @@ test('the stack built by npm run build runs a story to the end with no TypeScrip
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
   assert.ok((run.result?.word_count ?? 0) > 100);
 });
+
+test('the compiled orchestrator serves the dashboard, its files read from outside src/', async () => {
+  const page = await fetch(`${stack.apiUrl}/`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<html/i);
+  assert.equal((await fetch(`${stack.apiUrl}/ui/app.js`)).status, 200);
+});

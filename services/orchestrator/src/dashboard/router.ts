@@ -1,6 +1,6 @@
 /**
  * The run dashboard: `GET /` answers its page, `/ui/*` its scripts and style (static files of
- * `public/`, no build step), and `POST /ui/session` turns the API key, given once, into the
+ * the service's `dashboard/` folder, no build step), and `POST /ui/session` turns the API key, given once, into the
  * browser session's cookie (see `sessionCookie` in http-kit). The page and its files hold no data:
  * everything it shows comes from the `/v1` API, which needs the key or the cookie.
  */
@@ -12,7 +12,8 @@ import { ErrorCodes } from '@switchyard/contracts';
 import { HttpError, keyMatcher, methodNotAllowed, sessionCookie } from '@switchyard/http-kit';
 import { jsonBody } from '../json-body.js';
 
-export const DASHBOARD_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
+// Outside src/, so that the compiled router (dist/dashboard/router.js) finds the same folder.
+export const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
 
 /** `POST /ui/session`: the key, as a person pastes it. */
 export const SessionRequest = z.strictObject({ key: z.string().trim().min(1).max(1024) });
