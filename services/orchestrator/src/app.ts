@@ -5,6 +5,7 @@
 import express, { type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
 import { redisUnavailable } from '@switchyard/redis';
+import { traceRequests } from '@switchyard/telemetry';
 import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
@@ -18,6 +19,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // First, so that a request's span (the root of the runs it starts) covers all it does.
+  app.use(traceRequests());
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
