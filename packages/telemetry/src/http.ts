@@ -37,22 +37,16 @@ export function traceRequests(options: { tracer?: string; attributes?: Attribute
     // Body parsers and handlers run from the request's and response's events: bind them to the span.
     context.bind(active, req);
     context.bind(active, res);
-    let route: string | undefined;
     const end = () => {
       if (!span.isRecording()) return;
-      route ??= routeOf(req);
+      // Express leaves the matched route on the request.
+      const route = routeOf(req);
       span.updateName(route ? `${req.method} ${route}` : req.method);
       if (route) span.setAttribute('http.route', route);
       span.setAttribute('http.response.status_code', res.statusCode);
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     };
-    // The route is read when the response starts, while Express still has it on the request.
-    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.writeHead = ((...args: unknown[]) => {
-      route ??= routeOf(req);
-      return writeHead(...args);
-    }) as typeof res.writeHead;
     res.once('finish', end);
     res.once('close', end);
     context.with(active, next);
