@@ -115,12 +115,19 @@ test('a story is one trace: the API request is its only root, with a span per st
 
   const spans = await settledSpans(stages.map((stage) => `${runId}.${stage}`));
   const root = requestSpan(spans, 'POST', '/v1/stories');
+  assert.equal(root.attributes['switchyard.run.id'], runId, 'the trace can be found by its run id');
   const tree = oneTree(spans, root);
   const ofRun = spans.filter((s) => String(jobOf(s) ?? '').startsWith(`${runId}.`) || isToolCall(s) || isToolServer(s));
   assert.ok(ofRun.length > 0);
   assert.deepEqual(ofRun.filter((s) => traceId(s) !== traceId(root)).map((s) => s.name), [], 'every span of the run is in the request\'s trace');
-  for (const stage of stages) assert.equal(tree.filter((s) => isJob(s) && jobOf(s) === `${runId}.${stage}`).length, 1, `one span for the job of ${stage}`);
+  for (const stage of stages) {
+    const jobs = tree.filter((s) => isJob(s) && jobOf(s) === `${runId}.${stage}`);
+    assert.equal(jobs.length, 1, `one span for the job of ${stage}`);
+    assert.deepEqual([jobs[0]?.attributes['switchyard.run.id'], jobs[0]?.attributes['switchyard.stage']], [runId, stage]);
+  }
   checkToolCalls(tree, stages.length);
+  const modes = Object.fromEntries(tree.filter(isToolCall).map((s) => [s.attributes['switchyard.tool.service'], [s.attributes['switchyard.tool.mode'], s.attributes['switchyard.tool.attempt']]]));
+  assert.deepEqual(modes, { search: ['sync', 1], outline: ['sync', 1], writing: ['stream', 1], editing: ['async', 1] });
 
   // Each job keeps its context in its options in Redis (bullmq-otel), so any worker that takes it up joins the trace.
   const connection = createRedisClient(stack.redisUrl);
@@ -163,7 +170,9 @@ test('the runs of a batch join the batch request\'s trace through the dispatcher
   const jobIds = created.body.run_ids.flatMap((runId, i) => (runs[i] as unknown as RunBody).stages.map((s) => `${runId}.${s.name}`));
 
   const spans = await settledSpans([...jobIds, `dispatch.${created.body.batch_id}`]);
-  const tree = oneTree(spans, requestSpan(spans, 'POST', '/v1/batches'));
+  const root = requestSpan(spans, 'POST', '/v1/batches');
+  assert.equal(root.attributes['switchyard.batch.id'], created.body.batch_id);
+  const tree = oneTree(spans, root);
   const dispatch = tree.find((s) => isJob(s) && jobOf(s) === `dispatch.${created.body.batch_id}`);
   assert.ok(dispatch, 'the dispatcher\'s job is in the trace');
   for (const id of jobIds) {
