@@ -6,15 +6,14 @@ import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 
 
 export type { Logger };
 
-const NO_FIELDS = Object.freeze({});
-
 /**
  * `trace_id` and `span_id` of the active span, so a line can be found from its trace and back.
  * With tracing off there is never an active span, and this is one lookup that finds nothing.
+ * A new object each time: pino merges the line's own fields into it.
  */
 function traceFields(): object {
   const span = trace.getActiveSpan()?.spanContext();
-  return span && trace.isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : NO_FIELDS;
+  return span && trace.isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
 }
 
 /**

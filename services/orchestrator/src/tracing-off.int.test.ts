@@ -59,10 +59,12 @@ test('with no OTLP endpoint a story runs untraced: no span records, no tool requ
 test('with no OTLP endpoint log lines carry no trace_id, inside a span or not', async () => {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({ name: 'test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
-  await inSpan('ours', {}, async () => logger.info('inside'));
-  logger.info('outside');
-  assert.deepEqual(lines.map((l) => [l.msg, 'trace_id' in l, 'span_id' in l]), [
-    ['inside', false, false],
-    ['outside', false, false],
+  await inSpan('ours', {}, async () => logger.info({ run_id: 'run_a' }, 'inside'));
+  logger.info({ run_id: 'run_b' }, 'outside');
+  logger.info('outside, no fields');
+  assert.deepEqual(lines.map((l) => [l.msg, l.run_id, 'trace_id' in l, 'span_id' in l]), [
+    ['inside', 'run_a', false, false],
+    ['outside', 'run_b', false, false],
+    ['outside, no fields', undefined, false, false],
   ]);
 });

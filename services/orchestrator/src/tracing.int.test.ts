@@ -185,14 +185,18 @@ test('the runs of a batch join the batch request\'s trace through the dispatcher
 test('a log line written inside a span carries its trace_id and span_id; one outside carries neither', async () => {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({ name: 'test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
-  logger.info('outside');
+  logger.info({ run_id: 'run_a' }, 'outside');
   const ids = await inSpan('logging', {}, async (span) => {
     await new Promise((r) => setTimeout(r, 1));
-    logger.info('inside');
+    logger.info({ run_id: 'run_b' }, 'inside');
+    logger.info('inside, no fields');
     return span.spanContext();
   });
-  assert.deepEqual(lines.map((l) => [l.msg, l.trace_id, l.span_id]), [
-    ['outside', undefined, undefined],
-    ['inside', ids.traceId, ids.spanId],
+  logger.info('outside again');
+  assert.deepEqual(lines.map((l) => [l.msg, l.run_id, l.trace_id, l.span_id]), [
+    ['outside', 'run_a', undefined, undefined],
+    ['inside', 'run_b', ids.traceId, ids.spanId],
+    ['inside, no fields', undefined, ids.traceId, ids.spanId],
+    ['outside again', undefined, undefined, undefined],
   ]);
 });
