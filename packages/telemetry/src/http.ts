@@ -22,16 +22,19 @@ function routeOf(req: RoutedRequest): string | undefined {
 
 /**
  * Express middleware: one SERVER span per request, named `METHOD /route`, with the method, path,
- * route and status; a 5xx marks it failed. Does nothing while tracing is off.
+ * route and status; a 5xx marks it failed. Does nothing while tracing is off, nor for `/health` outside a trace.
  * @param options.tracer the instrumentation scope name (default "switchyard.http")
  * @param options.attributes added to every span (e.g. which of the services in a process answered)
  */
 export function traceRequests(options: { tracer?: string; attributes?: Attributes } = {}) {
   const tracer = trace.getTracer(options.tracer ?? 'switchyard.http');
   return (req: RoutedRequest, res: ServerResponse, next: () => void): void => {
-    if (!tracingEnabled()) return next();
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const path = req.path ?? req.url ?? '';
+    // Health probes come every few seconds from load balancers, launchers and the orchestrator's
+    // own /health; as traces of their own they would bury the runs'. One inside a trace (a
+    // breaker's probe within a tool call) keeps its span.
+    if (!tracingEnabled() || (path === '/health' && !req.headers.traceparent)) return next();
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { ...options.attributes, 'http.request.method': req.method, 'url.path': path } }, parent);
     const active = trace.setSpan(parent, span);
     // Body parsers and handlers run from the request's and response's events: bind them to the span.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { createLogger } from '@switchyard/logger';
-import { SpanKind } from '@switchyard/telemetry';
+import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { parentSpanId, startTestTracing, type ReadableSpan, type TestTracing } from '@switchyard/telemetry/testing';
 import { createOfflineAuthor, startToolServices, type ToolServicesStack } from '@switchyard/tool-services';
 import { ToolServiceClient } from './client.js';
@@ -60,4 +60,17 @@ test('a call refused before anything is sent ends its span failed, with the erro
   assert.match(call?.status.message ?? '', /topic/);
   assert.equal(call?.events.find((e) => e.name === 'exception')?.attributes?.['exception.type'], 'invalid_parameters', 'the exception is recorded with its code');
   assert.ok(!('switchyard.tool.attempt' in (call?.attributes ?? {})), 'no attempt was made');
+});
+
+test('a health check outside any trace makes no span at the service; one inside a call\'s trace does', async () => {
+  tracing.reset();
+  assert.equal((await client().health()).healthy, true);
+  await inSpan('caller', {}, () => client().health());
+  const caller = tracing.spans().find((s) => s.name === 'caller');
+  assert.ok(caller);
+  // health() asks /health, then /tools with the key: once both are served under the caller, the
+  // check made outside any trace has long been answered.
+  const health = (await servedUnder(caller, 2)).filter((s) => s.attributes['url.path'] === '/health');
+  assert.equal(health.length, 1);
+  assert.deepEqual(tracing.spans().filter((s) => s.kind === SpanKind.SERVER && s.attributes['url.path'] === '/health'), health);
 });
