@@ -4,6 +4,7 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { bullmqTelemetry } from '@switchyard/telemetry';
 import { BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, QUEUES, type DispatchJob } from './catalog.js';
 import { StepQueues } from './engine/step-jobs.js';
 
@@ -23,7 +24,7 @@ export interface PipelineQueues {
  *   (default: ignored, since they are the shared connection's, reported where it is followed)
  */
 export function createPipelineQueues(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }): PipelineQueues {
-  const dispatch = new Queue<DispatchJob>(QUEUES.dispatch, { connection: options.connection, prefix: options.prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } } });
+  const dispatch = new Queue<DispatchJob>(QUEUES.dispatch, { connection: options.connection, prefix: options.prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } }, ...bullmqTelemetry() });
   const onError = options.onError ?? (() => undefined);
   dispatch.on('error', onError);
   const steps = new StepQueues({ connection: options.connection, prefix: options.prefix, onError });

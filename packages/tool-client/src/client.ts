@@ -4,6 +4,7 @@
  * retried when the failure may pass, guarded by a circuit breaker, and its reply checked.
  */
 import { HealthReport, type ToolCallMode, type ToolDescriptor, type StreamProgress } from '@switchyard/contracts';
+import { annotateActiveSpan, inSpan, SpanKind, tracedFetch } from '@switchyard/telemetry';
 import { DEFAULT_POLL, pollTask, readSubmission, resolvePollUrl, type PollOptions, type RemoteTask } from './async-call.js';
 import { abortable, classifyFailure, ensureOk, readJson, withinAttempt, type AttemptScope } from './attempt.js';
 import { DEFAULT_BREAKER, ServiceBreaker, type BreakerOptions, type BreakerState } from './breaker.js';
@@ -93,7 +94,8 @@ export class ToolServiceClient {
     this.#breaker = new ServiceBreaker(options.service, { ...DEFAULT_BREAKER, ...options.breaker });
     this.#validateInput = options.validateInput ?? true;
     this.#onRetry = options.onRetry;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    // Every request carries the active span's W3C `traceparent` (none while tracing is off).
+    this.#fetch = tracedFetch(options.fetch ?? globalThis.fetch);
     this.#catalog = new ToolCatalog({ service: options.service, ttlMs: options.discoveryTtlMs, load: () => this.#getJson('/tools') });
   }
 
@@ -110,8 +112,16 @@ export class ToolServiceClient {
     return this.#catalog.list();
   }
 
-  /** Calls a tool and resolves with its output (for story tools, checked against the seed's shape). */
-  async call(options: ToolCallOptions): Promise<unknown> {
+  /**
+   * Calls a tool and resolves with its output (for story tools, checked against the seed's shape).
+   * The call is a client span (service, tool, mode, last attempt), the parent of the service's own.
+   */
+  call(options: ToolCallOptions): Promise<unknown> {
+    const attributes = { 'switchyard.tool.service': this.service, 'switchyard.tool.name': options.tool, 'switchyard.tool.mode': options.mode ?? 'sync' };
+    return inSpan(`${this.service}/${options.tool}`, { kind: SpanKind.CLIENT, attributes }, () => this.#call(options));
+  }
+
+  async #call(options: ToolCallOptions): Promise<unknown> {
     const scope: AttemptScope & { tool: string } = { service: this.service, tool: options.tool, timeoutMs: options.timeoutMs ?? this.#timeoutMs, signal: options.signal };
     try {
       options.signal?.throwIfAborted();
@@ -200,11 +210,13 @@ export class ToolServiceClient {
       retry: this.#retry,
       signal: scope.signal,
       onRetry: this.#onRetry,
-      run: (n) =>
-        this.#breaker.execute(async (probe) => {
+      run: (n) => {
+        if (scope.tool) annotateActiveSpan({ 'switchyard.tool.attempt': n });
+        return this.#breaker.execute(async (probe) => {
           if (probe) await this.#requireHealthy(scope);
           return attempt(n);
-        }, scope.tool),
+        }, scope.tool);
+      },
     });
   }
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
 
@@ -40,6 +41,7 @@ export const BridgeEnv = z.object({
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
   TOOL_FEDERATION: booleanFlag.default(true),
   ...toolServicesEnvShape,
+  ...telemetryEnvShape,
 });
 
 export interface BridgeConfig {
@@ -62,6 +64,8 @@ export interface BridgeConfig {
   conformanceFixtures: boolean;
   codeIntel: { root: string; ckbUrl: string | undefined; ckbCommand: string | undefined; ckbEnabled: boolean };
   toolServices: ToolServicesConfig;
+  /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  telemetry: TelemetryConfig;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
@@ -82,5 +86,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     conformanceFixtures: env.MCP_CONFORMANCE_FIXTURES,
     codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND, ckbEnabled: env.CKB_INTEGRATION_ENABLED },
     toolServices: toolServicesFromEnv(env),
+    telemetry: telemetryConfig(env),
   };
 }

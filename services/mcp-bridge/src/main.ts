@@ -6,6 +6,7 @@ import path from 'node:path';
 import { configuredOrLocalKeys } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
 import { REPO_ROOT, resolveRedis, reportRedisOutagesTo } from '@switchyard/redis';
+import { startTracing } from '@switchyard/telemetry';
 import { loadEnv } from './env.js';
 import { configuredSuites } from './configured-suites.js';
 import { startBridgeHttp } from './http/serve.js';
@@ -13,6 +14,8 @@ import { startBridgeHttp } from './http/serve.js';
 const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel });
 reportRedisOutagesTo(logger);
+// Before the queues are made, so that the runs the bridge starts are traced when tracing is on.
+const tracing = await startTracing({ service: 'mcp-bridge', config: config.telemetry });
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
 const configured = await configuredSuites(config, logger);
@@ -45,6 +48,7 @@ async function stop(signal: string): Promise<void> {
   logger.info({ signal }, 'stopping: sessions stay in Redis for the next bridge');
   await running.close();
   await configured.close();
+  await tracing.shutdown();
   await redis.stop();
   process.exit(0);
 }

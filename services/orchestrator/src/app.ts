@@ -9,6 +9,7 @@ import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '
 import { redisUnavailable } from '@switchyard/redis';
 import { dashboardRouter } from './dashboard/router.js';
 import { QUEUE_BOARD_PATH } from './dashboard/queue-board.js';
+import { traceRequests } from '@switchyard/telemetry';
 import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
@@ -22,6 +23,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // First, so that a request's span (the root of the runs it starts) covers all it does.
+  app.use(traceRequests());
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());

@@ -5,12 +5,14 @@ import { z } from 'zod';
 import { httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 export const OrchestratorEnv = z.object({
   ...httpServiceEnvShape(8080),
   ...pipelineEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   ...toolServicesEnvShape,
+  ...telemetryEnvShape,
 });
 
 export interface OrchestratorConfig {
@@ -22,6 +24,8 @@ export interface OrchestratorConfig {
   logLevel: z.infer<typeof OrchestratorEnv>['LOG_LEVEL'];
   retentionSeconds: number;
   toolServices: ToolServicesConfig;
+  /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  telemetry: TelemetryConfig;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -31,5 +35,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     ...pipelineConfig(env),
     logLevel: env.LOG_LEVEL,
     toolServices: toolServicesFromEnv(env),
+    telemetry: telemetryConfig(env),
   };
 }

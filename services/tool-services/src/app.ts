@@ -7,6 +7,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import { ErrorCodes } from '@switchyard/contracts';
 import { apiKeyAuth, errorMiddleware, HttpError, jsonBody, notFoundHandler } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
+import { traceRequests } from '@switchyard/telemetry';
 import type { StoryAuthor } from './authors/author.js';
 import { shouldInjectFailure, type FaultKnobs } from './faults.js';
 import { toErrorDetail } from './run-errors.js';
@@ -39,6 +40,8 @@ export function createToolServiceApp(options: ToolServiceOptions): Express {
   const tasks = new TaskStore();
   const byName = new Map<string, ToolDefinition>(options.tools.map((tool) => [tool.name, tool]));
   app.disable('x-powered-by');
+  // A caller's `traceparent` makes this request's span the child of its tool-call span.
+  app.use(traceRequests({ attributes: { 'switchyard.tool.service': options.name } }));
   app.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
 
   app.get('/health', (_req, res) => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_TOOL_SERVICES } from '@switchyard/contracts';
 import { commaList, loadEnv as load } from '@switchyard/config';
 import { LogLevel } from '@switchyard/logger';
+import { telemetryEnvShape } from '@switchyard/telemetry';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -27,6 +28,7 @@ export const ToolServicesEnv = z.object({
   FAULT_STREAM_CUT_AFTER: z.coerce.number().int().positive().optional(),
   FAULT_STREAM_CUT_RATE: z.coerce.number().min(0).max(1).default(0),
   FAULT_ASYNC_POLLS: z.coerce.number().int().min(0).default(0),
+  ...telemetryEnvShape,
 });
 export type ToolServicesEnv = z.infer<typeof ToolServicesEnv>;
 

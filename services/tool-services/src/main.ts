@@ -2,12 +2,14 @@
  * Runs the four reference tool services in one process until SIGINT/SIGTERM.
  */
 import { createLogger } from '@switchyard/logger';
+import { startTracing, telemetryConfig } from '@switchyard/telemetry';
 import { createOfflineAuthor } from './authors/offline/index.js';
 import { loadEnv } from './env.js';
 import { startToolServices } from './stack.js';
 
 const env = loadEnv();
 const logger = createLogger({ name: 'tool-services', level: env.LOG_LEVEL });
+const tracing = await startTracing({ service: 'tool-services', config: telemetryConfig(env) });
 // LangChain is loaded only when a model is configured; the offline author needs none of it.
 const author = env.LLM_BASE_URL
   ? (await import('./authors/llm/index.js')).createLlmAuthor({ baseUrl: env.LLM_BASE_URL, model: env.LLM_MODEL, apiKey: env.LLM_API_KEY })
@@ -34,6 +36,7 @@ for (const service of Object.values(stack.services)) logger.info({ url: service.
 const shutdown = async (signal: string) => {
   logger.info({ signal }, 'stopping tool services');
   await stack.close();
+  await tracing.shutdown();
   process.exit(0);
 };
 process.once('SIGINT', () => void shutdown('SIGINT'));

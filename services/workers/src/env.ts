@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
 import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, toolQueue } from '@switchyard/pipeline';
 
@@ -64,6 +65,7 @@ export const WorkersEnv = z.object({
   ACEFLOW_MAX_DEFECT_LOOPS: z.coerce.number().int().min(0).max(10).default(2),
   ...perQueue,
   ...toolServicesEnvShape,
+  ...telemetryEnvShape,
 });
 
 export interface QueueSettings {
@@ -87,6 +89,8 @@ export interface WorkersConfig {
   budget: StageBudget;
   aceflow: { workspaceRoot: string | undefined; maxRegenerations: number; maxDefectLoops: number };
   toolServices: ToolServicesConfig;
+  /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  telemetry: TelemetryConfig;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
@@ -107,5 +111,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     toolServices: toolServicesFromEnv(env),
+    telemetry: telemetryConfig(env),
   };
 }

@@ -5,6 +5,7 @@
 import { createLogger } from '@switchyard/logger';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
+import { startTracing, type RunningTracing } from '@switchyard/telemetry';
 import { createHttpStageWriter } from './aceflow/stage-writer.js';
 import { loadEnv } from './env.js';
 import { reportToolAccess } from './tool-access.js';
@@ -15,7 +16,7 @@ const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
 reportRedisOutagesTo(logger);
 
-const started: { redis?: RedisHandle; workers?: RunningWorkers } = {};
+const started: { redis?: RedisHandle; workers?: RunningWorkers; tracing?: RunningTracing } = {};
 let stopping = false;
 // Taken from the first moment: a stop during start-up has nothing active and simply exits.
 async function stop(signal: string): Promise<void> {
@@ -23,12 +24,15 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   logger.info({ signal }, 'stopping: finishing active stages');
   await started.workers?.close(config.shutdownGraceMs);
+  await started.tracing?.shutdown();
   await started.redis?.stop();
   process.exit(0);
 }
 process.once('SIGTERM', () => void stop('SIGTERM'));
 process.once('SIGINT', () => void stop('SIGINT'));
 
+// Before the workers and queues are made, so that they carry BullMQ's telemetry when tracing is on.
+started.tracing = await startTracing({ service: 'workers', config: config.telemetry });
 const redis = await resolveRedis({ url: config.redisUrl });
 started.redis = redis;
 const tools = createHttpTools(config.toolServices, {

@@ -8,6 +8,7 @@ import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
 import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
+import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
 import { aceflowStageKind } from './aceflow/stage-kind.js';
 import type { StageWriter } from './aceflow/stage-writer.js';
@@ -84,6 +85,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       stalledInterval: options.stalledIntervalMs ?? 15_000,
       // A job whose worker died is handed on; twice in a row suggests the job kills workers.
       maxStalledCount: 2,
+      // Each job processed is a span in the trace of the request that started its run.
+      ...bullmqTelemetry(),
     });
     // A lost connection is said once per outage (see reportRedisOutagesTo), not by every worker at every retry.
     worker.on('error', (err) => {

@@ -3,6 +3,7 @@
  * as stages, the queue of each step) and the steps that need nothing are enqueued. A batch hands
  * the enqueueing to the dispatcher, so that 10,000 runs are accepted in one write.
  */
+import { annotateActiveSpan } from '@switchyard/telemetry';
 import { MAX_MAP_ITEMS } from '../catalog.js';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { DefinitionError } from '../definition/problems.js';
@@ -114,6 +115,8 @@ export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchI
 export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string }): Promise<string> {
   checkRunInput(options.pipeline, options.input);
   const run = await newPipelineRun(options.pipeline, options.input, options.runId);
+  // The request's span (a run's root) names the run, so a trace can be found by run id.
+  annotateActiveSpan({ 'switchyard.run.id': run.id, 'switchyard.pipeline.name': options.pipeline.name });
   await deps.store.createRun(run);
   await deps.queues.steps.add(await rootJobs(options.pipeline, run.id));
   return run.id;
@@ -125,6 +128,7 @@ export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'batches' 
   if (problems.length > 0) throw new InputError(problems.slice(0, 50));
   const runs = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input)));
   const created = await deps.batches.createBatch({ id: options.batchId, runs });
+  annotateActiveSpan({ 'switchyard.batch.id': created.batchId, 'switchyard.pipeline.name': options.pipeline.name });
   await deps.queues.dispatchBatch(created.batchId, { name: options.pipeline.name, version: options.pipeline.version });
   return created;
 }

@@ -5,6 +5,7 @@
  */
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { bullmqTelemetry } from '@switchyard/telemetry';
 import { BULLMQ_EVENTS_MAXLEN, jobId, MAX_STAGE_ATTEMPTS, STAGE_JOB_OPTIONS, type StepJob } from '../catalog.js';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 
@@ -67,7 +68,7 @@ export class StepQueues {
   queue(name: string): Queue {
     let queue = this.#queues.get(name);
     if (!queue) {
-      queue = new Queue(name, { connection: this.#connection, prefix: this.#prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } } });
+      queue = new Queue(name, { connection: this.#connection, prefix: this.#prefix, streams: { events: { maxLen: BULLMQ_EVENTS_MAXLEN } }, ...bullmqTelemetry() });
       queue.on('error', this.#onError);
       this.#queues.set(name, queue);
     }

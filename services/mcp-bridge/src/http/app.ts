@@ -9,6 +9,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 import { errorMiddleware, HttpError, jsonBody, notFoundHandler, presentedKey, unavailableGuard } from '@switchyard/http-kit';
 import { checkRedis, redisUnavailable } from '@switchyard/redis';
+import { traceRequests } from '@switchyard/telemetry';
 import type { Logger } from '@switchyard/logger';
 import type { BridgeFeatures } from '../features.js';
 import type { ToolRegistry } from '../registry.js';
@@ -81,6 +82,8 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
 
   const app = express();
   app.disable('x-powered-by');
+  // First, so that an MCP request's span is the root of the runs its tool calls start.
+  app.use(traceRequests());
   app.get('/health', async (_req, res) => {
     const redis = await checkRedis(options.redis);
     res.status(redis.healthy ? 200 : 503).json({ status: redis.healthy ? 'healthy' : 'degraded', redis, sessions: sessions.size, tools: options.tools.size });

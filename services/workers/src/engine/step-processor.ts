@@ -6,6 +6,7 @@
  */
 import { UnrecoverableError, type Job } from 'bullmq';
 import { advanceRun, branchKeys, finishRun, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { annotateActiveSpan } from '@switchyard/telemetry';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
@@ -88,6 +89,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
 export function stepProcessor(deps: StepProcessorDeps) {
   return async (job: Job, token?: string): Promise<void> => {
     const data = parseStepJob(job);
+    annotateActiveSpan({ 'switchyard.run.id': data.run_id, 'switchyard.stage': stageOf(data.step, data.branch?.key), 'switchyard.pipeline.name': data.pipeline });
     const { pipeline, step } = await findStep(deps, job, data);
     if (step.map && !data.branch) return fanOut(deps, job, { pipeline, step, data });
     const stage = stageOf(step.name, data.branch?.key);
