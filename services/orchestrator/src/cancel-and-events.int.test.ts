@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { splitIntoChunks } from '@switchyard/tool-services';
 import { countingAuthor } from './testing/authors.js';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
@@ -83,5 +84,22 @@ test('a content event names its section, and the chunks of a section join to the
       .map((c) => c.chunk)
       .join('');
     assert.equal(joined, section.content);
+  }
+});
+
+test('chunks streamed faster than the interval arrive joined in fewer content events, the text unchanged', async (t) => {
+  stack.tools.services.writing.faults.chunkDelayMs = 10;
+  t.after(() => (stack.tools.services.writing.faults.chunkDelayMs = 0));
+  const runId = await startStory('a clockmaker who mends hours');
+  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  const run = (await stack.json<{ result: { sections: { name: string; content: string }[] } }>(`/v1/runs/${runId}`)).body;
+  const content = events.filter((e) => e.event === 'content').map((e) => JSON.parse(e.data) as { section: string; chunk: string });
+  const figures = run.result.sections.map((section) => ({ section: section.name, chunks_streamed: splitIntoChunks(section.content).length, content_events: content.filter((c) => c.section === section.name).length }));
+  process.stdout.write(`# content coalescing: ${JSON.stringify(figures)}\n`);
+  for (const { section, chunks_streamed, content_events } of figures) {
+    assert.ok(chunks_streamed >= 6, `${section} streams enough chunks to tell (${chunks_streamed})`);
+    // Paced 10 ms apart against a 50 ms interval: about one event per five chunks.
+    assert.ok(content_events <= Math.ceil(chunks_streamed / 2), `${section}: ${content_events} events for ${chunks_streamed} chunks`);
+    assert.equal(content.filter((c) => c.section === section).map((c) => c.chunk).join(''), run.result.sections.find((s) => s.name === section)?.content);
   }
 });

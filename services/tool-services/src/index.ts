@@ -8,4 +8,6 @@ export { STORY_TOOLS, STAGE_DOCUMENT, SERVICE_TOOLS } from './tools.js';
 export type { ToolDefinition } from './tools.js';
 export type { StoryAuthor, AuthorCallOptions } from './authors/author.js';
 export { createOfflineAuthor } from './authors/offline/index.js';
+// How the offline author cuts text into streamed chunks (sentences), for tests that count them.
+export { splitIntoChunks } from './authors/offline/text.js';
 export { writeStageDocument, stageDocumentChunks } from './authors/offline/stage-document.js';

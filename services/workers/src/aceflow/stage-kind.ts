@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { AceflowError, type AceflowEngine } from '@switchyard/aceflow';
 import { AceflowRunRequest, AceflowStageId, type StageDefect } from '@switchyard/contracts';
+import { ContentCoalescer } from '../engine/content-coalescer.js';
 import { StageFailedError } from '../stage-runner.js';
 import type { StepKind, StepKindContext } from '../engine/step-kinds.js';
 import { blockingDefects } from './defects.js';
@@ -43,21 +44,32 @@ function asStageFailure(error: unknown): unknown {
 async function writeStage(deps: AceflowKindDeps, context: StepKindContext, args: z.infer<typeof StageArgs>): Promise<AceflowStageOutput> {
   const { runId, store, signal } = context;
   if (args.analysis) await deps.engine.setAnalysis(args.project, args.analysis);
-  const write = (stage: string, defects?: StageDefect[]): Promise<GeneratedStage> =>
-    generateStage({
-      engine: deps.engine,
-      writer: deps.writer,
-      project: args.project,
-      stage,
-      signal,
-      maxRegenerations: deps.maxRegenerations,
-      defects,
-      onChunk: (chunk) => void store.appendEvent(runId, 'content', { stage, section: stage, chunk }),
-      onReset: () => void store.appendEvent(runId, 'reset', { stage, section: stage }),
-      onRegenerate: async (validation, draft) => {
-        await store.appendEvent(runId, 'error', { code: 'validation_incomplete', message: `draft ${draft - 1} of ${stage} misses: ${validation.missing_elements.join('; ') || 'quality'}`, stage, retryable: true, details: validation, will_retry: true });
-      },
-    });
+  const write = async (stage: string, defects?: StageDefect[]): Promise<GeneratedStage> => {
+    const content = new ContentCoalescer({ emit: (chunk) => void store.appendEvent(runId, 'content', { stage, section: stage, chunk }) });
+    try {
+      return await generateStage({
+        engine: deps.engine,
+        writer: deps.writer,
+        project: args.project,
+        stage,
+        signal,
+        maxRegenerations: deps.maxRegenerations,
+        defects,
+        onChunk: (chunk) => content.push(chunk),
+        onReset: () => {
+          content.drop();
+          void store.appendEvent(runId, 'reset', { stage, section: stage });
+        },
+        onRegenerate: async (validation, draft) => {
+          // The draft's last text comes before the word that it is redone.
+          content.flush();
+          await store.appendEvent(runId, 'error', { code: 'validation_incomplete', message: `draft ${draft - 1} of ${stage} misses: ${validation.missing_elements.join('; ') || 'quality'}`, stage, retryable: true, details: validation, will_retry: true });
+        },
+      });
+    } finally {
+      content.flush();
+    }
+  };
   let result = await write(args.stage);
   let loops = 0;
   for (let defects = args.stage === 's5_test_report' ? blockingDefects(result.content) : []; defects.length > 0; defects = blockingDefects(result.content)) {

@@ -1,13 +1,14 @@
 /**
  * The work of one step (or map branch) once started: its arguments evaluated, its tool called
  * or its kind run, again while a bounded loop's `until` is false. Streamed chunks become the
- * run's `content` events; an async call's task is written to the job so that a worker replacing
+ * run's `content` events, joined per short interval (content-coalescer.ts); an async call's task is written to the job so that a worker replacing
  * a crashed one polls that task instead of starting over.
  */
 import type { Job } from 'bullmq';
 import { ExpressionError, isTruthy, type CompiledStep, type ExpressionContext, type RemoteTaskRef, type RunStore } from '@switchyard/pipeline';
 import { ToolTaskLostError, type RemoteTask } from '@switchyard/tool-client';
 import { StageFailedError } from '../stage-runner.js';
+import { ContentCoalescer } from './content-coalescer.js';
 import type { StepKinds } from './step-kinds.js';
 import type { StepTools } from '../tools.js';
 
@@ -58,6 +59,7 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
     return kind.run({ args, runId, stage, signal, attempt: options.attempt, store: deps.store });
   }
   const hooks = remoteTaskHooks(job, options.remoteTask);
+  const content = new ContentCoalescer({ emit: (chunk) => pending.push(deps.store.appendEvent(runId, 'content', { stage, section, chunk })) });
   try {
     return await deps.tools.call({
       service: step.target.service,
@@ -68,12 +70,18 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
       signal,
       resumeTask: hooks.resumeTask,
       onTaskAccepted: hooks.onTaskAccepted,
-      onChunk: (chunk) => pending.push(deps.store.appendEvent(runId, 'content', { stage, section, chunk })),
-      onReset: () => pending.push(deps.store.appendEvent(runId, 'reset', { stage, section })),
+      onChunk: (chunk) => content.push(chunk),
+      onReset: () => {
+        content.drop();
+        pending.push(deps.store.appendEvent(runId, 'reset', { stage, section }));
+      },
     });
   } catch (error) {
     await hooks.forget(error);
     throw error;
+  } finally {
+    // What arrived before the call ended is told, even when it failed (a reset follows a retry).
+    content.flush();
   }
 }
 
