@@ -1,9 +1,11 @@
 /**
  * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape. `/health`,
- * the pipeline format's schema, the OpenAPI document and its reference page are public.
+ * `/metrics` (Prometheus), the pipeline format's schema, the OpenAPI document and its reference
+ * page are public.
  */
 import express, { type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
 import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
@@ -21,6 +23,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
+  if (deps.metrics) app.get('/metrics', metricsHandler(deps.metrics));
   app.use('/v1', apiKeyAuth({ keys: deps.apiKeys }));
   // Every /v1 route needs Redis: while it is unreachable they answer 503 within a second.
   app.use('/v1', unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }));

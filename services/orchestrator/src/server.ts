@@ -6,11 +6,12 @@ import type { Express } from 'express';
 import { pipelineToolServices, type ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type ToolDirectory } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue, type ToolDirectory } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient } from '@switchyard/redis';
 import { ToolServiceClient } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import type { HealthReport } from './deps.js';
+import { createOrchestratorMetrics } from './metrics.js';
 import { SseStreams } from './sse.js';
 
 export interface StartOrchestratorOptions {
@@ -28,6 +29,8 @@ export interface StartOrchestratorOptions {
   retentionSeconds?: number;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
+  /** Add the default process metrics to `/metrics` (default true; a test running several parts in one process may leave them out). */
+  processMetrics?: boolean;
 }
 
 export interface RunningOrchestrator {
@@ -41,7 +44,8 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
   const prefix = options.prefix ?? 'sy';
   const redis = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds });
+  const metrics = createOrchestratorMetrics({ defaultMetrics: options.processMetrics });
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
   await registerShippedPipelines(pipelines);
@@ -57,6 +61,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     },
   };
   const streams = new SseStreams();
+  const queueNames = [...services.map((s) => toolQueue(s.name)), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
+  metrics.watch({ redis, queues, queueNames, streams });
 
   const health = async (): Promise<HealthReport> => {
     const redisCheck = await checkRedis(redis);
@@ -71,7 +77,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     return { status: healthy ? 'healthy' : 'degraded', redis: redisCheck, services };
   };
 
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, metrics: metrics.registry });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

@@ -9,3 +9,5 @@ export type { ToolDefinition } from './tools.js';
 export type { StoryAuthor, AuthorCallOptions } from './authors/author.js';
 export { createOfflineAuthor } from './authors/offline/index.js';
 export { writeStageDocument, stageDocumentChunks } from './authors/offline/stage-document.js';
+export { createToolServiceMetrics } from './metrics.js';
+export type { ToolServiceMetrics } from './metrics.js';
