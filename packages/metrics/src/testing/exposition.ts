@@ -24,10 +24,12 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 const SUFFIXES: Record<MetricFamily['type'], readonly string[]> = { counter: ['', '_total'], gauge: [''], untyped: [''], histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'] };
 
+/** A float as Prometheus reads one (Go's ParseFloat: NaN and Inf in any case, as prom-client's `Nan`). */
 function parseValue(text: string, where: string): number {
-  if (text === 'NaN') return Number.NaN;
-  if (text === '+Inf' || text === 'Inf') return Number.POSITIVE_INFINITY;
-  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
+  const word = text.toLowerCase();
+  if (word === 'nan') return Number.NaN;
+  if (['inf', '+inf', 'infinity', '+infinity'].includes(word)) return Number.POSITIVE_INFINITY;
+  if (['-inf', '-infinity'].includes(word)) return Number.NEGATIVE_INFINITY;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new Error(`${where}: ${JSON.stringify(text)} is not a number`);
   return Number(text);
 }
