@@ -29,8 +29,6 @@ export interface StartOrchestratorOptions {
   retentionSeconds?: number;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
-  /** Add the default process metrics to `/metrics` (default true; a test running several parts in one process may leave them out). */
-  processMetrics?: boolean;
 }
 
 export interface RunningOrchestrator {
@@ -44,7 +42,7 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
   const prefix = options.prefix ?? 'sy';
   const redis = createRedisClient(options.redisUrl);
-  const metrics = createOrchestratorMetrics({ defaultMetrics: options.processMetrics });
+  const metrics = createOrchestratorMetrics();
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });

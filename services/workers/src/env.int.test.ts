@@ -46,3 +46,12 @@ test('a queue rate that is not N/MS stops start-up with one line naming it', () 
   assert.equal(run.status, 2);
   assert.match(run.stderr.trim(), /^workers: invalid environment variable EDITING_QUEUE_RATE \("fast"\): expected N\/MS/);
 });
+
+test('METRICS_PORT is off unless set, binds loopback by default, and a bad one stops start-up with one line naming it', () => {
+  assert.equal(loadEnv({}).metrics, undefined);
+  assert.deepEqual(loadEnv({ METRICS_PORT: '9464' }).metrics, { port: 9464, host: '127.0.0.1' });
+  assert.deepEqual(loadEnv({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).metrics, { port: 0, host: '0.0.0.0' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, METRICS_PORT: '70000' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr.trim(), /^workers: invalid environment variable METRICS_PORT/);
+});

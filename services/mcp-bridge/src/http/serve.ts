@@ -12,8 +12,6 @@ export interface StartBridgeHttpOptions extends BridgeDepsOptions, Omit<BridgeAp
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Add the default process metrics to `/metrics` (default true; a test running several parts in one process may leave them out). */
-  processMetrics?: boolean;
 }
 
 export interface RunningBridge {
@@ -29,7 +27,7 @@ export interface RunningBridge {
 }
 
 export async function startBridgeHttp(options: StartBridgeHttpOptions): Promise<RunningBridge> {
-  const metrics = createBridgeMetrics({ defaultMetrics: options.processMetrics });
+  const metrics = createBridgeMetrics();
   const deps = openBridgeDeps({ ...options, runObserver: metrics.runs });
   const app = createBridgeApp({ ...options, tools: deps.tools, features: deps.features, redis: deps.redis, prefix: deps.prefix, metrics });
   metrics.watch({ redis: deps.redis, sessions: app.sessions });
