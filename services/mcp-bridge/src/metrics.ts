@@ -1,9 +1,10 @@
 /**
- * The bridge's metrics: its MCP sessions and tasks, the runs it starts and cancels, its Redis
- * round trip, and the default process metrics, in a registry of its own. Served at `/metrics`.
+ * The bridge's metrics: its MCP sessions and tasks, the runs it starts and cancels, the calls of
+ * the tool services' federated tools, its Redis round trip, and the default process metrics, in a
+ * registry of its own. Served at `/metrics`.
  */
 import type { Redis } from 'ioredis';
-import { Counter, createMetricsRegistry, Gauge, redisMetrics, runMetrics, type Registry, type RunCounts } from '@switchyard/metrics';
+import { Counter, createMetricsRegistry, Gauge, redisMetrics, runMetrics, toolCallMetrics, type Registry, type RunCounts, type ToolCallMetrics } from '@switchyard/metrics';
 
 /** What a task store tells: a task entered `status` (`working` when it is created). */
 export interface TaskObserver {
@@ -15,6 +16,8 @@ export interface BridgeMetrics {
   /** The run store's observer. */
   runs: RunCounts;
   tasks: TaskObserver;
+  /** The federation clients' hooks (`onCallEnd`, `onRetry`). */
+  tools: ToolCallMetrics;
   sessionOpened(): void;
   /** Reads what is measured at scrape time from these. */
   watch(sources: { redis: Redis; sessions: { size: number; tasksRunning: number } }): void;
@@ -28,6 +31,7 @@ export function createBridgeMetrics(options: { defaultMetrics?: boolean } = {}):
     registry,
     runs: runMetrics(registry),
     tasks: { entered: (status) => tasks.inc({ status }) },
+    tools: toolCallMetrics(registry),
     sessionOpened: () => opened.inc(),
     watch({ redis, sessions }) {
       redisMetrics(registry, redis);

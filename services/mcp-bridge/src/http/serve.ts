@@ -4,7 +4,7 @@
  */
 import { listen } from '@switchyard/http-kit';
 import { openBridgeDeps, type BridgeDeps, type BridgeDepsOptions } from '../deps.js';
-import { createBridgeMetrics } from '../metrics.js';
+import { createBridgeMetrics, type BridgeMetrics } from '../metrics.js';
 import { createBridgeApp, type BridgeAppOptions, type BridgeApp } from './app.js';
 
 export interface StartBridgeHttpOptions extends BridgeDepsOptions, Omit<BridgeAppOptions, 'tools' | 'redis' | 'prefix' | 'features' | 'metrics'> {
@@ -12,6 +12,8 @@ export interface StartBridgeHttpOptions extends BridgeDepsOptions, Omit<BridgeAp
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Served at `/metrics` (default: made here; main.ts makes them first to hand the federation's clients their hooks). */
+  metrics?: BridgeMetrics;
 }
 
 export interface RunningBridge {
@@ -27,7 +29,7 @@ export interface RunningBridge {
 }
 
 export async function startBridgeHttp(options: StartBridgeHttpOptions): Promise<RunningBridge> {
-  const metrics = createBridgeMetrics();
+  const metrics = options.metrics ?? createBridgeMetrics();
   const deps = openBridgeDeps({ ...options, runObserver: metrics.runs });
   const app = createBridgeApp({ ...options, tools: deps.tools, features: deps.features, redis: deps.redis, prefix: deps.prefix, metrics });
   metrics.watch({ redis: deps.redis, sessions: app.sessions });
