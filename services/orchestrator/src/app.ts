@@ -4,7 +4,7 @@
  * page are public.
  */
 import express, { type Express } from 'express';
-import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { apiKeyAuth, errorMiddleware, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
 import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
 import type { AppDeps } from './deps.js';
@@ -23,7 +23,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
-  if (deps.metrics) app.get('/metrics', metricsHandler(deps.metrics));
+  if (deps.metrics) {
+    app.get('/metrics', metricsHandler(deps.metrics));
+    app.all('/metrics', methodNotAllowed('GET'));
+  }
   app.use('/v1', apiKeyAuth({ keys: deps.apiKeys }));
   // Every /v1 route needs Redis: while it is unreachable they answer 503 within a second.
   app.use('/v1', unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }));
