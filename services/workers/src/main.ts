@@ -52,6 +52,21 @@ const aceflow = {
   maxRegenerations: config.aceflow.maxRegenerations,
   maxDefectLoops: config.aceflow.maxDefectLoops,
 };
+// Served before any job is taken, so that a port in use stops start-up; /health says 503 until the workers listen.
+let listening = false;
+if (config.metrics) {
+  const { port, host } = config.metrics;
+  const health = async () => {
+    if (!listening) return { healthy: false, body: { status: 'starting', pid: process.pid } };
+    const check = await checkRedis(engineRedis);
+    return { healthy: check.healthy, body: { status: check.healthy ? 'healthy' : 'degraded', redis: check, pid: process.pid } };
+  };
+  started.metrics = await startMetricsServer({ registry: metrics.registry, port, host, health }).catch((error: unknown) => {
+    logger.fatal({ err: error, config: 'METRICS_PORT' }, `cannot serve metrics on ${host}:${port}`);
+    return process.exit(2);
+  });
+  logger.info({ url: `${started.metrics.url}/metrics` }, 'metrics served');
+}
 started.workers = await startWorkers({
   aceflow,
   redisUrl: redis.url,
@@ -68,13 +83,6 @@ started.workers = await startWorkers({
   retentionPassMs: config.retentionPassMs,
   metrics,
 });
-if (config.metrics) {
-  const health = async () => {
-    const check = await checkRedis(engineRedis);
-    return { healthy: check.healthy, body: { status: check.healthy ? 'healthy' : 'degraded', redis: check, pid: process.pid } };
-  };
-  started.metrics = await startMetricsServer({ registry: metrics.registry, ...config.metrics, health });
-  logger.info({ url: `${started.metrics.url}/metrics` }, 'metrics served');
-}
+listening = true;
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');
 void reportToolAccess(tools.clients, logger);
