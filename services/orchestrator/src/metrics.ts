@@ -3,13 +3,17 @@
  * depth of every step queue (read from BullMQ at scrape time), its Redis round trip, and the
  * default process metrics, in a registry of its own.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { createMetricsRegistry, Gauge, redisMetrics, runMetrics, type Registry, type RunCounts } from '@switchyard/metrics';
 import type { PipelineQueues } from '@switchyard/pipeline';
+import { redisUnavailable } from '@switchyard/redis';
 import type { SseStreams } from './sse.js';
 
 /** The job states whose counts are published; a job's other states (completed, …) are history, not depth. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+/** How long a scrape waits for the queues' counts. */
+const QUEUE_READ_TIMEOUT_MS = 1000;
 
 export interface OrchestratorMetrics {
   registry: Registry;
@@ -40,7 +44,11 @@ export function createOrchestratorMetrics(options: { defaultMetrics?: boolean } 
         labelNames: ['queue', 'state'],
         registers: [registry],
         async collect() {
-          const counts = await Promise.all(queueNames.map((name) => (name === queues.dispatch.name ? queues.dispatch : queues.steps.queue(name)).getJobCounts(...QUEUE_STATES)));
+          // While Redis is away a read would wait for it: the gauge is left out and the scrape still answers (switchyard_redis_up says why).
+          const read = () => Promise.all(queueNames.map((name) => (name === queues.dispatch.name ? queues.dispatch : queues.steps.queue(name)).getJobCounts(...QUEUE_STATES)));
+          const counts = redisUnavailable(redis) ? null : await Promise.race([read(), sleep(QUEUE_READ_TIMEOUT_MS, null, { ref: false })]).catch(() => null);
+          this.reset();
+          if (!counts) return;
           queueNames.forEach((queue, i) => {
             for (const state of QUEUE_STATES) this.set({ queue, state }, counts[i]?.[state] ?? 0);
           });
