@@ -119,19 +119,20 @@ export class ToolServiceClient {
   async call(options: ToolCallOptions): Promise<unknown> {
     const scope: AttemptScope & { tool: string } = { service: this.service, tool: options.tool, timeoutMs: options.timeoutMs ?? this.#timeoutMs, signal: options.signal };
     const started = performance.now();
+    let output: unknown;
     try {
       options.signal?.throwIfAborted();
       // The listing is shared by concurrent calls, so one caller's abort stops its wait, not the fetch.
       if (this.#validateInput) await abortable(this.#catalog.checkArguments(options.tool, options.args), options.signal);
       const result = await this.#dispatch(scope, options);
-      const output = checkOutput(scope, result);
-      this.#ended({ options, started });
-      return output;
+      output = checkOutput(scope, result);
     } catch (error) {
       const failure = classifyFailure(scope, error);
       this.#ended({ options, started, error: failure });
       throw failure;
     }
+    this.#ended({ options, started });
+    return output;
   }
 
   #ended(call: { options: ToolCallOptions; started: number; error?: unknown }): void {
