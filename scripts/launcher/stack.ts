@@ -1,7 +1,7 @@
 /**
  * Starts the whole stack on this machine as separate processes: the reference tool services
- * (unless all four service URLs are given), the orchestrator, and WORKERS worker processes, and
- * waits until each is ready.
+ * (unless all four service URLs are given), the orchestrator, and WORKERS worker processes (each
+ * serving `/metrics` on a free port of its own, printed), and waits until each is ready.
  */
 import { randomBytes } from 'node:crypto';
 import { freePort } from '@switchyard/redis';
@@ -17,6 +17,8 @@ const PASS_THROUGH = /^(QUEUE_PREFIX|RUN_RETENTION_S|WORKER_CONCURRENCY|LOCK_DUR
 export interface Stack {
   apiUrl: string;
   apiKey: string;
+  /** Each worker process's `/metrics` (on a METRICS_PORT of its own), in the order of their names. */
+  workerMetricsUrls: string[];
   /** True when the four *_SERVICE_URL variables were given and no reference service was started. */
   external: boolean;
 }
@@ -71,10 +73,12 @@ export async function startStack(options: {
   const orchestrator = children.add(
     startService({ name: 'orchestrator', entry: 'services/orchestrator/src/main.ts', runtime, tier: 1, env: { ...common, PORT: String(port), API_KEYS: env.API_KEYS || apiKey } }),
   );
+  // Each worker process serves its metrics on a port of its own, kept when it is started again.
+  const metricsPorts = await Promise.all(Array.from({ length: options.workers }, () => freePort()));
   // The system is built to survive a lost worker: one that dies is started again, not the end of the stack.
   const workers = Array.from({ length: options.workers }, (_, i) =>
     children.addRestartable({
-      start: (restarted) => startService({ name: `worker-${i + 1}`, entry: 'services/workers/src/main.ts', runtime, tier: 1, env: common, appendLog: restarted }),
+      start: (restarted) => startService({ name: `worker-${i + 1}`, entry: 'services/workers/src/main.ts', runtime, tier: 1, env: { ...common, METRICS_PORT: String(metricsPorts[i]) }, appendLog: restarted }),
       onRestart: ({ dead, code, signal, delayMs }) => options.say(`${dead.name} stopped on its own (${code ?? signal}); starting it again in ${(delayMs / 1000).toFixed(1)} s (log: .data/logs/${dead.name}.log)`),
     }),
   );
@@ -85,6 +89,8 @@ export async function startStack(options: {
   ]);
   say(`orchestrator ${apiUrl}`);
   say(`workers      ${options.workers} process${options.workers === 1 ? '' : 'es'}${ready.note ? ` (${ready.note})` : ', listening on every queue'}`);
+  const workerMetricsUrls = metricsPorts.map((p) => `http://127.0.0.1:${p}/metrics`);
+  say(`metrics      ${apiUrl}/metrics, workers ${workerMetricsUrls.join(' ')}${external ? '' : ', tool services <url>/metrics'}`);
   say(`logs         .data/logs/<name>.log: ${children.all.map((c) => c.name).join(', ')}`);
-  return { apiUrl, apiKey, external };
+  return { apiUrl, apiKey, workerMetricsUrls, external };
 }

@@ -7,9 +7,11 @@
  * KEYS: run, events, outputs, active runs, then for a run of a batch: batch, batch events, batch runs.
  * ARGV: to, the statuses it may move from (comma-separated), now, error JSON or '', result JSON or
  *   '', '1' when `to` ends the run, retention seconds.
+ * Answers {1, status before, the run's kind} when it moved, {0, status} when the run is in another
+ * status, {-1} when there is no such run.
  */
 export const TRANSITION_SCRIPT = `
-local run = redis.call('HMGET', KEYS[1], 'status', 'id')
+local run = redis.call('HMGET', KEYS[1], 'status', 'id', 'kind')
 local cur, run_id = run[1], run[2]
 if not cur then return {-1} end
 if not string.find(',' .. ARGV[2] .. ',', ',' .. cur .. ',', 1, true) then return {0, cur} end
@@ -48,5 +50,5 @@ if #KEYS >= 6 and redis.call('EXISTS', KEYS[5]) == 1 then
     end
   end
 end
-return {1, cur}
+return {1, cur, run[3]}
 `;

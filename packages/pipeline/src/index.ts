@@ -3,7 +3,7 @@ export type { JobName } from './catalog.js';
 export { runKeys } from './keys.js';
 export type { RunKeys } from './keys.js';
 export { RunStore, newRunId, stepStateFields } from './run-store.js';
-export type { ActiveRun, RunRecord, NewRun, RunStoreOptions, StageStart, RecordedStage, StepStates } from './run-store.js';
+export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart, RecordedStage, StepStates } from './run-store.js';
 export { BatchStore, newBatchId } from './batch-store.js';
 export { readEvents, EVENT_ID_PATTERN } from './events.js';
 export type { StreamEvent } from './events.js';

@@ -69,6 +69,15 @@ export interface RunStoreOptions {
   prefix: string;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
+  /** Told of the runs this store creates and ends, e.g. to count them (default: nobody). */
+  observer?: RunObserver | undefined;
+}
+
+/** What a run store tells as it records runs: by pipeline (the run's kind), never by run. */
+export interface RunObserver {
+  created?(runs: { pipeline: string; count: number }): void;
+  /** A run this store moved to a status that ends it. */
+  ended?(run: { pipeline: string; status: RunStatus }): void;
 }
 
 const EVENT_STREAM_MAXLEN = '20000';
@@ -112,6 +121,7 @@ export class RunStore {
   readonly retentionSeconds: number;
   readonly #scripts: RunScripts;
   readonly #stageWrites: StageWrites;
+  readonly #observer: RunObserver | undefined;
   /** Who numbers this store's appends and starts: unique per store, so per process. */
   readonly #writer = randomUUID().replace(/-/g, '').slice(0, 12);
   #seq = 0;
@@ -121,6 +131,7 @@ export class RunStore {
     this.prefix = options.prefix;
     this.keys = runKeys(options.prefix);
     this.retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
+    this.#observer = options.observer;
     this.#scripts = runScripts(options.redis);
     this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now });
   }
@@ -156,6 +167,11 @@ export class RunStore {
       pipeline.zadd(this.keys.activeRuns, ...members);
     }
     await pipeline.exec();
+    if (this.#observer?.created) {
+      const counts = new Map<string, number>();
+      for (const run of runs) counts.set(run.kind, (counts.get(run.kind) ?? 0) + 1);
+      for (const [name, count] of counts) this.#observer.created({ pipeline: name, count });
+    }
     return ids;
   }
 
@@ -322,8 +338,10 @@ export class RunStore {
       options.result !== undefined ? JSON.stringify(options.result) : '',
       terminal ? '1' : '0',
       String(this.retentionSeconds),
-    )) as [number, string?];
-    return { moved: reply[0] === 1, previous: (reply[1] as RunStatus | undefined) ?? null };
+    )) as [number, string?, string?];
+    const moved = reply[0] === 1;
+    if (moved && terminal) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to });
+    return { moved, previous: (reply[1] as RunStatus | undefined) ?? null };
   }
 
   /**

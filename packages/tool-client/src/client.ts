@@ -10,6 +10,7 @@ import { abortable, classifyFailure, ensureOk, readJson, withinAttempt, type Att
 import { DEFAULT_BREAKER, ServiceBreaker, type BreakerOptions, type BreakerState } from './breaker.js';
 import { ToolCatalog } from './catalog.js';
 import { keyRefusedMessage, ToolUnavailableError } from './errors.js';
+import { callOutcome, recordedTool, type ToolCallRecord } from './call-record.js';
 import { checkOutput, unwrapRunReply } from './results.js';
 import { DEFAULT_RETRY, withRetries, type RetryNotice, type RetryOptions } from './retry.js';
 import { streamOnce } from './stream-call.js';
@@ -35,6 +36,8 @@ export interface ToolClientOptions {
   validateInput?: boolean;
   /** Called before each retry, e.g. to log it. */
   onRetry?: (notice: RetryNotice) => void;
+  /** Called when a call has ended, however it ended, e.g. to count it (see ToolCallRecord). */
+  onCallEnd?: (record: ToolCallRecord) => void;
   /** The fetch to use (default the global one). */
   fetch?: typeof fetch;
 }
@@ -82,6 +85,7 @@ export class ToolServiceClient {
   readonly #catalog: ToolCatalog;
   readonly #validateInput: boolean;
   readonly #onRetry: ((notice: RetryNotice) => void) | undefined;
+  readonly #onCallEnd: ((record: ToolCallRecord) => void) | undefined;
   readonly #fetch: typeof fetch;
 
   constructor(options: ToolClientOptions) {
@@ -94,6 +98,7 @@ export class ToolServiceClient {
     this.#breaker = new ServiceBreaker(options.service, { ...DEFAULT_BREAKER, ...options.breaker });
     this.#validateInput = options.validateInput ?? true;
     this.#onRetry = options.onRetry;
+    this.#onCallEnd = options.onCallEnd;
     // Every request carries the active span's W3C `traceparent` (none while tracing is off).
     this.#fetch = tracedFetch(options.fetch ?? globalThis.fetch);
     this.#catalog = new ToolCatalog({ service: options.service, ttlMs: options.discoveryTtlMs, load: () => this.#getJson('/tools') });
@@ -123,15 +128,26 @@ export class ToolServiceClient {
 
   async #call(options: ToolCallOptions): Promise<unknown> {
     const scope: AttemptScope & { tool: string } = { service: this.service, tool: options.tool, timeoutMs: options.timeoutMs ?? this.#timeoutMs, signal: options.signal };
+    const started = performance.now();
+    let output: unknown;
     try {
       options.signal?.throwIfAborted();
       // The listing is shared by concurrent calls, so one caller's abort stops its wait, not the fetch.
       if (this.#validateInput) await abortable(this.#catalog.checkArguments(options.tool, options.args), options.signal);
       const result = await this.#dispatch(scope, options);
-      return checkOutput(scope, result);
+      output = checkOutput(scope, result);
     } catch (error) {
-      throw classifyFailure(scope, error);
+      const failure = classifyFailure(scope, error);
+      this.#ended({ options, started, error: failure });
+      throw failure;
     }
+    this.#ended({ options, started });
+    return output;
+  }
+
+  #ended(call: { options: ToolCallOptions; started: number; error?: unknown }): void {
+    const { options, error } = call;
+    this.#onCallEnd?.({ service: this.service, tool: recordedTool(options.tool, error), mode: options.mode ?? 'sync', outcome: callOutcome(error), seconds: (performance.now() - call.started) / 1000 });
   }
 
   /**

@@ -8,11 +8,12 @@ import type { Logger } from '@switchyard/logger';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import type { BridgeConfig } from './env.js';
 import { codeIntelSuite } from './suites/code-intel/index.js';
-import { federationSuite } from './suites/federation/index.js';
+import { federationSuite, type FederationOptions } from './suites/federation/index.js';
 
-export async function configuredSuites(config: BridgeConfig, logger: Logger): Promise<{ suites: ToolSuite[]; close(): Promise<void> }> {
+/** @param toolClient options of the federation's tool clients, e.g. the metrics' `onCallEnd` (default none) */
+export async function configuredSuites(config: BridgeConfig, logger: Logger, toolClient?: FederationOptions['client']): Promise<{ suites: ToolSuite[]; close(): Promise<void> }> {
   const suites: ToolSuite[] = [];
-  const federation = config.federation ? await federationSuite({ config: config.toolServices, logger }) : undefined;
+  const federation = config.federation ? await federationSuite({ config: config.toolServices, logger, ...(toolClient ? { client: toolClient } : {}) }) : undefined;
   if (federation) suites.push(federation);
   const { root, ckbUrl, ckbCommand } = config.codeIntel;
   // No CKB configured: the bundled CKB-compatible server over the same workspace.

@@ -3,7 +3,7 @@
  * batch stores, the queues that start pipelines, and the tool registry built from the suites.
  */
 import type { Redis } from 'ioredis';
-import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues, type RunObserver } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { completionSources, supervisorProjects } from './completions/sources.js';
@@ -32,6 +32,8 @@ export interface BridgeDepsOptions {
   resourcePageSize?: number | undefined;
   /** Serve the MCP conformance suite's fixtures (default false; see conformance/fixtures.ts). */
   conformanceFixtures?: boolean | undefined;
+  /** Told of the runs this bridge starts and cancels, e.g. to count them (default: nobody). */
+  runObserver?: RunObserver | undefined;
 }
 
 export interface BridgeDeps {
@@ -51,7 +53,7 @@ export interface BridgeDeps {
 export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const prefix = options.prefix ?? 'sy';
   const redis = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds });
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver });
   const batches = new BatchStore(store);
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });

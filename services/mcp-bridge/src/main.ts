@@ -9,6 +9,7 @@ import { REPO_ROOT, resolveRedis, reportRedisOutagesTo } from '@switchyard/redis
 import { startTracing } from '@switchyard/telemetry';
 import { loadEnv } from './env.js';
 import { configuredSuites } from './configured-suites.js';
+import { createBridgeMetrics } from './metrics.js';
 import { startBridgeHttp } from './http/serve.js';
 
 const config = loadEnv();
@@ -18,7 +19,8 @@ reportRedisOutagesTo(logger);
 const tracing = await startTracing({ service: 'mcp-bridge', config: config.telemetry });
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
-const configured = await configuredSuites(config, logger);
+const metrics = createBridgeMetrics();
+const configured = await configuredSuites(config, logger, { onCallEnd: metrics.tools.onCallEnd, onRetry: metrics.tools.onRetry });
 const extraSuites = configured.suites;
 const running = await startBridgeHttp({
   redisUrl: redis.url,
@@ -38,6 +40,7 @@ const running = await startBridgeHttp({
   logger,
   port: config.port,
   host: config.host,
+  metrics,
 });
 logger.info({ url: running.mcpUrl, redis: redis.url, prefix: config.prefix, tools: running.deps.tools.size }, 'mcp-bridge listening');
 

@@ -239,6 +239,7 @@ test('a known route asked with another method answers 405, naming the methods it
     ['GET', '/v1/stories', 'POST'],
     ['DELETE', `/v1/batches/batch_${HEX}/events`, 'GET'],
     ['POST', '/health', 'GET'],
+    ['POST', '/metrics', 'GET'],
   ] as const;
   for (const [method, path, allow] of cases) {
     const res = await stack.request(path, { method });

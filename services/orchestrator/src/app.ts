@@ -1,15 +1,16 @@
 /**
  * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape. `/health`,
- * the pipeline format's schema, the OpenAPI document and its reference page are public, and so
- * is the dashboard's page (it shows nothing without the key). `/v1` and Bull Board at
- * `/admin/queues` take the key or the browser session's cookie.
+ * `/metrics` (Prometheus), the pipeline format's schema, the OpenAPI document and its reference
+ * page are public, and so is the dashboard's page (it shows nothing without the key). `/v1` and
+ * Bull Board at `/admin/queues` take the key or the browser session's cookie.
  */
 import express, { type Express } from 'express';
-import { apiKeyAuth, errorMiddleware, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { apiKeyAuth, errorMiddleware, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
+import { traceRequests } from '@switchyard/telemetry';
 import { dashboardRouter } from './dashboard/router.js';
 import { QUEUE_BOARD_PATH } from './dashboard/queue-board.js';
-import { traceRequests } from '@switchyard/telemetry';
 import type { AppDeps } from './deps.js';
 import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
@@ -28,6 +29,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
+  if (deps.metrics) {
+    app.get('/metrics', metricsHandler(deps.metrics));
+    app.all('/metrics', methodNotAllowed('GET'));
+  }
   app.use(dashboardRouter({ apiKeys: deps.apiKeys }));
   const auth = apiKeyAuth({ keys: deps.apiKeys, sessionCookie: true });
   app.use('/v1', auth);

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
+import type { Registry } from '@switchyard/metrics';
 import type { BatchStore, PipelineQueues, PipelineStore, RunStore, ToolDirectory } from '@switchyard/pipeline';
 import type { QueueBoard } from './dashboard/queue-board.js';
 import type { SseStreams } from './sse.js';
@@ -26,4 +27,6 @@ export interface AppDeps {
   queueBoard: QueueBoard;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
+  /** What `GET /metrics` answers (default: no such route). */
+  metrics?: Registry;
 }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
+import { parseExposition, sampleSum } from '@switchyard/metrics/testing';
 import { reportRedisOutagesTo, RestartableRedis } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
@@ -56,6 +57,12 @@ test('while Redis is down every route answers within a second (503 redis_unavail
   for (const answer of answers.slice(0, 3)) assert.equal(answer.body.error?.code, 'redis_unavailable');
   assert.equal(answers[3]?.status, 503);
   assert.equal(answers[3]?.body.status, 'degraded');
+  // /metrics still answers at once, saying Redis is down and leaving out what only Redis knows.
+  const scraped = performance.now();
+  const metrics = parseExposition(await (await fetch(`${stack.api.url}/metrics`)).text());
+  assert.ok(performance.now() - scraped < 1000, 'metrics answered within a second');
+  assert.equal(sampleSum(metrics, 'switchyard_redis_up'), 0);
+  assert.equal(metrics.get('switchyard_queue_jobs')?.samples.length, 0);
 
   await redis.up();
   await until(async () => (await stack.request('/v1/runs?limit=1')).status === 200, 15_000, 'the API to recover');

@@ -6,12 +6,13 @@ import type { Express } from 'express';
 import { pipelineToolServices, type ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type ToolDirectory } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue, type ToolDirectory } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
 import { ToolServiceClient } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import { configuredQueueNames, createQueueBoard } from './dashboard/queue-board.js';
 import type { HealthReport } from './deps.js';
+import { createOrchestratorMetrics } from './metrics.js';
 import { SseStreams } from './sse.js';
 
 export interface StartOrchestratorOptions {
@@ -42,7 +43,8 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
   const prefix = options.prefix ?? 'sy';
   const redis = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds });
+  const metrics = createOrchestratorMetrics();
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
   await registerShippedPipelines(pipelines);
@@ -58,6 +60,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     },
   };
   const streams = new SseStreams();
+  const queueNames = [...services.map((s) => toolQueue(s.name)), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
+  metrics.watch({ redis, queues, queueNames, streams });
 
   // While Redis is known to be down the report is degraded whatever the services say, and it must
   // be out within a second: the services are then reported as last checked, not asked again.
@@ -77,7 +81,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   };
 
   const queueBoard = createQueueBoard({ redis, prefix, queueNames: configuredQueueNames(services.map((s) => s.name)) });
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

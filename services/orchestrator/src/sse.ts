@@ -11,6 +11,10 @@ import { EVENT_ID_PATTERN, readEvents, type StreamEvent } from '@switchyard/pipe
 /** Open streams, so a shutdown can end them. */
 export class SseStreams {
   readonly #open = new Set<Response>();
+  /** Clients connected now. */
+  get size(): number {
+    return this.#open.size;
+  }
   add(res: Response): void {
     this.#open.add(res);
     res.on('close', () => this.#open.delete(res));

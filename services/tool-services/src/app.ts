@@ -1,15 +1,18 @@
 /**
  * One reference tool service (seed 004): `GET /tools`, `POST /run/{tool}` in sync, async
- * (`?async=true`) and stream (`?stream=true`) modes, `GET|DELETE /tasks/{id}`, `GET /health`.
+ * (`?async=true`) and stream (`?stream=true`) modes, `GET|DELETE /tasks/{id}`, `GET /health`, and
+ * `GET /metrics` (Prometheus; public, like `/health`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type Express, type Request, type Response } from 'express';
 import { ErrorCodes } from '@switchyard/contracts';
 import { apiKeyAuth, errorMiddleware, HttpError, jsonBody, notFoundHandler } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
+import { metricsHandler } from '@switchyard/metrics';
 import { traceRequests } from '@switchyard/telemetry';
 import type { StoryAuthor } from './authors/author.js';
 import { shouldInjectFailure, type FaultKnobs } from './faults.js';
+import { createToolServiceMetrics, type ToolServiceMetrics } from './metrics.js';
 import { toErrorDetail } from './run-errors.js';
 import { streamRun } from './sse-run.js';
 import { TaskStore } from './task-store.js';
@@ -29,6 +32,8 @@ export interface ToolServiceOptions {
   bodyLimit?: string;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
+  /** Served at `/metrics` and fed by `/run/{tool}` (default: a registry of this app's own). */
+  metrics?: ToolServiceMetrics;
 }
 
 function flag(value: unknown): boolean {
@@ -39,9 +44,11 @@ export function createToolServiceApp(options: ToolServiceOptions): Express {
   const app = express();
   const tasks = new TaskStore();
   const byName = new Map<string, ToolDefinition>(options.tools.map((tool) => [tool.name, tool]));
+  const metrics = options.metrics ?? createToolServiceMetrics({ service: options.name.replace(/_service$/, '') });
   app.disable('x-powered-by');
   // A caller's `traceparent` makes this request's span the child of its tool-call span.
   app.use(traceRequests({ attributes: { 'switchyard.tool.service': options.name } }));
+  app.get('/metrics', metricsHandler(metrics.registry));
   app.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
 
   app.get('/health', (_req, res) => {
@@ -60,7 +67,7 @@ export function createToolServiceApp(options: ToolServiceOptions): Express {
     res.json(options.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: publishedInputSchema(tool) })));
   });
 
-  app.post('/run/:tool', async (req: Request<{ tool: string }>, res: Response) => {
+  app.post('/run/:tool', metrics.countRun(new Set(byName.keys())), async (req: Request<{ tool: string }>, res: Response) => {
     const tool = byName.get(req.params.tool);
     if (!tool) throw new HttpError({ status: 404, code: ErrorCodes.toolNotFound, message: `Tool '${req.params.tool}' does not exist` });
     const input = tool.input.parse(req.body ?? {});

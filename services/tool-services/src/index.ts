@@ -11,3 +11,5 @@ export { createOfflineAuthor } from './authors/offline/index.js';
 // How the offline author cuts text into streamed chunks (sentences), for tests that count them.
 export { splitIntoChunks } from './authors/offline/text.js';
 export { writeStageDocument, stageDocumentChunks } from './authors/offline/stage-document.js';
+export { createToolServiceMetrics } from './metrics.js';
+export type { ToolServiceMetrics } from './metrics.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadEnv } from './env.js';
@@ -45,4 +46,33 @@ test('a queue rate that is not N/MS stops start-up with one line naming it', () 
   const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, EDITING_QUEUE_RATE: 'fast' }, encoding: 'utf8', timeout: 30_000 });
   assert.equal(run.status, 2);
   assert.match(run.stderr.trim(), /^workers: invalid environment variable EDITING_QUEUE_RATE \("fast"\): expected N\/MS/);
+});
+
+test('METRICS_PORT is off unless set, binds loopback by default, and a bad one stops start-up with one line naming it', () => {
+  assert.equal(loadEnv({}).metrics, undefined);
+  assert.deepEqual(loadEnv({ METRICS_PORT: '9464' }).metrics, { port: 9464, host: '127.0.0.1' });
+  assert.deepEqual(loadEnv({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).metrics, { port: 0, host: '0.0.0.0' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, METRICS_PORT: '70000' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr.trim(), /^workers: invalid environment variable METRICS_PORT/);
+});
+
+test('a METRICS_PORT already in use stops start-up before any job is taken, with a line naming it', async () => {
+  const taken = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => taken.once('listening', resolve));
+  const { port } = taken.address() as AddressInfo;
+  try {
+    const env = { PATH: process.env.PATH, REDIS_URL: process.env.REDIS_URL, QUEUE_PREFIX: `metrics-port-${process.pid}`, METRICS_PORT: String(port), LOG_LEVEL: 'fatal' };
+    const run = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.on('close', (status) => resolve({ status, stdout }));
+    });
+    assert.equal(run.status, 2);
+    assert.match(run.stdout, new RegExp(`cannot serve metrics on 127\\.0\\.0\\.1:${port}`));
+    assert.match(run.stdout, /METRICS_PORT/);
+  } finally {
+    taken.close();
+  }
 });

@@ -63,6 +63,14 @@ export const WorkersEnv = z.object({
   ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
   ACEFLOW_MAX_REGENERATIONS: z.coerce.number().int().min(0).max(10).default(2),
   ACEFLOW_MAX_DEFECT_LOOPS: z.coerce.number().int().min(0).max(10).default(2),
+  /**
+   * Port of this process's `GET /metrics` (Prometheus) and `GET /health`; unset: none served. Off by
+   * default because several worker processes usually share a host, and one fixed port would stop
+   * the second; give each its own (the launcher does), or `0` for a free one (logged).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Interface the metrics port binds (default 127.0.0.1; 0.0.0.0 in a container). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   ...perQueue,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
@@ -88,6 +96,8 @@ export interface WorkersConfig {
   retentionSeconds: number;
   budget: StageBudget;
   aceflow: { workspaceRoot: string | undefined; maxRegenerations: number; maxDefectLoops: number };
+  /** Where `/metrics` is served; undefined: not at all. */
+  metrics: { port: number; host: string } | undefined;
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
@@ -110,6 +120,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
+    metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
   };

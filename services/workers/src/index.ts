@@ -15,3 +15,7 @@ export { runStage } from './stage-runner.js';
 export type { StageDeps, StageSpec, StageOutcome } from './stage-runner.js';
 export { RunAborts } from './run-aborts.js';
 export type { StageBudget } from './stage-budget.js';
+export { createWorkerMetrics } from './metrics.js';
+export type { WorkerMetrics } from './metrics.js';
+export { StageMetrics, stageLabels } from './stage-metrics.js';
+export type { StageLabels, StageOutcome as StageMetricOutcome } from './stage-metrics.js';

@@ -3,11 +3,14 @@
  * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
 import { createLogger } from '@switchyard/logger';
+import { startMetricsServer, type MetricsServer } from '@switchyard/metrics';
 import { createAceflowEngine } from '@switchyard/aceflow';
-import { createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
+import { checkRedis, createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
 import { startTracing, type RunningTracing } from '@switchyard/telemetry';
+import type { RetryNotice } from '@switchyard/tool-client';
 import { createHttpStageWriter } from './aceflow/stage-writer.js';
 import { loadEnv } from './env.js';
+import { createWorkerMetrics } from './metrics.js';
 import { reportToolAccess } from './tool-access.js';
 import { startWorkers, type RunningWorkers } from './start-workers.js';
 import { createHttpTools } from './tools.js';
@@ -16,7 +19,7 @@ const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
 reportRedisOutagesTo(logger);
 
-const started: { redis?: RedisHandle; workers?: RunningWorkers; tracing?: RunningTracing } = {};
+const started: { redis?: RedisHandle; workers?: RunningWorkers; tracing?: RunningTracing; metrics?: MetricsServer } = {};
 let stopping = false;
 // Taken from the first moment: a stop during start-up has nothing active and simply exits.
 async function stop(signal: string): Promise<void> {
@@ -24,6 +27,7 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   logger.info({ signal }, 'stopping: finishing active stages');
   await started.workers?.close(config.shutdownGraceMs);
+  await started.metrics?.close();
   await started.tracing?.shutdown();
   await started.redis?.stop();
   process.exit(0);
@@ -35,16 +39,38 @@ process.once('SIGINT', () => void stop('SIGINT'));
 started.tracing = await startTracing({ service: 'workers', config: config.telemetry });
 const redis = await resolveRedis({ url: config.redisUrl });
 started.redis = redis;
-const tools = createHttpTools(config.toolServices, {
-  onRetry: (notice) => logger.warn({ notice }, 'tool call retried'),
-});
+const metrics = createWorkerMetrics();
+const toolHooks = {
+  onCallEnd: metrics.tools.onCallEnd,
+  onRetry: (notice: RetryNotice) => {
+    metrics.tools.onRetry(notice);
+    logger.warn({ notice }, 'tool call retried');
+  },
+};
+const tools = createHttpTools(config.toolServices, toolHooks);
+metrics.tools.watchBreakers(Object.values(tools.clients));
 const engineRedis = createRedisClient(redis.url);
 const aceflow = {
   engine: createAceflowEngine({ redis: engineRedis, prefix: config.prefix, workspaceRoot: config.aceflow.workspaceRoot }),
-  writer: createHttpStageWriter(config.toolServices),
+  writer: createHttpStageWriter(config.toolServices, toolHooks),
   maxRegenerations: config.aceflow.maxRegenerations,
   maxDefectLoops: config.aceflow.maxDefectLoops,
 };
+// Served before any job is taken, so that a port in use stops start-up; /health says 503 until the workers listen.
+let listening = false;
+if (config.metrics) {
+  const { port, host } = config.metrics;
+  const health = async () => {
+    if (!listening) return { healthy: false, body: { status: 'starting', pid: process.pid } };
+    const check = await checkRedis(engineRedis);
+    return { healthy: check.healthy, body: { status: check.healthy ? 'healthy' : 'degraded', redis: check, pid: process.pid } };
+  };
+  started.metrics = await startMetricsServer({ registry: metrics.registry, port, host, health }).catch((error: unknown) => {
+    logger.fatal({ err: error, config: 'METRICS_PORT' }, `cannot serve metrics on ${host}:${port}`);
+    return process.exit(2);
+  });
+  logger.info({ url: `${started.metrics.url}/metrics` }, 'metrics served');
+}
 started.workers = await startWorkers({
   aceflow,
   redisUrl: redis.url,
@@ -59,6 +85,8 @@ started.workers = await startWorkers({
   budget: config.budget,
   reconcileIntervalMs: config.reconcileIntervalMs,
   retentionPassMs: config.retentionPassMs,
+  metrics,
 });
+listening = true;
 logger.info({ redis: redis.url, prefix: config.prefix, pid: process.pid }, 'workers ready');
 void reportToolAccess(tools.clients, logger);

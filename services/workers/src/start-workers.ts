@@ -21,6 +21,8 @@ import { RetentionJanitor } from './retention.js';
 import type { QueueSettings } from './env.js';
 import type { StageBudget } from './stage-budget.js';
 import type { StepTools } from './tools.js';
+import { redisMetrics } from '@switchyard/metrics';
+import type { WorkerMetrics } from './metrics.js';
 
 export interface StartWorkersOptions {
   redisUrl: string;
@@ -46,6 +48,8 @@ export interface StartWorkersOptions {
   budget?: StageBudget;
   /** AceFlow stage pipelines; their queue is served only when given. */
   aceflow?: { engine: AceflowEngine; writer: StageWriter; maxRegenerations?: number; maxDefectLoops?: number };
+  /** Counts runs, stages and the Redis round trip into these metrics (default: none kept). */
+  metrics?: WorkerMetrics;
 }
 
 export interface RunningWorkers {
@@ -57,7 +61,8 @@ export interface RunningWorkers {
 export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
   const prefix = options.prefix ?? 'sy';
   const connection = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds });
+  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs });
+  if (options.metrics) redisMetrics(options.metrics.registry, connection);
   const batches = new BatchStore(store);
   const pipelines = new PipelineStore({ redis: connection, prefix });
   await registerShippedPipelines(pipelines);
@@ -66,7 +71,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   await aborts.start();
   const kinds: StepKinds = {};
   if (options.aceflow) kinds['aceflow.stage'] = aceflowStageKind({ ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
-  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget });
+  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages });
 
   const processors = new Map<string, Processor>([
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),

@@ -1,17 +1,19 @@
 /**
  * The bridge's Express app: Streamable HTTP at `/mcp` with sessions (POST messages, GET the
  * server's stream or resume one with Last-Event-ID, DELETE to end the session), behind the Origin
- * check and the bearer key; `/health`; and, when an authorization server is configured, the OAuth
+ * check and the bearer key; `/health` and `/metrics` (Prometheus), both public; and, when an authorization server is configured, the OAuth
  * protected-resource metadata (RFC 9728).
  */
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 import { errorMiddleware, HttpError, jsonBody, notFoundHandler, presentedKey, unavailableGuard } from '@switchyard/http-kit';
+import { metricsHandler } from '@switchyard/metrics';
 import { checkRedis, redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
 import type { Logger } from '@switchyard/logger';
 import type { BridgeFeatures } from '../features.js';
+import type { BridgeMetrics } from '../metrics.js';
 import type { ToolRegistry } from '../registry.js';
 import { forward } from './forward.js';
 import { bearerAuth, originGuard } from './guards.js';
@@ -44,6 +46,8 @@ export interface BridgeAppOptions {
   authorizationServers?: readonly string[];
   /** The bridge's public base URL, for the metadata (default: from the request's Host). */
   publicUrl?: string | undefined;
+  /** Served at `/metrics`, and told of sessions and tasks (default: no such route). */
+  metrics?: BridgeMetrics | undefined;
 }
 
 export interface BridgeApp {
@@ -76,6 +80,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     retryIntervalMs: options.retryIntervalMs,
     keepAliveMs: options.keepAliveMs,
     taskLeaseMs: options.taskLeaseMs,
+    taskObserver: options.metrics?.tasks,
   });
   const baseUrl = (req: Request) => options.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   const oauth = options.authorizationServers && options.authorizationServers.length > 0 ? options.authorizationServers : undefined;
@@ -88,6 +93,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     const redis = await checkRedis(options.redis);
     res.status(redis.healthy ? 200 : 503).json({ status: redis.healthy ? 'healthy' : 'degraded', redis, sessions: sessions.size, tools: options.tools.size });
   });
+  if (options.metrics) app.get('/metrics', metricsHandler(options.metrics.registry));
   if (oauth) {
     const metadata = (req: Request) => ({ resource: `${baseUrl(req)}/mcp`, authorization_servers: oauth, bearer_methods_supported: ['header'], resource_name: 'Switchyard MCP bridge' });
     app.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (req, res) => void res.json(metadata(req)));
@@ -106,6 +112,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     if (req.method === 'POST' && messages.some((message) => isInitializeRequest(message))) {
       const initialize = messages.find((message) => isInitializeRequest(message)) as { params: Record<string, unknown> };
       const session = await sessions.open(initialize.params, digest);
+      options.metrics?.sessionOpened();
       await forward(session.transport, req, res, { parsedBody: body, token });
       return;
     }

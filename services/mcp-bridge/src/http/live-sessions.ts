@@ -14,7 +14,7 @@ import type { Redis } from 'ioredis';
 import type { BridgeFeatures } from '../features.js';
 import type { ToolRegistry } from '../registry.js';
 import { createBridgeServer } from '../server.js';
-import { RedisTaskStore, taskLeases } from '../tasks/redis-task-store.js';
+import { RedisTaskStore, taskLeases, type RedisTaskStoreOptions } from '../tasks/redis-task-store.js';
 import type { TaskLeases } from '../tasks/task-leases.js';
 import { RedisEventStore } from './event-store.js';
 import { SESSION_ID } from './keys.js';
@@ -49,6 +49,8 @@ export interface LiveSessionsOptions {
   idleMs?: number;
   /** How long a task stays working once its bridge stops renewing it, in ms (default 15 s). */
   taskLeaseMs?: number;
+  /** Told of each status the sessions' tasks enter (default: nobody). */
+  taskObserver?: RedisTaskStoreOptions['observer'];
 }
 
 export class LiveSessions {
@@ -68,6 +70,11 @@ export class LiveSessions {
 
   get size(): number {
     return this.#sessions.size;
+  }
+
+  /** Tasks whose calls run in this process now. */
+  get tasksRunning(): number {
+    return this.#leases.size;
   }
 
   /** A new session, recorded in Redis once the client's initialize request has gone through. */
@@ -142,7 +149,7 @@ export class LiveSessions {
       if (this.#sessions.get(id) === session) this.#sessions.delete(id);
     };
     transport.onerror = (error) => logger.debug({ err: error, session: id }, 'transport');
-    const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id, leases: this.#leases });
+    const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id, leases: this.#leases, observer: this.#options.taskObserver });
     const features = this.#options.features;
     const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks, ...(features ? { features } : {}) });
     const session: LiveSession = { id, transport, server, keyDigest, active: 0, lastSeen: Date.now() };

@@ -4,13 +4,16 @@
  */
 import { listen } from '@switchyard/http-kit';
 import { openBridgeDeps, type BridgeDeps, type BridgeDepsOptions } from '../deps.js';
+import { createBridgeMetrics, type BridgeMetrics } from '../metrics.js';
 import { createBridgeApp, type BridgeAppOptions, type BridgeApp } from './app.js';
 
-export interface StartBridgeHttpOptions extends BridgeDepsOptions, Omit<BridgeAppOptions, 'tools' | 'redis' | 'prefix' | 'features'> {
+export interface StartBridgeHttpOptions extends BridgeDepsOptions, Omit<BridgeAppOptions, 'tools' | 'redis' | 'prefix' | 'features' | 'metrics'> {
   /** Default 0: a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Served at `/metrics` (default: made here; main.ts makes them first to hand the federation's clients their hooks). */
+  metrics?: BridgeMetrics;
 }
 
 export interface RunningBridge {
@@ -26,8 +29,10 @@ export interface RunningBridge {
 }
 
 export async function startBridgeHttp(options: StartBridgeHttpOptions): Promise<RunningBridge> {
-  const deps = openBridgeDeps(options);
-  const app = createBridgeApp({ ...options, tools: deps.tools, features: deps.features, redis: deps.redis, prefix: deps.prefix });
+  const metrics = options.metrics ?? createBridgeMetrics();
+  const deps = openBridgeDeps({ ...options, runObserver: metrics.runs });
+  const app = createBridgeApp({ ...options, tools: deps.tools, features: deps.features, redis: deps.redis, prefix: deps.prefix, metrics });
+  metrics.watch({ redis: deps.redis, sessions: app.sessions });
   const listening = await listen(app.app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

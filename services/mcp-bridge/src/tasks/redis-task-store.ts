@@ -48,6 +48,8 @@ export interface RedisTaskStoreOptions {
   maxTtlMs?: number;
   /** The leases of this process's running tasks, shared by its stores (see taskLeases). */
   leases: TaskLeases;
+  /** Told of each status a task of this store enters (default: nobody). */
+  observer?: { entered(status: Task['status']): void } | undefined;
 }
 
 /** The one TaskLeases of a bridge process; its `close` fails the tasks still running in it. */
@@ -62,6 +64,7 @@ export class RedisTaskStore implements TaskStore {
   readonly #defaultTtl: number;
   readonly #maxTtl: number;
   readonly #leases: TaskLeases;
+  readonly #observer: RedisTaskStoreOptions['observer'];
 
   constructor(options: RedisTaskStoreOptions) {
     this.#redis = options.redis;
@@ -70,6 +73,7 @@ export class RedisTaskStore implements TaskStore {
     this.#defaultTtl = options.defaultTtlMs ?? 3600_000;
     this.#maxTtl = options.maxTtlMs ?? 24 * 3600_000;
     this.#leases = options.leases;
+    this.#observer = options.observer;
   }
 
   #key = (taskId: string) => `${this.#prefix}:mcp:task:${taskId}`;
@@ -98,6 +102,7 @@ export class RedisTaskStore implements TaskStore {
       .pexpire(this.#index(), this.#maxTtl)
       .exec();
     this.#leases.hold(this.#key(taskId));
+    this.#observer?.entered('working');
     return task;
   }
 
@@ -150,7 +155,9 @@ export class RedisTaskStore implements TaskStore {
     if (session !== this.#sessionId) return 0;
     // An ended task stays readable for its ttl from the moment it ended.
     const expiry = TERMINAL.includes(status) && ttl ? ttl : '';
-    return moveTask({ redis: this.#redis, key: this.#key(taskId), status, message, result, expiryMs: expiry });
+    const moved = await moveTask({ redis: this.#redis, key: this.#key(taskId), status, message, result, expiryMs: expiry });
+    if (moved === 1) this.#observer?.entered(status);
+    return moved;
   }
 
   #toTask(taskId: string, hash: Record<string, string>): Task | null {

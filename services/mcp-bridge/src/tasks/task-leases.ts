@@ -35,6 +35,11 @@ export class TaskLeases {
     this.#failStopped = options.failStopped;
   }
 
+  /** Tasks whose calls run in this process now. */
+  get size(): number {
+    return this.#held.size;
+  }
+
   /** The lease end for a task taken now. */
   until(): number {
     return Date.now() + this.leaseMs;

@@ -103,6 +103,15 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
       },
     },
   },
+  '/metrics': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getMetrics',
+      tags: ['service'],
+      summary: "This orchestrator's metrics for Prometheus: runs started and ended, SSE clients, queue depths, Redis round trip, the process",
+      responses: { '200': { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: z.string() } } } },
+    },
+  },
   '/openapi.json': {
     get: {
       ...PUBLIC,

@@ -137,3 +137,6 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     },
   };
 }
+
+export { WorkerProcesses, waitFor } from './worker-processes.js';
+export { readSse } from './events.js';

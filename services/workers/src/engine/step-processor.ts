@@ -9,11 +9,14 @@ import { advanceRun, branchKeys, finishRun, MAX_MAP_ITEMS, needsAfter, stepState
 import { annotateActiveSpan } from '@switchyard/telemetry';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
+import type { StageMetrics } from '../stage-metrics.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
 
 export interface StepProcessorDeps extends StageDeps, StepWorkDeps {
   pipelines: PipelineStore;
   steps: StepQueues;
+  /** Times each stage's work (default: not measured). */
+  stageMetrics?: StageMetrics | undefined;
 }
 
 /**
@@ -107,13 +110,16 @@ export function stepProcessor(deps: StepProcessorDeps) {
       ...(next.length > 0 ? { watch: stepStateFields(next) } : {}),
       ...(retry ? { budget: { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry } } : {}),
       work: async ({ signal, attempt, inputs, request }) => {
-        const context = contextOf(data, request, inputs);
-        try {
-          if (step.when && !data.branch && !isTruthy(await step.when.evaluate(context))) return SKIP_STAGE;
-        } catch (error) {
-          throw asStepFailure(error);
-        }
-        return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task });
+        const work = async () => {
+          const context = contextOf(data, request, inputs);
+          try {
+            if (step.when && !data.branch && !isTruthy(await step.when.evaluate(context))) return SKIP_STAGE;
+          } catch (error) {
+            throw asStepFailure(error);
+          }
+          return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task });
+        };
+        return deps.stageMetrics ? deps.stageMetrics.time(data, { attempt, signal }, work) : work();
       },
     });
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });

@@ -1,0 +1,10 @@
+export { createMetricsRegistry, METRIC_PREFIX } from './registry.js';
+export type { MetricsRegistryOptions } from './registry.js';
+export { metricsHandler, startMetricsServer } from './handler.js';
+export type { MetricsServer, MetricsServerOptions } from './handler.js';
+export { runMetrics } from './runs.js';
+export type { RunCounts } from './runs.js';
+export { toolCallMetrics } from './tool-calls.js';
+export type { ToolCallMetrics } from './tool-calls.js';
+export { redisMetrics } from './redis.js';
+export { Counter, Gauge, Histogram, Registry } from 'prom-client';
