@@ -4,7 +4,7 @@
  * page are public, and so is the dashboard's page (it shows nothing without the key). `/v1` and
  * Bull Board at `/admin/queues` take the key or the browser session's cookie.
  */
-import express, { type Express } from 'express';
+import express, { Router, type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
 import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
@@ -20,6 +20,14 @@ import { pipelineSchemaRouter, pipelinesRouter } from './routes/pipelines.js';
 import { runsRouter } from './routes/runs.js';
 import { storiesRouter } from './routes/stories.js';
 
+/** `GET /metrics`; any other method answers 405 naming GET, as `/health` does. */
+function metricsRouter(registry: NonNullable<AppDeps['metrics']>): Router {
+  const router = Router();
+  router.get('/metrics', metricsHandler(registry));
+  router.all('/metrics', methodNotAllowed('GET'));
+  return router;
+}
+
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -29,10 +37,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
-  if (deps.metrics) {
-    app.get('/metrics', metricsHandler(deps.metrics));
-    app.all('/metrics', methodNotAllowed('GET'));
-  }
+  if (deps.metrics) app.use(metricsRouter(deps.metrics));
   app.use(dashboardRouter({ apiKeys: deps.apiKeys }));
   const auth = apiKeyAuth({ keys: deps.apiKeys, sessionCookie: true });
   app.use('/v1', auth);
