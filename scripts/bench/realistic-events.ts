@@ -1,10 +1,13 @@
 /**
- * Counts the `content` events the runs recorded, after they ended: each run's event stream read
- * in pipelines of a few dozen runs (no SSE subscriptions), and the busiest second from the
- * events' stream ids, which are their append times in milliseconds.
+ * What the runs left behind, read after they ended: the `content` events each run recorded (its
+ * event stream read in pipelines of a few dozen runs, no SSE subscriptions; the busiest second
+ * from the events' stream ids, which are their append times in milliseconds), and how long the
+ * step jobs of each queue really held their slot.
  */
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { runKeys } from '@switchyard/pipeline';
+import { median, round } from './story-stats.js';
 
 const RUNS_PER_PIPELINE = 50;
 
@@ -31,4 +34,24 @@ export async function countContentEvents(options: { redis: Redis; prefix: string
     }
   }
   return { total, peakPerSecond: Math.max(0, ...perSecond.values()) };
+}
+
+/**
+ * Seconds from a job's start to its end (BullMQ's processedOn and finishedOn), over the last
+ * `sample` completed jobs of each queue: the call time the bound assumed, as it turned out.
+ */
+export async function stageSeconds(options: { redis: Redis; prefix: string; queues: Record<string, string>; sample?: number }): Promise<Record<string, { median: number; max: number; jobs: number }>> {
+  const entries = await Promise.all(
+    Object.entries(options.queues).map(async ([name, queueName]) => {
+      const queue = new Queue(queueName, { connection: options.redis, prefix: options.prefix });
+      try {
+        const jobs = await queue.getCompleted(0, (options.sample ?? 200) - 1);
+        const seconds = jobs.flatMap((job) => (job.processedOn && job.finishedOn ? [(job.finishedOn - job.processedOn) / 1000] : []));
+        return [name, { median: round(median(seconds), 2), max: round(Math.max(0, ...seconds), 2), jobs: seconds.length }] as const;
+      } finally {
+        await queue.close();
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
 }
