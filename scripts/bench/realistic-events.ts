@@ -37,16 +37,21 @@ export async function countContentEvents(options: { redis: Redis; prefix: string
 }
 
 /**
- * Seconds from a job's start to its end (BullMQ's processedOn and finishedOn), over the last
- * `sample` completed jobs of each queue: the call time the bound assumed, as it turned out.
+ * Seconds from a job's start to its end (BullMQ's processedOn and finishedOn), over `windows`
+ * runs of 20 completed jobs spread evenly from the first to finish to the last: the call time the
+ * bound assumed, as it turned out over the whole batch.
  */
-export async function stageSeconds(options: { redis: Redis; prefix: string; queues: Record<string, string>; sample?: number }): Promise<Record<string, { median: number; max: number; jobs: number }>> {
+export async function stageSeconds(options: { redis: Redis; prefix: string; queues: Record<string, string>; windows?: number }): Promise<Record<string, { median: number; max: number; jobs: number }>> {
+  const windows = options.windows ?? 10;
   const entries = await Promise.all(
     Object.entries(options.queues).map(async ([name, queueName]) => {
       const queue = new Queue(queueName, { connection: options.redis, prefix: options.prefix });
       try {
-        const jobs = await queue.getCompleted(0, (options.sample ?? 200) - 1);
-        const seconds = jobs.flatMap((job) => (job.processedOn && job.finishedOn ? [(job.finishedOn - job.processedOn) / 1000] : []));
+        const count = await queue.getCompletedCount();
+        const starts = [...new Set(Array.from({ length: windows }, (_, i) => Math.floor((i * Math.max(0, count - 20)) / Math.max(1, windows - 1))))];
+        const jobs = (await Promise.all(starts.map((start) => queue.getCompleted(start, start + 19)))).flat();
+        const unique = [...new Map(jobs.map((job) => [job.id, job])).values()];
+        const seconds = unique.flatMap((job) => (job.processedOn && job.finishedOn ? [(job.finishedOn - job.processedOn) / 1000] : []));
         return [name, { median: round(median(seconds), 2), max: round(Math.max(0, ...seconds), 2), jobs: seconds.length }] as const;
       } finally {
         await queue.close();
