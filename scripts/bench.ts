@@ -7,11 +7,17 @@
  * neighbour's burst lands on is outvoted), BENCH_CONCURRENCY (per stage queue, default 8) and
  * BENCH_DURABILITY_STORIES / BENCH_DURABILITY_ROUNDS (default 300 / 3) change the sizes.
  *
- *   npm run bench                       everything
- *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup
+ *   npm run bench                       everything but the realistic part
+ *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, realistic
  *
  * `startup` compares each service started through tsx with its compiled JavaScript (built first
  * with tsc -b): time and CPU to ready, and RSS (BENCH_STARTUP_ROUNDS, default 5).
+ *
+ * `realistic` (only when named: at its default size it runs for minutes) runs stories through the
+ * whole stack as processes with realistic tool latencies (scripts/bench/realistic.ts):
+ * BENCH_REALISTIC_STORIES (default 10000), BENCH_REALISTIC_WORKERS (2), BENCH_REALISTIC_CONCURRENCY
+ * (per queue; default the workers' own), BENCH_REALISTIC_BATCH (items per POST /v1/batches, 1000),
+ * BENCH_REALISTIC_SEARCH_MS / _OUTLINE_MS / _WRITER_MS / _POLISH_MS (300 / 1000 / 3000 / 2000).
  */
 import os from 'node:os';
 import { REPO_ROOT, createRedisClient, resolveRedis, uniquePrefix } from '@switchyard/redis';
@@ -19,6 +25,7 @@ import { benchModuleSearch } from '@switchyard/module-docs';
 import { createLogger } from '@switchyard/logger';
 import { createOfflineAuthor, startToolServices } from '@switchyard/tool-services';
 import { benchDurability } from './bench/durability.js';
+import { benchRealistic } from './bench/realistic.js';
 import { benchStartup } from './bench/startup.js';
 import { buildCompiled } from './launcher/runtime.js';
 import { benchStoryPipeline, TARGETS } from './bench/story-pipeline.js';
@@ -35,7 +42,9 @@ function sizeFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-const PARTS = ['pipeline', 'durability', 'modules', 'startup'] as const;
+const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'realistic'] as const;
+/** Parts that run only when named. */
+const ON_REQUEST: readonly Part[] = ['realistic'];
 type Part = (typeof PARTS)[number];
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = asked.filter((arg) => !(PARTS as readonly string[]).includes(arg));
@@ -43,7 +52,7 @@ if (unknown.length > 0) {
   process.stderr.write(`unknown benchmark part ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}\n`);
   process.exit(2);
 }
-const runs = (part: Part) => asked.length === 0 || asked.includes(part);
+const runs = (part: Part) => (asked.length === 0 ? !ON_REQUEST.includes(part) : asked.includes(part));
 
 const options = {
   stories: sizeFromEnv('BENCH_STORIES', 500),
@@ -56,6 +65,24 @@ const options = {
   durabilityRounds: sizeFromEnv('BENCH_DURABILITY_ROUNDS', 3),
   startupRounds: sizeFromEnv('BENCH_STARTUP_ROUNDS', 5),
 };
+
+/** The realistic part's sizes, read only when it runs. */
+function realisticOptions(redisUrl: string) {
+  const concurrency = process.env.BENCH_REALISTIC_CONCURRENCY ? sizeFromEnv('BENCH_REALISTIC_CONCURRENCY', 1) : undefined;
+  return {
+    redisUrl,
+    stories: sizeFromEnv('BENCH_REALISTIC_STORIES', 10_000),
+    workers: sizeFromEnv('BENCH_REALISTIC_WORKERS', 2),
+    concurrency,
+    batchSize: sizeFromEnv('BENCH_REALISTIC_BATCH', 1000),
+    latencies: {
+      searchMs: sizeFromEnv('BENCH_REALISTIC_SEARCH_MS', 300),
+      outlineMs: sizeFromEnv('BENCH_REALISTIC_OUTLINE_MS', 1000),
+      writerStreamMs: sizeFromEnv('BENCH_REALISTIC_WRITER_MS', 3000),
+      polishTaskMs: sizeFromEnv('BENCH_REALISTIC_POLISH_MS', 2000),
+    },
+  };
+}
 
 /** The start-up part: the build first, then the services against reference tool services of its own. */
 async function startupPart(redisUrl: string) {
@@ -93,6 +120,7 @@ try {
     moduleSearch = { ...measured, target_p99_ms_max: 50, met: measured.p99_ms < 50 };
   }
   const startup = runs('startup') ? await startupPart(redis.url) : undefined;
+  const realistic = runs('realistic') ? await benchRealistic(realisticOptions(redis.url)) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
     machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
@@ -103,6 +131,7 @@ try {
     durability,
     module_search: moduleSearch,
     startup,
+    realistic,
     total_s: Math.round((performance.now() - started) / 100) / 10,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -25,10 +25,10 @@ export interface ChaosStack {
   close(): Promise<void>;
 }
 
-/** Starts the stack with `env` on top of the scenario's own prefix. */
-export async function startChaosStack(options: { redis: RestartableRedis; scenario: string; env?: Record<string, string>; workers?: number }): Promise<ChaosStack> {
+/** Starts the stack with `env` on top of the scenario's own prefix (or `prefix`). */
+export async function startChaosStack(options: { redis: Pick<RestartableRedis, 'url'>; scenario: string; env?: Record<string, string>; workers?: number; prefix?: string }): Promise<ChaosStack> {
   const children = new Children();
-  const prefix = `chaos-${options.scenario}-${Date.now().toString(36)}`;
+  const prefix = options.prefix ?? `chaos-${options.scenario}-${Date.now().toString(36)}`;
   const toolKey = `chaos-${Date.now().toString(36)}`;
   const env = { LOG_LEVEL: 'warn', QUEUE_PREFIX: prefix, TOOL_SERVICE_API_KEY: toolKey, ...options.env };
   const toolServices: Record<string, string> = {};

@@ -75,7 +75,10 @@ export function createToolServiceApp(options: ToolServiceOptions): Express {
     if (options.faults.latencyMs > 0) await sleep(options.faults.latencyMs);
 
     if (flag(req.query.async)) {
-      const taskId = tasks.start((signal) => tool.run(options.author, input, { signal }), toErrorDetail);
+      const taskId = tasks.start(async (signal) => {
+        if (options.faults.taskMs > 0) await sleep(options.faults.taskMs, undefined, { signal });
+        return tool.run(options.author, input, { signal });
+      }, toErrorDetail);
       res.status(202).location(`/tasks/${taskId}`).json({ task_id: taskId, status: 'processing', poll_url: `/tasks/${taskId}` });
       return;
     }

@@ -2,12 +2,27 @@
  * Configuration of the reference tool services, parsed once at start-up.
  */
 import { z } from 'zod';
-import { DEFAULT_TOOL_SERVICES } from '@switchyard/contracts';
+import { DEFAULT_TOOL_SERVICES, TOOL_SERVICE_KEYS, type ToolServiceKey } from '@switchyard/contracts';
 import { commaList, loadEnv as load } from '@switchyard/config';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryEnvShape } from '@switchyard/telemetry';
+import type { FaultKnobs } from './faults.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
+const ms = z.coerce.number().int().min(0).max(3_600_000);
+
+/**
+ * Per-service simulated slowness, for benchmarks at realistic latencies (all unset by default):
+ * `FAULT_<SERVICE>_LATENCY_MS` (before each run answers; overrides FAULT_LATENCY_MS for that
+ * service), `FAULT_<SERVICE>_STREAM_MS` (a stream's chunks spread evenly over that long) and
+ * `FAULT_<SERVICE>_TASK_MS` (an async task takes that long), SERVICE one of SEARCH, OUTLINE,
+ * WRITING, EDITING.
+ */
+const SERVICE_KNOBS = { LATENCY: 'latencyMs', STREAM: 'streamMs', TASK: 'taskMs' } as const;
+const serviceKnobName = (service: ToolServiceKey, knob: keyof typeof SERVICE_KNOBS) => `FAULT_${service.toUpperCase()}_${knob}_MS`;
+const perService = Object.fromEntries(
+  TOOL_SERVICE_KEYS.flatMap((service) => Object.keys(SERVICE_KNOBS).map((knob) => [serviceKnobName(service, knob as keyof typeof SERVICE_KNOBS), ms.optional()])),
+) as Record<string, z.ZodOptional<typeof ms>>;
 
 export const ToolServicesEnv = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -28,10 +43,25 @@ export const ToolServicesEnv = z.object({
   FAULT_STREAM_CUT_AFTER: z.coerce.number().int().positive().optional(),
   FAULT_STREAM_CUT_RATE: z.coerce.number().min(0).max(1).default(0),
   FAULT_ASYNC_POLLS: z.coerce.number().int().min(0).default(0),
+  ...perService,
   ...telemetryEnvShape,
 });
 export type ToolServicesEnv = z.infer<typeof ToolServicesEnv>;
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): ToolServicesEnv {
   return load({ service: 'tool-services', schema: ToolServicesEnv, source });
+}
+
+/** The per-service knobs that are set, by service (see SERVICE_KNOBS). */
+export function serviceFaults(env: ToolServicesEnv): Record<ToolServiceKey, Partial<FaultKnobs>> {
+  const values = env as ToolServicesEnv & Record<string, number | undefined>;
+  const knobsOf = (service: ToolServiceKey): Partial<FaultKnobs> => {
+    const knobs: Partial<FaultKnobs> = {};
+    for (const [knob, field] of Object.entries(SERVICE_KNOBS)) {
+      const value = values[serviceKnobName(service, knob as keyof typeof SERVICE_KNOBS)];
+      if (value !== undefined) knobs[field] = value;
+    }
+    return knobs;
+  };
+  return { search: knobsOf('search'), outline: knobsOf('outline'), writing: knobsOf('writing'), editing: knobsOf('editing') };
 }

@@ -21,6 +21,14 @@ export interface FaultKnobs {
   streamCutRate: number;
   /** Milliseconds between streamed chunks. Default 0. */
   chunkDelayMs: number;
+  /**
+   * A stream's chunks are spread evenly over this many milliseconds: the author's text is produced
+   * first, then chunk k of n is sent at (k+1)/n of it. Simulates a model that streams for that long
+   * (with the offline author). Default 0: chunks go as the author gives them.
+   */
+  streamMs: number;
+  /** An async task takes at least this many milliseconds before its work runs. Default 0. */
+  taskMs: number;
   /** An async task answers `processing` for at least this many polls. Default 0. */
   asyncPollsNeeded: number;
   /** `/health` answers 503 unhealthy. Default false. */
@@ -38,6 +46,8 @@ export function defaultFaults(overrides: Partial<FaultKnobs> = {}): FaultKnobs {
     streamCutsLeft: null,
     streamCutRate: 0,
     chunkDelayMs: 0,
+    streamMs: 0,
+    taskMs: 0,
     asyncPollsNeeded: 0,
     unhealthy: false,
     ...overrides,

@@ -4,7 +4,7 @@
 import { createLogger } from '@switchyard/logger';
 import { startTracing, telemetryConfig } from '@switchyard/telemetry';
 import { createOfflineAuthor } from './authors/offline/index.js';
-import { loadEnv } from './env.js';
+import { loadEnv, serviceFaults } from './env.js';
 import { startToolServices } from './stack.js';
 
 const env = loadEnv();
@@ -30,6 +30,7 @@ const stack = await startToolServices({
     streamCutRate: env.FAULT_STREAM_CUT_RATE,
     asyncPollsNeeded: env.FAULT_ASYNC_POLLS,
   },
+  faultsByService: serviceFaults(env),
 });
 for (const service of Object.values(stack.services)) logger.info({ url: service.url, author: author.name }, `${service.key} service listening`);
 

@@ -44,6 +44,10 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
   try {
     let sent = 0;
     const cutAfter = streamCutPoint(faults);
+    const startedAt = performance.now();
+    // Pacing over a duration needs the number of chunks, so the author finishes first.
+    if (faults.streamMs > 0) await run.catch(() => undefined);
+    const total = queue.length;
     for (;;) {
       if (queue.length === 0) {
         if (finished) break;
@@ -51,6 +55,7 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
         continue;
       }
       if (faults.chunkDelayMs > 0) await sleep(faults.chunkDelayMs, undefined, { signal: abort.signal });
+      if (faults.streamMs > 0) await sleep(Math.max(0, startedAt + (faults.streamMs * (sent + 1)) / total - performance.now()), undefined, { signal: abort.signal });
       writeEvent(res, 'content', { chunk: queue.shift() });
       sent += 1;
       if (cutAfter !== null && sent >= cutAfter) {

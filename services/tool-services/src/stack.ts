@@ -34,6 +34,8 @@ export interface StartToolServicesOptions {
   ports?: Partial<Record<ToolServiceKey, number>>;
   /** Initial fault knobs, the same for each service (each gets its own copy). */
   faults?: Partial<FaultKnobs>;
+  /** Knobs of one service, over `faults`. */
+  faultsByService?: Partial<Record<ToolServiceKey, Partial<FaultKnobs>>>;
   /** Milliseconds between SSE keep-alive comments. Default 15000. */
   heartbeatMs?: number;
 }
@@ -42,7 +44,7 @@ export async function startToolServices(options: StartToolServicesOptions): Prom
   const started: RunningToolService[] = [];
   try {
     for (const key of TOOL_SERVICE_KEYS) {
-      const faults = defaultFaults(options.faults);
+      const faults = defaultFaults({ ...options.faults, ...options.faultsByService?.[key] });
       const app = createToolServiceApp({
         name: `${key}_service`,
         tools: SERVICE_TOOLS[key],

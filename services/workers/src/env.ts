@@ -44,8 +44,12 @@ const perQueue = Object.fromEntries(
 export const WorkersEnv = z.object({
   ...pipelineEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
-  /** Jobs a process runs at once per step queue, unless a queue's own variable says otherwise. */
-  WORKER_CONCURRENCY: positiveInt(1000).default(8),
+  /**
+   * Jobs a process runs at once per step queue, unless a queue's own variable says otherwise.
+   * A step mostly waits on its tool service, so this is in the hundreds: sized from
+   * `npm run bench -- realistic` (README, "Sizing workers").
+   */
+  WORKER_CONCURRENCY: positiveInt(1000).default(200),
   /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
   LOCK_DURATION_MS: positiveInt(600_000).default(30_000),
   STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
