@@ -13,6 +13,9 @@ import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
+import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
+
+export type { ActiveRun } from './run-index.js';
 
 export interface RunRecord {
   id: string;
@@ -37,18 +40,6 @@ export type StageStart =
   | { kind: 'done'; output: unknown; inputs: Record<string, unknown>; request: unknown }
   | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown }
   | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown };
-
-/** A run not yet ended, as the reconciler sees it. */
-export interface ActiveRun {
-  id: string;
-  /** null when the run's hash is gone. */
-  status: RunStatus | null;
-  kind: string;
-  stages: string[];
-  batchId: string | null;
-  /** Step name → the queue its jobs run on. */
-  stepQueues: Record<string, string>;
-}
 
 export interface NewRun {
   id?: string;
@@ -122,6 +113,7 @@ export class RunStore {
   readonly #scripts: RunScripts;
   readonly #stageWrites: StageWrites;
   readonly #observer: RunObserver | undefined;
+  readonly #index: RunIndexDeps;
   /** Who numbers this store's appends and starts: unique per store, so per process. */
   readonly #writer = randomUUID().replace(/-/g, '').slice(0, 12);
   #seq = 0;
@@ -132,6 +124,7 @@ export class RunStore {
     this.keys = runKeys(options.prefix);
     this.retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
     this.#observer = options.observer;
+    this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
     this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now });
   }
@@ -240,60 +233,19 @@ export class RunStore {
     });
   }
 
-  /**
-   * A page of the runs not yet ended that were created before `createdBefore` (ms), oldest
-   * first, with what the reconciler needs to find their jobs.
-   */
-  async listActiveRuns(options: { createdBefore: number; offset: number; count: number }): Promise<ActiveRun[]> {
-    const ids = await this.redis.zrangebyscore(this.keys.activeRuns, '-inf', options.createdBefore, 'LIMIT', options.offset, options.count);
-    return this.getActiveRuns(ids);
+  /** A page of the runs not yet ended created before `createdBefore` (ms), oldest first (run-index.ts). */
+  listActiveRuns(options: { createdBefore: number; offset: number; count: number }): Promise<ActiveRun[]> {
+    return listActiveRuns(this.#index, options);
   }
 
-  /** What the reconciler needs of runs, read afresh: a map step's branches change a run's stages. */
-  async getActiveRuns(ids: readonly string[]): Promise<ActiveRun[]> {
-    if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id', 'step_queues');
-    const replies = (await pipeline.exec()) ?? [];
-    return ids.map((id, i) => {
-      const [status, kind, stageNames, batchId, stepQueues] = (replies[i]?.[1] as (string | null)[] | null) ?? [];
-      return {
-        id,
-        status: (status as RunStatus | null | undefined) ?? null,
-        kind: kind ?? 'story',
-        stages: stageNames ? (JSON.parse(stageNames) as string[]) : [],
-        batchId: batchId || null,
-        stepQueues: stepQueues ? (JSON.parse(stepQueues) as Record<string, string>) : {},
-      };
-    });
+  /** What the reconciler needs of runs, read afresh (run-index.ts). */
+  getActiveRuns(ids: readonly string[]): Promise<ActiveRun[]> {
+    return readActiveRuns(this.#index, ids);
   }
 
-  /**
-   * Drops from the run index and the batch index, in bounded steps, the runs and batches created
-   * before `createdBefore` (ms) whose retention has passed (their hash is gone). Returns how many
-   * ids were dropped.
-   */
-  async pruneRunIndex(options: { createdBefore: number; maxIds: number }): Promise<number> {
-    const runs = await this.#pruneIndex({ ...options, index: this.keys.runIndex, keyOf: this.keys.run });
-    return runs + (await this.#pruneIndex({ ...options, index: this.keys.batchIndex, keyOf: this.keys.batch }));
-  }
-
-  async #pruneIndex(options: { createdBefore: number; maxIds: number; index: string; keyOf: (id: string) => string }): Promise<number> {
-    let pruned = 0;
-    for (let offset = 0; offset < options.maxIds; ) {
-      const ids = await this.redis.zrangebyscore(options.index, '-inf', options.createdBefore, 'LIMIT', offset, 500);
-      if (ids.length === 0) break;
-      const pipeline = this.redis.pipeline();
-      for (const id of ids) pipeline.exists(options.keyOf(id));
-      const exists = ((await pipeline.exec()) ?? []).map(([, found]) => found === 1);
-      const gone = ids.filter((_, i) => !exists[i]);
-      if (gone.length > 0) await this.redis.zrem(options.index, ...gone);
-      pruned += gone.length;
-      // Removed ids no longer take places before the next page.
-      offset += ids.length - gone.length;
-      if (ids.length < 500) break;
-    }
-    return pruned;
+  /** Drops expired runs and batches from their indexes, in bounded steps (run-index.ts). */
+  pruneRunIndex(options: { createdBefore: number; maxIds: number }): Promise<number> {
+    return pruneIndexes(this.#index, options);
   }
 
   /** Drops runs that no longer exist (their retention passed) from the active set. */

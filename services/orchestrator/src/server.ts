@@ -68,7 +68,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   let lastServices: HealthReport['services'] = {};
   const health = async (): Promise<HealthReport> => {
     const redisCheck = await checkRedis(redis);
-    if (!redisCheck.healthy && redisUnavailable(redis)) return { status: 'degraded', redis: redisCheck, services: lastServices };
+    if (redisUnavailable(redis)) return { status: 'degraded', redis: redisCheck, services: lastServices };
     const entries = await Promise.all(
       Object.entries(clients).map(async ([key, client]) => {
         const result = await client.health();
