@@ -17,6 +17,15 @@ export function readProcess(pid: number): { cpuS: number; rssMb: number } {
   return { cpuS: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S, rssMb: rssKb / 1024 };
 }
 
+/** As readProcess, or undefined for a process that is gone (a worker the launcher restarted). */
+export function readProcessIfAlive(pid: number): { cpuS: number; rssMb: number } | undefined {
+  try {
+    return readProcess(pid);
+  } catch {
+    return undefined;
+  }
+}
+
 /** min / median / max of a series, and the median of its first and last quarters (flat when they agree). */
 export function spread(values: readonly number[]) {
   const quarter = Math.max(1, Math.floor(values.length / 4));

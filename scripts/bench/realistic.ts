@@ -15,7 +15,7 @@ import { loadEnv as loadWorkersEnv } from '@switchyard/workers';
 import { startChaosStack, type ChaosStack } from '../chaos/harness.js';
 import { asyncSeenAfterMs, completionBound } from './realistic-bound.js';
 import { countContentEvents, stageSeconds } from './realistic-events.js';
-import { readProcess, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
+import { readProcess, readProcessIfAlive, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
 import { median, round, say } from './story-stats.js';
 
 export interface RealisticOptions {
@@ -138,8 +138,9 @@ export async function benchRealistic(options: RealisticOptions) {
   const redis = createRedisClient(options.redisUrl);
   try {
     const pids = Object.fromEntries(stack.children.all.map((c) => [c.name, c.process.pid as number]));
-    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, readProcess(pid).cpuS]));
-    const idleWorkerMb = median(Object.entries(pids).filter(([n]) => n.startsWith('worker-')).map(([, pid]) => readProcess(pid).rssMb));
+    // A worker that died at start and was started again has a new pid: it is simply not counted.
+    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, readProcessIfAlive(pid)?.cpuS ?? 0]));
+    const idleWorkerMb = median(Object.entries(pids).filter(([n]) => n.startsWith('worker-')).flatMap(([, pid]) => readProcessIfAlive(pid)?.rssMb ?? []));
     const activeKeys = Object.fromEntries(TOOL_SERVICE_KEYS.map((s) => [s, `${prefix}:${toolQueue(s)}:active`]));
     const sampler = startSampler({ pids, redis, activeKeys });
     const probe = startPostProbe({ apiUrl: stack.apiUrl, headers: stack.headers, perSecond: options.probesPerSecond ?? 2 });
