@@ -29,7 +29,7 @@ function duplicates(events: readonly RunEvent[]): number {
   const seen = new Set<string>();
   let dup = 0;
   for (const event of events) {
-    if (event.type !== 'stage' && event.type !== 'done' && event.type !== 'progress') continue;
+    if (event.type !== 'stage' && event.type !== 'done') continue;
     const key = `${event.type}:${JSON.stringify(event.data)}`;
     if (seen.has(key)) dup += 1;
     seen.add(key);

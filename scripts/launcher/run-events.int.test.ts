@@ -10,7 +10,7 @@ import { EventsUnavailable, followRunEvents } from './run-events.js';
 
 const EVENTS = [
   { id: '1-0', type: 'stage', data: { stage: 'search', status: 'running' } },
-  { id: '2-0', type: 'progress', data: { percent: 14 } },
+  { id: '2-0', type: 'stage', data: { stage: 'search', status: 'completed', progress: { percent: 14 } } },
   { id: '3-0', type: 'content', data: { section: 'climax', chunk: 'Hi' } },
   { id: '4-0', type: 'done', data: { status: 'completed' } },
 ];
@@ -49,7 +49,7 @@ test('a stream that breaks before done is resumed from the last event id, nothin
   });
   const seen: string[] = [];
   await followRunEvents({ url: server.url, headers: {}, backoffMs: 1, onEvent: (type) => seen.push(type) });
-  assert.deepEqual(seen, ['stage', 'progress', 'content', 'done']);
+  assert.deepEqual(seen, ['stage', 'stage', 'content', 'done']);
   assert.deepEqual(resumedFrom, [undefined, '2-0']);
   await server.close();
 });

@@ -17,8 +17,10 @@ test('stage events name the stages running now, and a run with a running stage i
   assert.equal(stageLabel(fold([['stage', { stage: 'write.climax', status: 'completed' }]], state)), 'write.conclusion');
 });
 
-test('progress events set the percentage', () => {
-  assert.equal(fold([['progress', { percent: 43, completed_stages: 3, total_stages: 7 }]]).progress, 43);
+test('a completed stage\'s progress sets the percentage, and a stage event without one keeps it', () => {
+  const state = fold([['stage', { stage: 'outline', status: 'completed', progress: { percent: 43, completed_stages: 3, total_stages: 7 } }]]);
+  assert.equal(state.progress, 43);
+  assert.equal(fold([['stage', { stage: 'polish', status: 'running' }]], state).progress, 43);
 });
 
 test('streamed content counts words per section, and a reset drops what its section had', () => {
@@ -32,7 +34,7 @@ test('streamed content counts words per section, and a reset drops what its sect
 });
 
 test('done ends the run with its status; a completed run is at 100% and a failed one keeps its error', () => {
-  const running = fold([['stage', { stage: 'polish', status: 'running' }], ['progress', { percent: 86 }]]);
+  const running = fold([['stage', { stage: 'write.climax', status: 'completed', progress: { percent: 86 } }], ['stage', { stage: 'polish', status: 'running' }]]);
   const completed = fold([['done', { status: 'completed', result: {} }]], running);
   assert.deepEqual([completed.status, completed.progress, completed.running, hasEnded(completed)], ['completed', 100, [], true]);
   const failed = fold([['error', { stage: 'polish', message: 'HTTP 503', will_retry: true }], ['done', { status: 'failed', error: { code: 'tool_failed', message: 'editing service gave up' } }]], running);
@@ -43,7 +45,7 @@ test('done ends the run with its status; a completed run is at 100% and a failed
 test('events of unknown types or shapes leave the state as it was', () => {
   const state = initialRunState();
   assert.equal(applyRunEvent(state, 'heartbeat', {}), state);
-  assert.equal(applyRunEvent(state, 'progress', 'not json'), state);
+  assert.equal(applyRunEvent(state, 'stage', 'not json'), state);
   assert.equal(applyRunEvent(state, 'stage', null), state);
 });
 

@@ -1,6 +1,6 @@
 /**
- * What the progress bar shows of a run, folded from its events (stage, progress, content,
- * reset, error, done) or taken from a polled run view. Pure.
+ * What the progress bar shows of a run, folded from its events (stage — with the run's progress
+ * when one completes —, content, reset, error, done) or taken from a polled run view. Pure.
  */
 import { countWords } from '@switchyard/contracts';
 
@@ -33,10 +33,9 @@ export function applyRunEvent(state: RunState, type: string, data: unknown): Run
       if (!stage) return state;
       const others = state.running.filter((s) => s !== stage);
       const active = str('status') === 'running' || str('status') === 'retrying';
-      return { ...state, status: hasEnded(state) ? state.status : 'running', running: active ? [...others, stage] : others };
+      const percent = record(d.progress).percent;
+      return { ...state, status: hasEnded(state) ? state.status : 'running', running: active ? [...others, stage] : others, progress: typeof percent === 'number' ? percent : state.progress };
     }
-    case 'progress':
-      return typeof d.percent === 'number' ? { ...state, progress: d.percent } : state;
     case 'content': {
       const section = str('section') ?? str('stage') ?? '';
       return { ...state, sections: { ...state.sections, [section]: `${state.sections[section] ?? ''}${str('chunk') ?? ''}` } };

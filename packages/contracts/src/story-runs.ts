@@ -105,14 +105,17 @@ export const RunView = z.object({
 });
 export type RunView = z.infer<typeof RunView>;
 
+/** How far a run is: its stages done (completed or skipped) of all it has. */
+export const RunProgress = z.object({ percent: z.number().min(0).max(100), completed_stages: z.number().int().nonnegative(), total_stages: z.number().int().nonnegative() });
+
 /** The events of a run, as stored in its Redis stream and sent over SSE. */
-export const RunEventName = z.enum(['stage', 'progress', 'content', 'reset', 'error', 'done']);
+export const RunEventName = z.enum(['stage', 'content', 'reset', 'error', 'done']);
 export type RunEventName = z.infer<typeof RunEventName>;
 
 /** The data of each run event, by event name. */
 export const RunEventSchemas = {
-  stage: z.object({ stage: z.string(), status: StageStatus, attempt: z.number().int().nonnegative(), error: RunError.optional() }),
-  progress: z.object({ percent: z.number().min(0).max(100), completed_stages: z.number().int().nonnegative(), total_stages: z.number().int().nonnegative() }),
+  /** A stage that completed or was skipped carries the run's progress it made. */
+  stage: z.object({ stage: z.string(), status: StageStatus, attempt: z.number().int().nonnegative(), error: RunError.optional(), progress: RunProgress.optional() }),
   content: z.object({ stage: z.string(), section: z.string(), chunk: z.string() }),
   /** A stream broke and starts over: drop what was received for this section. */
   reset: z.object({ stage: z.string(), section: z.string() }),

@@ -1,5 +1,6 @@
 /**
- * The one atomic status change of a run, as a Lua script: it checks the run may move from its
+ * The one atomic status change of a run, as a Lua function (the stage writes' `finish` calls it
+ * too) and as a script of its own: it checks the run may move from its
  * current status, records the new one, appends the `done` event when the run ends, keeps the
  * batch's counts and events in step, and starts the retention clock. Doing it in one step means a
  * run ends once, its `done` event is written once, and a batch's counts never drift.
@@ -10,7 +11,8 @@
  * Answers {1, status before, the run's kind} when it moved, {0, status} when the run is in another
  * status, {-1} when there is no such run.
  */
-export const TRANSITION_SCRIPT = `
+export const TRANSITION_FUNCTION = `
+local function transition(KEYS, ARGV)
 local run = redis.call('HMGET', KEYS[1], 'status', 'id', 'kind')
 local cur, run_id = run[1], run[2]
 if not cur then return {-1} end
@@ -51,4 +53,9 @@ if #KEYS >= 6 and redis.call('EXISTS', KEYS[5]) == 1 then
   end
 end
 return {1, cur, run[3]}
+end
+`;
+
+export const TRANSITION_SCRIPT = `${TRANSITION_FUNCTION}
+return transition(KEYS, ARGV)
 `;

@@ -62,7 +62,39 @@ test('a stage completion sent twice is recorded and announced once', async () =>
   const complete = () => writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply;
   assert.deepEqual(await complete(), [1, 7]);
   assert.deepEqual(await complete(), [1, 7]);
-  assert.deepEqual(await types(store, runId), ['stage', 'stage', 'progress']);
+  assert.deepEqual(await types(store, runId), ['stage', 'stage']);
+});
+
+test('a quiet first start is not announced, its completion carries the run\'s progress, and a quiet retry is announced', async () => {
+  const { store, runId, keys } = await newRun(uniquePrefix('quiet-start'));
+  const writes = new StageWrites({ call: runScripts(redis).stageWrites, maxlen: '1000' });
+  assert.deepEqual(await writes.submit({ kind: 'start', keys, stage: 'search', id: 'op-1', flags: 'q' }).reply, ['started', '1']);
+  assert.deepEqual(await types(store, runId), []);
+  assert.equal((await store.getRun(runId))?.stages[0]?.status, 'running');
+  await writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply;
+  assert.deepEqual(await writes.submit({ kind: 'start', keys, stage: 'outline', id: 'op-2', flags: 'q' }).reply, ['started', '1']);
+  assert.deepEqual(await writes.submit({ kind: 'start', keys, stage: 'outline', id: 'op-3', flags: 'q' }).reply, ['started', '2']);
+  const events = await readEvents({ redis, key: store.keys.events(runId), after: '0', count: 100 });
+  assert.deepEqual(events.map((e) => JSON.parse(e.data) as unknown), [
+    { stage: 'search', status: 'completed', attempt: 1, progress: { percent: 14, completed_stages: 1, total_stages: 7 } },
+    { stage: 'outline', status: 'running', attempt: 2 },
+  ]);
+});
+
+test('a last stage\'s finish sent twice completes the stage and ends the run once, its output only in the result', async () => {
+  const { store, runId, keys } = await newRun(uniquePrefix('resent-finish'));
+  await redis.hset(store.keys.run(runId), 'status', 'running');
+  const writes = new StageWrites({ call: runScripts(redis).stageWrites, maxlen: '1000' });
+  await writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply;
+  const end = { to: 'completed', from: 'running,queued', error: '', result: '{"story":"done"}', retentionSeconds: '60', keep: '' };
+  const finish = () => writes.submit({ kind: 'finish', keys: [...keys, store.keys.activeRuns], stage: 'polish', end }).reply;
+  assert.deepEqual(await finish(), [1, 'running', 'story']);
+  assert.deepEqual(await finish(), [0, 'completed']);
+  assert.deepEqual(await types(store, runId), ['stage', 'stage', 'done']);
+  const run = await store.getRun(runId);
+  assert.deepEqual([run?.status, run?.result, run?.stages.find((s) => s.name === 'polish')?.status, run?.progress], ['completed', { story: 'done' }, 'completed', 29]);
+  assert.equal(await redis.exists(store.keys.outputs(runId)), 0, 'a completed run keeps no outputs beside its result');
+  assert.ok((await redis.ttl(store.keys.run(runId))) > 0, 'its retention clock runs');
 });
 
 test('a completion that arrives after its run has expired writes nothing back', async () => {

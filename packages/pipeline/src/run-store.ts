@@ -291,23 +291,48 @@ export class RunStore {
       terminal ? '1' : '0',
       String(this.retentionSeconds),
     )) as [number, string?, string?];
+    return this.#moved(reply, to, terminal);
+  }
+
+  #moved(reply: [number, string?, string?], to: RunStatus, terminal: boolean): { moved: boolean; previous: RunStatus | null } {
     const moved = reply[0] === 1;
     if (moved && terminal) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to });
     return { moved, previous: (reply[1] as RunStatus | undefined) ?? null };
   }
 
   /**
+   * Completes a run's last stage and ends the run in one step: a completed run's result holds the
+   * output; a failed one (its output could not be computed) keeps it beside the others.
+   */
+  async finishStage(options: { runId: string; stage: string; batchId: string | null; output: unknown; end: { to: 'completed'; result: unknown } | { to: 'failed'; error: RunError } }): Promise<{ moved: boolean; previous: RunStatus | null }> {
+    const { runId, end } = options;
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.activeRuns];
+    if (options.batchId) keys.push(this.keys.batch(options.batchId), this.keys.batchEvents(options.batchId), this.keys.batchRuns(options.batchId));
+    const args = {
+      to: end.to,
+      from: 'running,queued',
+      error: end.to === 'failed' ? JSON.stringify(end.error) : '',
+      result: end.to === 'completed' ? JSON.stringify(end.result ?? null) : '',
+      retentionSeconds: String(this.retentionSeconds),
+      keep: end.to === 'completed' ? '' : JSON.stringify(options.output ?? null),
+    };
+    const reply = (await this.#stageWrites.submit({ kind: 'finish', keys, stage: options.stage, end: args }).reply) as [number, string?, string?];
+    return this.#moved(reply, end.to, true);
+  }
+
+  /**
    * Starts a stage in one step: unless the run has ended or the stage's output is already stored,
-   * moves a queued run to running, counts the attempt and announces it. Returns the outputs of
+   * moves a queued run to running, counts the attempt and announces it (a first attempt with
+   * `quiet` is not announced: its worker does, should it last). Returns the outputs of
    * the `inputs` stages either way, so the stage needs no further reads. Starts and completions
    * made in the same turn of the event loop share one round trip.
    */
-  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean }): Promise<StageStart> {
+  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     if (options.batchId) keys.push(this.keys.batch(options.batchId));
-    const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}`;
+    const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}`;
     const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
     // A map step's branches come as one list; an output never written (a skipped step) as null.
     const rest = reply.slice(options.withRequest ? 3 : 2);
@@ -387,7 +412,7 @@ export class RunStore {
   }
 
   /**
-   * Stores a stage's output, marks it completed, and appends its `stage` and `progress` events.
+   * Stores a stage's output, marks it completed, and appends its `stage` event (with the run's progress).
    * `sent` settles once the write is on the connection, ahead of any command issued after it on
    * the same connection; `recorded` once Redis has applied it.
    */

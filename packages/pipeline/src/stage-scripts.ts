@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { TRANSITION_SCRIPT } from './finish-script.js';
+import { TRANSITION_FUNCTION, TRANSITION_SCRIPT } from './finish-script.js';
 
 /**
  * Stage starts and completions as one Lua script that applies a list of them, so that every stage
@@ -7,21 +7,26 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
  * round trip and one script call (see StageWrites). A stage's record is flat fields of its run's
  * hash (see stage-records.ts), so each operation reads and writes the run with one command each.
  *
- * KEYS: per operation run, outputs, events, and for a start optionally the batch.
- * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip'), stage, key count,
- *   then for a start its operation id, flags ('r': return the run's request; 'p': peek, start
- *   nothing), the input count and the input stage names; for a completion the output JSON, then
- *   (completion and skip) a count and the run's fields to answer once it is recorded. All
- *   are idempotent: a start seen before (its id) and a completion of a completed stage change
- *   nothing, so a command resent after a reconnect writes no event twice.
+ * KEYS: per operation run, outputs, events, and for a start optionally the batch; for a finish
+ *   also the active runs and, for a run of a batch, the batch, its events and its runs.
+ * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip' | 'finish'), stage,
+ *   key count, then for a start its operation id, flags ('r': return the run's request; 'p': peek,
+ *   start nothing; 'q': a first attempt says nothing yet, its worker announces it if it lasts),
+ *   the input count and the input stage names; for a completion the output JSON, then
+ *   (completion and skip) a count and the run's fields to answer once it is recorded; for a
+ *   finish the run's new status, the statuses it may move from, error JSON or '', result JSON or
+ *   '', the retention seconds and the output JSON to keep ('' when it is in the result). All are idempotent: a start seen before (its id) and a
+ *   completion of a completed stage change nothing, so a command resent after a reconnect writes
+ *   no event twice.
  * Returns one reply per operation, in order:
  *   start: {'missing'} | {'ended', status} | {'done' | 'peek', output, [request], inputs...}
  *     | {'started', attempt, [request], inputs...}
  *   complete, skip: {completed stages, stages in all, watched fields' values..., then the statuses of
  *     the branches each watched `<step>.branches` lists...}
- *   either, when it raised an error: {'error', message}
+ *   finish: the transition's answer (see TRANSITION_SCRIPT)
+ *   any, when it raised an error: {'error', message}
  */
-export const STAGE_WRITES_SCRIPT = `
+export const STAGE_WRITES_SCRIPT = `${TRANSITION_FUNCTION}
 local now, maxlen = ARGV[1], ARGV[2]
 
 -- Event data is assembled as text: stage names are plain (see STAGE_NAME) and the rest are numbers.
@@ -29,8 +34,8 @@ local function event(k, type, data)
   redis.call('XADD', k[3], 'MAXLEN', '~', maxlen, '*', 'type', type, 'data', data)
 end
 
-local function stage_event(k, stage, status, attempt)
-  event(k, 'stage', '{"stage":"' .. stage .. '","status":"' .. status .. '","attempt":' .. attempt .. '}')
+local function stage_event(k, stage, status, attempt, more)
+  event(k, 'stage', '{"stage":"' .. stage .. '","status":"' .. status .. '","attempt":' .. attempt .. (more or '') .. '}')
 end
 
 -- A step's output as its readers see it: a map step's is the list of its branches' outputs.
@@ -79,7 +84,8 @@ local function start(k, stage, op, flags, wanted)
     end
   end
   redis.call('HSET', k[1], unpack(fields))
-  stage_event(k, stage, 'running', attempt)
+  -- A quick stage need not be told twice: its completion says it ran (see runStage).
+  if attempt > 1 or not string.find(flags, 'q', 1, true) then stage_event(k, stage, 'running', attempt) end
   return inputs({'started', tostring(attempt)})
 end
 
@@ -103,14 +109,15 @@ local function counts(k, completed, total, watch)
 end
 
 -- A completion, or with output false a skip (the step's condition was false): counted alike.
-local function complete(k, stage, output, watch)
+-- keep false: the output is not stored (the run ends with it, see finish).
+local function complete(k, stage, output, watch, keep)
   local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count', 'status')
   -- The run is gone (its retention passed): writing would bring its keys back with no expiry.
   if not run[5] then return {0, 0} end
   -- Completed already (a command resent after a reconnect): its events are in the stream once.
   if run[1] == 'completed' or run[1] == 'skipped' then return counts(k, tonumber(run[3]) or 0, tonumber(run[4]) or 0, watch) end
   local final = output and 'completed' or 'skipped'
-  if output then redis.call('HSET', k[2], stage, output) end
+  if output and keep then redis.call('HSET', k[2], stage, output) end
   local attempt = tonumber(run[2]) or 0
   -- A counter on the run, so progress costs no pass over the other stages.
   local completed = (tonumber(run[3]) or 0) + 1
@@ -123,12 +130,19 @@ local function complete(k, stage, output, watch)
     fields[#fields + 1] = now
   end
   redis.call('HSET', k[1], unpack(fields))
-  stage_event(k, stage, final, attempt)
   local total = tonumber(run[4]) or 0
   if total < completed then total = completed end
   local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
-  event(k, 'progress', '{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')
+  -- The run's progress rides on the stage event that moved it: one entry, not two.
+  stage_event(k, stage, final, attempt, ',"progress":{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')
   return counts(k, completed, total, watch)
+end
+
+-- The last stage's completion and the end of its run, in one step (t: the transition's
+-- arguments, then the output to keep: '' when it went into the result, as for a completed run).
+local function finish(k, stage, t)
+  complete(k, stage, t[6] ~= '' and t[6] or '1', {}, t[6] ~= '')
+  return transition({k[1], k[3], k[2], k[4], k[5], k[6], k[7]}, {t[1], t[2], now, t[3], t[4], '1', t[5]})
 end
 
 local replies = {}
@@ -139,7 +153,11 @@ while a <= #ARGV do
   for i = 1, nkeys do k[i] = KEYS[key + i - 1] end
   key = key + nkeys
   local ok, reply
-  if kind == 'start' then
+  if kind == 'finish' then
+    local t = {ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8]}
+    a = a + 9
+    ok, reply = pcall(finish, k, stage, t)
+  elseif kind == 'start' then
     local op, flags = ARGV[a + 3], ARGV[a + 4]
     local wanted = {}
     for i = 1, tonumber(ARGV[a + 5]) do wanted[i] = ARGV[a + 5 + i] end
@@ -152,7 +170,7 @@ while a <= #ARGV do
     local watch = {}
     for i = 1, tonumber(ARGV[at]) do watch[i] = ARGV[at + i] end
     a = at + 1 + #watch
-    ok, reply = pcall(complete, k, stage, output, watch)
+    ok, reply = pcall(complete, k, stage, output, watch, true)
   end
   -- One operation's failure is its own; the others in the list still apply.
   if not ok then reply = {'error', type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end

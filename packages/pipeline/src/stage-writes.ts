@@ -7,9 +7,21 @@
 import type { ScriptCall } from './stage-scripts.js';
 import { STAGE_NAME } from './stage-records.js';
 
+/** A run's end, written with its last stage's completion (see the script's `finish`). */
+export interface RunEndArgs {
+  to: string;
+  /** The statuses the run may move from, comma-separated. */
+  from: string;
+  error: string;
+  result: string;
+  retentionSeconds: string;
+  /** The stage's output to keep, or '' when the result holds it. */
+  keep: string;
+}
+
 export interface StageOperation {
-  kind: 'start' | 'complete' | 'skip';
-  /** run, outputs, events, and for a start optionally the batch. */
+  kind: 'start' | 'complete' | 'skip' | 'finish';
+  /** run, outputs, events, and for a start optionally the batch; for a finish see the script. */
   keys: readonly string[];
   stage: string;
   /** Start: the stages whose outputs to return. */
@@ -22,6 +34,8 @@ export interface StageOperation {
   output?: string;
   /** Completion, skip: fields of the run to answer once recorded. */
   watch?: readonly string[];
+  /** Finish: how the run ends. */
+  end?: RunEndArgs;
 }
 
 export interface SubmittedOperation {
@@ -58,6 +72,7 @@ export class StageWrites {
 
   submit(op: StageOperation): SubmittedOperation {
     if (!STAGE_NAME.test(op.stage)) throw new Error(`stage name ${JSON.stringify(op.stage)} is not plain enough to be written into an event`);
+    if (op.kind === 'finish' && !op.end) throw new Error(`stage finish of ${op.stage} without the run's end`);
     let markSent!: () => void;
     const sent = new Promise<void>((resolve) => (markSent = resolve));
     const reply = new Promise<unknown>((resolve, reject) => this.#queue.push({ op, markSent, resolve, reject }));
@@ -80,6 +95,7 @@ export class StageWrites {
       keys.push(...op.keys);
       args.push(op.kind, op.stage, String(op.keys.length));
       if (op.kind === 'start') args.push(op.id ?? '', op.flags ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
+      else if (op.kind === 'finish') args.push(...finishArgs(op));
       else args.push(...(op.kind === 'complete' ? [op.output ?? 'null'] : []), String(op.watch?.length ?? 0), ...(op.watch ?? []));
     }
     let pending: Promise<unknown>;
@@ -95,6 +111,11 @@ export class StageWrites {
       (error: unknown) => batch.forEach((queued) => queued.reject(error instanceof Error ? error : new Error(String(error)))),
     );
   }
+}
+
+function finishArgs(op: StageOperation): string[] {
+  const end = op.end as RunEndArgs;
+  return [end.to, end.from, end.error, end.result, end.retentionSeconds, end.keep];
 }
 
 function settle(queued: Queued, reply: unknown): void {

@@ -131,10 +131,12 @@ export async function runView(ctx, runId) {
   const events = new EventSource(run.events_url);
   // The run's `error` events share their name with EventSource's own, which carry no data.
   const on = (name, handle) => events.addEventListener(name, (event) => event.data && handle(JSON.parse(event.data)));
-  on('stage', refresh);
-  on('progress', (data) => {
-    setProgress(bar.firstElementChild, data.percent);
-    percent.textContent = `${data.percent}%`;
+  on('stage', (data) => {
+    if (data.progress) {
+      setProgress(bar.firstElementChild, data.progress.percent);
+      percent.textContent = `${data.progress.percent}%`;
+    }
+    refresh();
   });
   on('content', live.content);
   on('reset', live.reset);

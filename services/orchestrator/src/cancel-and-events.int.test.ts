@@ -56,8 +56,11 @@ test('events carry ids, and reconnecting with Last-Event-ID replays exactly what
   assert.equal(all.filter((e) => e.event === 'done').length, 1);
   assert.ok(all.every((e) => e.id && /^\d+-\d+$/.test(e.id)));
   const kinds = new Set(all.map((e) => e.event));
-  for (const kind of ['stage', 'progress', 'content', 'done']) assert.ok(kinds.has(kind), `has ${kind} events`);
-  const progress = all.filter((e) => e.event === 'progress').map((e) => JSON.parse(e.data).percent as number);
+  for (const kind of ['stage', 'content', 'done']) assert.ok(kinds.has(kind), `has ${kind} events`);
+  // Each completed stage's event carries the run's progress.
+  const completions = all.filter((e) => e.event === 'stage' && JSON.parse(e.data).status === 'completed');
+  const progress = completions.map((e) => JSON.parse(e.data).progress.percent as number);
+  assert.equal(progress.length, 7);
   assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only grows');
   assert.equal(progress.at(-1), 100);
 

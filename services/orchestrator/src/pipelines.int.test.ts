@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runKeys } from '@switchyard/pipeline';
+import { createRedisClient } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { finishedRun, registerPipeline, stageOf, startRun, type RunBody } from './testing/pipelines.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
@@ -93,6 +95,25 @@ test('a map whose list is not a list at run time fails the step with an error th
   assert.equal(run.error?.code, 'map_not_a_list');
   assert.equal(run.error?.stage, 'each');
   assert.match(run.error?.message ?? '', /steps\.each\.map gave string "just one string", not a list/);
+});
+
+test('an output expression that fails at run time fails the run, its last stage completed and its output kept', async () => {
+  await registerPipeline(stack, {
+    name: 'bad-output',
+    steps: { find: search("'a quarry'") },
+    output: '$error("no output for you")',
+  });
+  const run = await finishedRun(stack, await startRun(stack, 'bad-output', {}));
+  assert.equal(run.status, 'failed');
+  assert.equal(run.error?.code, 'output_failed');
+  assert.match(run.error?.message ?? '', /no output for you/);
+  assert.equal(stageOf(run, 'find')?.status, 'completed');
+  const redis = createRedisClient(stack.redisUrl);
+  try {
+    assert.equal(await redis.hexists(runKeys(stack.prefix).outputs(run.run_id), 'find'), 1, 'the last stage\'s output is kept beside the failed run');
+  } finally {
+    redis.disconnect();
+  }
 });
 
 test('a step whose condition is false is skipped, counts as done, and the steps after it still run', async () => {

@@ -29,7 +29,18 @@ export interface StageWork {
   inputs: Record<string, unknown>;
   /** The run's request (its input), when asked for with `withRequest`. */
   request: unknown;
+  /**
+   * Says the stage is running, once, if nobody has yet: call it before the stage's first event
+   * of its own (content), so that readers see `running` before what the stage produces.
+   */
+  announce(): void;
 }
+
+/** How long a stage runs before its `running` event is written (default 250 ms); a quicker one only says it completed. */
+export const RUNNING_EVENT_DELAY_MS = 250;
+
+/** How a run ends with its last stage: completed with a result, or failed (the result could not be computed). */
+export type RunEnd = { to: 'completed'; result: unknown } | { to: 'failed'; error: RunError };
 
 /** What a stage's work returns when the stage turns out not to apply (its condition was false). */
 export const SKIP_STAGE: unique symbol = Symbol('skip stage');
@@ -67,6 +78,11 @@ export interface StageSpec<T> {
   watch?: readonly string[];
   /** This stage's budget, over the deps' (a step's own `retry`). */
   budget?: StageBudget | undefined;
+  /**
+   * The stage is its run's last: the run's end, from the stage's output and what the stage
+   * started with, is written with the stage's completion, in one step.
+   */
+  endsRun?: ((done: { output: T; inputs: Record<string, unknown>; request: unknown }) => Promise<RunEnd>) | undefined;
   work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE>;
 }
 
@@ -81,13 +97,15 @@ export interface StageOutcome<T> {
   request: unknown;
   /** The completion's answer (with the watched fields); absent when the stage had finished before. */
   recorded?: Promise<RecordedStage> | undefined;
+  /** The stage's completion ended its run (see StageSpec.endsRun). */
+  ended?: boolean;
 }
 
 export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T>): Promise<StageOutcome<T>> {
   const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
-  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest });
+  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true });
   if (start.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
   if (start.kind === 'ended') {
     await markEnded(deps, runId, name);
@@ -98,18 +116,51 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   if (start.kind === 'peek') throw new Error('a stage start answered a peek');
 
   const tracked = deps.aborts.track(runId);
+  // A retry was announced by its start; a first attempt is, once it lasts or produces something.
+  const running = runningAnnouncer(deps, { runId, name, attempt: start.attempt });
   try {
-    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request });
+    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request, announce: running.announce });
+    running.stop();
+    if (output !== SKIP_STAGE && stage.endsRun) {
+      const end = await stage.endsRun({ output, inputs: start.inputs, request: start.request });
+      await store.finishStage({ runId, stage: name, batchId: stage.batchId ?? null, output, end });
+      return { output, inputs: start.inputs, request: start.request, ended: true };
+    }
     const recorded = output === SKIP_STAGE ? store.skipStage({ runId, stage: name, watch: stage.watch }) : (await recordCompletion(deps, { runId, name, output, watch: stage.watch })).recorded;
     if (output === SKIP_STAGE) await recorded;
     return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
+    running.stop();
     const open = circuitOpenCause(error);
     if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });
     throw await handleFailure(deps, job, { runId, name, error });
   } finally {
     tracked.release();
   }
+}
+
+/**
+ * A first attempt's `running` event, written once the stage has run RUNNING_EVENT_DELAY_MS or
+ * announces itself sooner (before its first content), and never for a stage done sooner.
+ */
+function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string; attempt: number }): { announce(): void; stop(): void } {
+  let pending = stage.attempt === 1;
+  const timer = pending ? setTimeout(() => announce(), RUNNING_EVENT_DELAY_MS) : undefined;
+  const announce = () => {
+    if (!pending) return;
+    pending = false;
+    clearTimeout(timer);
+    deps.store.appendEvent(stage.runId, 'stage', { stage: stage.name, status: 'running', attempt: stage.attempt }).catch((error: unknown) => {
+      deps.logger.warn({ err: error, run_id: stage.runId, stage: stage.name }, 'the stage\'s running event could not be written');
+    });
+  };
+  return {
+    announce,
+    stop: () => {
+      pending = false;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**

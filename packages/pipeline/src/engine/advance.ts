@@ -69,14 +69,18 @@ export async function finishRun(deps: Pick<AdvanceDeps, 'store'>, options: { pip
     const [outputs, requestJson] = await Promise.all([store.readStepOutputs(runId, Object.keys(pipeline.stored.definition.steps)), store.redis.hget(store.keys.run(runId), 'request')]);
     return { steps: outputs, input: requestJson ? (JSON.parse(requestJson) as unknown) : null };
   };
-  const { steps, input } = options.known ?? (await read());
-  const batchId = options.batchId ?? null;
+  const end = await runEndOf({ pipeline, runId, ...(options.known ?? (await read())) });
+  await store.transition({ runId, from: ['running', 'queued'], batchId: options.batchId ?? null, ...end });
+}
+
+/** How a run whose steps are all done ends: completed with its output, or failed when the output expression fails. */
+export async function runEndOf(options: { pipeline: CompiledPipeline; runId: string; input: unknown; steps: Record<string, unknown> }): Promise<{ to: 'completed'; result: unknown } | { to: 'failed'; error: RunError }> {
+  const { pipeline, input, steps, runId } = options;
   try {
     const result = pipeline.output ? await pipeline.output.evaluate({ input, steps, run_id: runId }) : steps;
-    await store.transition({ runId, from: ['running', 'queued'], to: 'completed', result: result ?? null, batchId });
+    return { to: 'completed', result: result ?? null };
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
-    const runError: RunError = { code: 'output_failed', message: `The run's output could not be computed: ${error.message}`, retryable: false };
-    await store.transition({ runId, from: ['running', 'queued'], to: 'failed', error: runError, batchId });
+    return { to: 'failed', error: { code: 'output_failed', message: `The run's output could not be computed: ${error.message}`, retryable: false } };
   }
 }

@@ -30,10 +30,10 @@ export function runMessage(runId: string, event: StreamEvent): RunMessage | unde
       const status = text(data.status);
       const attempt = Number(data.attempt) > 1 ? ` (attempt ${text(data.attempt)})` : '';
       const level: LoggingLevel = status === 'failed' ? 'error' : status === 'retrying' ? 'warning' : 'info';
-      return { level, data: { ...base, message: `stage ${text(data.stage)} ${status}${attempt}`, stage: data.stage, status, ...(data.error ? { error: data.error } : {}) } };
+      const progress = data.progress && typeof data.progress === 'object' ? (data.progress as Record<string, unknown>) : undefined;
+      const done = progress ? `: ${text(progress.completed_stages)} of ${text(progress.total_stages)} stages done (${text(progress.percent)}%)` : '';
+      return { level, data: { ...base, message: `stage ${text(data.stage)} ${status}${attempt}${done}`, stage: data.stage, status, ...(progress ? { percent: progress.percent } : {}), ...(data.error ? { error: data.error } : {}) } };
     }
-    case 'progress':
-      return { level: 'debug', data: { ...base, message: `${text(data.percent)}%: ${text(data.completed_stages)} of ${text(data.total_stages)} stages done`, percent: data.percent } };
     case 'content': {
       // The text itself is the run's to answer (get_run, the story resource): a log line says how much came.
       const chars = typeof data.chunk === 'string' ? data.chunk.length : 0;

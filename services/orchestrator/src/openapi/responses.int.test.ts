@@ -26,7 +26,7 @@ test('a started story answers 202 as documented, and its run, the run list and i
   assert.equal(run.status, 'completed');
   await checker.check({ method: 'get', path: '/v1/runs' }, await stack.request('/v1/runs?limit=5&status=completed'));
   const events = await checker.checkEvents({ method: 'get', path: '/v1/runs/{runId}/events' }, await stack.request(`/v1/runs/${started.run_id}/events`));
-  assert.deepEqual([...new Set(events.map((e) => e.event))].sort(), ['content', 'done', 'progress', 'stage']);
+  assert.deepEqual([...new Set(events.map((e) => e.event))].sort(), ['content', 'done', 'stage']);
 });
 
 test('cancelling a run answers the run as documented, and cancelling a completed one a documented 409', async () => {

@@ -107,7 +107,7 @@ export const runPaths: ZodOpenApiPathsObject = {
       description: 'Replays the events (from `Last-Event-ID`, or from the start), then follows them until `done`, which carries the result of a completed run.',
       requestParams: { path: RunIdParam, header: LastEventIdHeader },
       responses: {
-        '200': eventStream('The run\'s events: `stage`, `progress`, `content`, `reset`, `error`, `done`', RunEventSchemas),
+        '200': eventStream('The run\'s events: `stage` (a completed stage\'s with the run\'s progress), `content`, `reset`, `error`, `done`', RunEventSchemas),
         ...errors({ v1: true, routeErrors: { 404: 'No such run (`run_not_found`)' } }),
       },
     },

@@ -42,10 +42,15 @@ function asStageFailure(error: unknown): unknown {
 }
 
 async function writeStage(deps: AceflowKindDeps, context: StepKindContext, args: z.infer<typeof StageArgs>): Promise<AceflowStageOutput> {
-  const { runId, store, signal } = context;
+  const { runId, store, signal, announce } = context;
   if (args.analysis) await deps.engine.setAnalysis(args.project, args.analysis);
   const write = async (stage: string, defects?: StageDefect[]): Promise<GeneratedStage> => {
-    const content = new ContentCoalescer({ emit: (chunk) => void store.appendEvent(runId, 'content', { stage, section: stage, chunk }) });
+    const content = new ContentCoalescer({
+      emit: (chunk) => {
+        announce();
+        void store.appendEvent(runId, 'content', { stage, section: stage, chunk });
+      },
+    });
     try {
       return await generateStage({
         engine: deps.engine,
@@ -58,11 +63,13 @@ async function writeStage(deps: AceflowKindDeps, context: StepKindContext, args:
         onChunk: (chunk) => content.push(chunk),
         onReset: () => {
           content.drop();
+          announce();
           void store.appendEvent(runId, 'reset', { stage, section: stage });
         },
         onRegenerate: async (validation, draft) => {
           // The draft's last text comes before the word that it is redone.
           content.flush();
+          announce();
           await store.appendEvent(runId, 'error', { code: 'validation_incomplete', message: `draft ${draft - 1} of ${stage} misses: ${validation.missing_elements.join('; ') || 'quality'}`, stage, retryable: true, details: validation, will_retry: true });
         },
       });

@@ -14,6 +14,8 @@ export interface StepKindContext {
   /** 1 for the stage's first start, more after a retry or a crashed worker. */
   attempt: number;
   store: RunStore;
+  /** Call before the stage's first event of its own (content): its `running` comes first. */
+  announce(): void;
 }
 
 export interface StepKind {

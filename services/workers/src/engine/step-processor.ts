@@ -5,7 +5,7 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, finishRun, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan } from '@switchyard/telemetry';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
@@ -100,7 +100,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
     // The step every other leads to reads every output when it starts, and ends the run itself.
     const final = step.name === pipeline.finalStep && !data.branch;
     const next = final ? [] : needsAfter(pipeline, step.name);
-    const { output, inputs, request, recorded } = await runStage(deps, job, {
+    const { output, inputs, request, recorded, ended } = await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
       token,
@@ -109,7 +109,9 @@ export function stepProcessor(deps: StepProcessorDeps) {
       withRequest: true,
       ...(next.length > 0 ? { watch: stepStateFields(next) } : {}),
       ...(retry ? { budget: { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry } } : {}),
-      work: async ({ signal, attempt, inputs, request }) => {
+      // The last step's completion ends its run in the same write.
+      ...(final ? { endsRun: (done: { output: unknown; inputs: Record<string, unknown>; request: unknown }) => runEndOf({ pipeline, runId: data.run_id, input: done.request, steps: { ...contextOf(data, done.request, done.inputs).steps, [step.name]: done.output } }) } : {}),
+      work: async ({ signal, attempt, inputs, request, announce }) => {
         const work = async () => {
           const context = contextOf(data, request, inputs);
           try {
@@ -117,12 +119,14 @@ export function stepProcessor(deps: StepProcessorDeps) {
           } catch (error) {
             throw asStepFailure(error);
           }
-          return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task });
+          return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
         };
         return deps.stageMetrics ? deps.stageMetrics.time(data, { attempt, signal }, work) : work();
       },
     });
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
+    // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.
+    if (ended) return;
     const steps = contextOf(data, request, inputs).steps;
     if (output !== SKIP_STAGE) steps[step.name] = output;
     await finishRun({ store: deps.store }, { pipeline, runId: data.run_id, batchId: data.batch_id, known: { input: request, steps } });

@@ -28,6 +28,8 @@ export interface StepWorkOptions {
   signal: AbortSignal;
   attempt: number;
   remoteTask: RemoteTaskRef | undefined;
+  /** Says the stage is running before its first content (see StageWork.announce). */
+  announce(): void;
 }
 
 /** An expression that fails at run time cannot pass by retrying. */
@@ -56,10 +58,14 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
   if (step.target.kind === 'uses') {
     const kind = deps.kinds[step.target.uses as keyof StepKinds];
     if (!kind) throw new StageFailedError({ code: 'unknown_step_kind', message: `this worker has no step kind ${step.target.uses}` });
-    return kind.run({ args, runId, stage, signal, attempt: options.attempt, store: deps.store });
+    return kind.run({ args, runId, stage, signal, attempt: options.attempt, store: deps.store, announce: options.announce });
   }
   const hooks = remoteTaskHooks(job, options.remoteTask);
-  const content = new ContentCoalescer({ emit: (chunk) => pending.push(deps.store.appendEvent(runId, 'content', { stage, section, chunk })) });
+  const append = (event: () => Promise<unknown>) => {
+    options.announce();
+    pending.push(event());
+  };
+  const content = new ContentCoalescer({ emit: (chunk) => append(() => deps.store.appendEvent(runId, 'content', { stage, section, chunk })) });
   try {
     return await deps.tools.call({
       service: step.target.service,
@@ -73,7 +79,7 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
       onChunk: (chunk) => content.push(chunk),
       onReset: () => {
         content.drop();
-        pending.push(deps.store.appendEvent(runId, 'reset', { stage, section }));
+        append(() => deps.store.appendEvent(runId, 'reset', { stage, section }));
       },
     });
   } catch (error) {
@@ -103,7 +109,10 @@ export async function runStepWork(deps: StepWorkDeps, options: StepWorkOptions):
     let previous: unknown;
     for (let iteration = 1; ; iteration += 1) {
       const context = { ...options.context, iteration, ...(previous === undefined ? {} : { previous }) };
-      if (iteration > 1 && streams) pending.push(deps.store.appendEvent(runId, 'reset', { stage, section }));
+      if (iteration > 1 && streams) {
+        options.announce();
+        pending.push(deps.store.appendEvent(runId, 'reset', { stage, section }));
+      }
       const output = await runOnce(deps, options, context, pending);
       await Promise.all(pending.splice(0));
       await deps.store.redis.hset(deps.store.keys.run(runId), `${stage}.iterations`, iteration);

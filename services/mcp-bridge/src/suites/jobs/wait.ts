@@ -49,8 +49,7 @@ export async function waitForRun(deps: { store: RunStore; redis: Redis }, option
       for (const event of events) {
         after = event.id;
         const data = parseData(event.data);
-        if (event.type === 'stage') await reporter.report(undefined, `${String(data.stage)} ${String(data.status)}${Number(data.attempt) > 1 ? ` (attempt ${String(data.attempt)})` : ''}`);
-        else if (event.type === 'progress') await reporter.report(Number(data.percent), `${String(data.completed_stages)} of ${String(data.total_stages)} stages done`);
+        if (event.type === 'stage') await reporter.report(progressOf(data)?.percent, stageMessage(data));
         else if (event.type === 'done') {
           await reporter.report(undefined, `run ${String(data.status)}`, String(data.status) === 'completed');
           ended = true;
@@ -66,6 +65,21 @@ export async function waitForRun(deps: { store: RunStore; redis: Redis }, option
   }
   const current = (await deps.store.getRun(options.runId)) ?? run;
   return { run: current, timedOut: !TERMINAL_STATUSES.includes(current.status) };
+}
+
+/** A completed or skipped stage's event carries the run's progress. */
+function progressOf(data: Record<string, unknown>): { percent: number } | undefined {
+  const progress = data.progress;
+  if (!progress || typeof progress !== 'object') return undefined;
+  const percent = Number((progress as Record<string, unknown>).percent);
+  return Number.isFinite(percent) ? { percent } : undefined;
+}
+
+function stageMessage(data: Record<string, unknown>): string {
+  const attempt = Number(data.attempt) > 1 ? ` (attempt ${String(data.attempt)})` : '';
+  const progress = data.progress as Record<string, unknown> | undefined;
+  const done = progress && typeof progress === 'object' ? `; ${String(progress.completed_stages)} of ${String(progress.total_stages)} stages done` : '';
+  return `${String(data.stage)} ${String(data.status)}${attempt}${done}`;
 }
 
 function parseData(raw: string): Record<string, unknown> {
