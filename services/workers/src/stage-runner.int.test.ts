@@ -35,7 +35,7 @@ const deps = (): StageDeps => ({ store, aborts, logger: createLogger({ name: 'st
 // The happy path never touches the job: only a failure reads its attempts.
 const job = {} as Job;
 
-async function events(runId: string) {
+async function events(runId: string): Promise<Record<string, unknown>[]> {
   return (await readEvents({ redis, key: store.keys.events(runId), after: '0', count: 100 })).map((e) => ({ type: e.type, ...(JSON.parse(e.data) as Record<string, unknown>) }));
 }
 

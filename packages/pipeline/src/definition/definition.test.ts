@@ -32,6 +32,31 @@ test('plain paths are read as JSONata reads them, a list on the way included', a
   assert.deepEqual(JSON.parse(JSON.stringify(await args.evaluate(context))), { words: [3, 4], first: 3, title: 'T', quoted: 'as is' });
 });
 
+test('a $lookup of a path by a path gives what JSONata gives, whatever the values', async () => {
+  const source = '$lookup(steps.outline.sections, item)';
+  const args = compileArgs({ value: source }, 'steps.x.args');
+  const expression = compileExpression(source, 'steps.x.args.value');
+  const sections = { climax: { title: 'C', characters: ['a', 'b'] }, list: [1, 2], one: [7], constructor: 'own' };
+  const cases: [string, unknown, unknown][] = [
+    ['a section', sections, 'climax'],
+    ['a list value', sections, 'list'],
+    ['a one-item list', sections, 'one'],
+    ['an own field named like a prototype one', sections, 'constructor'],
+    ['a missing key', sections, 'nope'],
+    ['an inherited name', { a: 1 }, 'toString'],
+    ['a number key', sections, 3],
+    ['a list to look in', [{ climax: 1 }, { climax: 2 }], 'climax'],
+    ['nothing to look in', undefined, 'climax'],
+    ['null to look in', null, 'climax'],
+  ];
+  for (const [label, object, item] of cases) {
+    const context = { input: {}, steps: object === undefined ? {} : { outline: { sections: object } }, run_id: 'r', item };
+    const expected = await expression.evaluate(context).then((v) => JSON.stringify(v), (e: Error) => `error ${e.message}`);
+    const got = await args.evaluate(context).then((v) => JSON.stringify(v.value), (e: Error) => `error ${e.message}`);
+    assert.equal(got, expected, label);
+  }
+});
+
 test('an expression knows which names it reads', () => {
   const expression = compileExpression('$count(steps.search.results) + input.depth', 'x');
   assert.ok(expression.names('steps') && expression.names('input'));

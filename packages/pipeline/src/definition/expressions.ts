@@ -97,7 +97,14 @@ const SIMPLE_PATH = /^\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s
 const QUOTED = /^\s*'([^'\\]*)'\s*$/;
 const KEYWORDS = new Set(['true', 'false', 'null', 'and', 'or', 'in']);
 
-type Leaf = { path: string[]; value: unknown; kind: 'literal' } | { path: string[]; kind: 'path'; names: string[]; source: string } | { path: string[]; kind: 'expression'; source: string };
+/** `$lookup(a.b, c)` with two dotted paths, e.g. `$lookup(steps.outline.sections, item)`. */
+const LOOKUP = /^\s*\$lookup\(\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*,\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\)\s*$/;
+
+type Leaf =
+  | { path: string[]; value: unknown; kind: 'literal' }
+  | { path: string[]; kind: 'path'; names: string[]; source: string }
+  | { path: string[]; kind: 'lookup'; object: string[]; key: string[]; source: string }
+  | { path: string[]; kind: 'expression'; source: string };
 
 function leavesOf(template: Record<string, unknown>, place: string, path: string[] = []): { leaves: Leaf[]; objects: string[][] } {
   const leaves: Leaf[] = [];
@@ -113,8 +120,10 @@ function leavesOf(template: Record<string, unknown>, place: string, path: string
       compileExpression(value, `${place}.${key}`); // a syntax error names its own place
       const quoted = QUOTED.exec(value);
       const dotted = SIMPLE_PATH.exec(value)?.[1];
+      const lookup = LOOKUP.exec(value);
       if (quoted) leaves.push({ path: at, kind: 'literal', value: quoted[1] });
       else if (dotted && !KEYWORDS.has(dotted)) leaves.push({ path: at, kind: 'path', names: dotted.split('.'), source: value });
+      else if (lookup?.[1] && lookup[2] && !KEYWORDS.has(lookup[1]) && !KEYWORDS.has(lookup[2])) leaves.push({ path: at, kind: 'lookup', object: lookup[1].split('.'), key: lookup[2].split('.'), source: value });
       else leaves.push({ path: at, kind: 'expression', source: value });
     }
   }
@@ -134,6 +143,16 @@ function readPath(context: ExpressionContext, names: readonly string[]): unknown
   return value;
 }
 
+/** `$lookup(object, key)` in plain JavaScript when both are plain (an object, a string key, a value that is no list); else JSONata's. */
+function readLookup(context: ExpressionContext, leaf: { object: readonly string[]; key: readonly string[] }): unknown {
+  const object = readPath(context, leaf.object);
+  const key = readPath(context, leaf.key);
+  if (object === undefined || object === null) return object === undefined && typeof key === 'string' ? undefined : NOT_PLAIN;
+  if (typeof object !== 'object' || Array.isArray(object) || typeof key !== 'string' || !Object.hasOwn(object, key)) return NOT_PLAIN;
+  const value = (object as Record<string, unknown>)[key];
+  return Array.isArray(value) ? NOT_PLAIN : value;
+}
+
 function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let node = target;
   for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
@@ -141,8 +160,8 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
 }
 
 /**
- * The args template as one evaluator. Plain paths (`input.topic`, `item`) and quoted strings are
- * read without JSONata, since an evaluation costs tens of microseconds; only the other
+ * The args template as one evaluator. Plain paths (`input.topic`, `item`), `$lookup` of a plain
+ * path by a plain path, and quoted strings are read without JSONata, since an evaluation costs tens of microseconds; only the other
  * expressions (and a path with a list on its way, which JSONata maps over) are evaluated.
  */
 export function compileArgs(template: ArgsTemplate | undefined, place: string): ArgsEvaluator {
@@ -155,7 +174,7 @@ export function compileArgs(template: ArgsTemplate | undefined, place: string): 
     async evaluate(context) {
       const values = await Promise.all(
         computed.map((leaf, i) => {
-          const plain = leaf.kind === 'path' ? readPath(context, leaf.names) : NOT_PLAIN;
+          const plain = leaf.kind === 'path' ? readPath(context, leaf.names) : leaf.kind === 'lookup' ? readLookup(context, leaf) : NOT_PLAIN;
           return plain === NOT_PLAIN ? (expressions[i] as Expression).evaluate(context) : plain;
         }),
       );

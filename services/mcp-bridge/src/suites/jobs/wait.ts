@@ -77,9 +77,7 @@ function progressOf(data: Record<string, unknown>): { percent: number } | undefi
 
 function stageMessage(data: Record<string, unknown>): string {
   const attempt = Number(data.attempt) > 1 ? ` (attempt ${String(data.attempt)})` : '';
-  const progress = data.progress as Record<string, unknown> | undefined;
-  const done = progress && typeof progress === 'object' ? `; ${String(progress.completed_stages)} of ${String(progress.total_stages)} stages done` : '';
-  return `${String(data.stage)} ${String(data.status)}${attempt}${done}`;
+  return `${String(data.stage)} ${String(data.status)}${attempt}`;
 }
 
 function parseData(raw: string): Record<string, unknown> {
