@@ -4,6 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadEnv } from './env.js';
+import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 
@@ -40,6 +41,15 @@ test('each service\'s step queue takes its own concurrency and rate limit, over 
   assert.equal(config.queues['tool-editing']?.concurrency, 4);
   assert.equal(config.defaultConcurrency, 4);
   assert.equal(config.prefix, 'sy');
+});
+
+test('content is joined per CONTENT_FLUSH_MS, by default the coalescer\'s interval, and a negative one is refused', () => {
+  assert.equal(loadEnv({}).contentFlushMs, CONTENT_FLUSH_MS);
+  assert.equal(loadEnv({ CONTENT_FLUSH_MS: '0' }).contentFlushMs, 0);
+  assert.equal(loadEnv({ CONTENT_FLUSH_MS: '500' }).contentFlushMs, 500);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, CONTENT_FLUSH_MS: '-1' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr.trim(), /^workers: invalid environment variable CONTENT_FLUSH_MS/);
 });
 
 test('a queue rate that is not N/MS stops start-up with one line naming it', () => {

@@ -8,6 +8,7 @@ import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } fr
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
+import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
 import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, toolQueue } from '@switchyard/pipeline';
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
@@ -61,6 +62,12 @@ export const WorkersEnv = z.object({
   STAGE_MAX_ATTEMPTS: positiveInt(MAX_STAGE_ATTEMPTS).default(3),
   /** How long a stage may wait, in all, for services whose breaker is open, before its run fails. */
   STAGE_MAX_BREAKER_WAIT_MS: positiveInt(24 * 3600_000).default(600_000),
+  /**
+   * How long a streamed stage's first buffered chunk waits for others before they are written as
+   * one `content` event: fewer events cost less CPU in the worker and in Redis, at the price of
+   * text arriving in steps of this size (see README, "Sizing workers").
+   */
+  CONTENT_FLUSH_MS: z.coerce.number().int().min(0).max(5000).default(CONTENT_FLUSH_MS),
   /** On SIGTERM, how long active stages may take to finish before they are handed back. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
   /** Where AceFlow project workspaces live (default `.data/aceflow`). */
@@ -97,6 +104,8 @@ export interface WorkersConfig {
   reconcileIntervalMs: number;
   retentionPassMs: number;
   shutdownGraceMs: number;
+  /** Content chunks joined per this many ms into one event. */
+  contentFlushMs: number;
   retentionSeconds: number;
   budget: StageBudget;
   aceflow: { workspaceRoot: string | undefined; maxRegenerations: number; maxDefectLoops: number };
@@ -122,6 +131,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS ?? 2 * env.STALLED_INTERVAL_MS,
     retentionPassMs: env.RETENTION_PASS_MS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    contentFlushMs: env.CONTENT_FLUSH_MS,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },

@@ -83,6 +83,7 @@ started.workers = await startWorkers({
   stalledIntervalMs: config.stalledIntervalMs,
   retentionSeconds: config.retentionSeconds,
   budget: config.budget,
+  contentFlushMs: config.contentFlushMs,
   reconcileIntervalMs: config.reconcileIntervalMs,
   retentionPassMs: config.retentionPassMs,
   metrics,

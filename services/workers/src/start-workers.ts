@@ -44,6 +44,8 @@ export interface StartWorkersOptions {
   retentionPassMs?: number;
   /** Ms between the reconciler's sweeps for stranded runs (default twice the stalled interval). */
   reconcileIntervalMs?: number;
+  /** Ms a streamed stage's chunks are gathered into one content event (default CONTENT_FLUSH_MS). */
+  contentFlushMs?: number;
   /** When a failing stage gives up (default DEFAULT_STAGE_BUDGET: 3 attempts, 10 min of breaker waits). */
   budget?: StageBudget;
   /** AceFlow stage pipelines; their queue is served only when given. */
@@ -71,7 +73,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   await aborts.start();
   const kinds: StepKinds = {};
   if (options.aceflow) kinds['aceflow.stage'] = aceflowStageKind({ ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
-  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages });
+  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs });
 
   const processors = new Map<string, Processor>([
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),

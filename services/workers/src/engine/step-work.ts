@@ -16,6 +16,8 @@ export interface StepWorkDeps {
   store: RunStore;
   tools: StepTools;
   kinds: StepKinds;
+  /** Ms a stream's chunks are gathered into one content event (default CONTENT_FLUSH_MS). */
+  contentFlushMs?: number | undefined;
 }
 
 export interface StepWorkOptions {
@@ -65,7 +67,7 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
     options.announce();
     pending.push(event());
   };
-  const content = new ContentCoalescer({ emit: (chunk) => append(() => deps.store.appendEvent(runId, 'content', { stage, section, chunk })) });
+  const content = new ContentCoalescer({ emit: (chunk) => append(() => deps.store.appendEvent(runId, 'content', { stage, section, chunk })), flushMs: deps.contentFlushMs });
   try {
     return await deps.tools.call({
       service: step.target.service,
