@@ -16,7 +16,8 @@
  * `realistic` (only when named: at its default size it runs for minutes) runs stories through the
  * whole stack as processes with realistic tool latencies (scripts/bench/realistic.ts):
  * BENCH_REALISTIC_STORIES (default 10000), BENCH_REALISTIC_WORKERS (2), BENCH_REALISTIC_CONCURRENCY
- * (per queue; default the workers' own), BENCH_REALISTIC_BATCH (items per POST /v1/batches, 1000),
+ * (per queue; default the workers' own), BENCH_REALISTIC_CONTENT_FLUSH_MS (the workers'
+ * CONTENT_FLUSH_MS; default theirs), BENCH_REALISTIC_BATCH (items per POST /v1/batches, 1000),
  * BENCH_REALISTIC_SEARCH_MS / _OUTLINE_MS / _WRITER_MS / _POLISH_MS (300 / 1000 / 3000 / 2000).
  */
 import os from 'node:os';
@@ -74,6 +75,7 @@ function realisticOptions(redisUrl: string) {
     stories: sizeFromEnv('BENCH_REALISTIC_STORIES', 10_000),
     workers: sizeFromEnv('BENCH_REALISTIC_WORKERS', 2),
     concurrency,
+    contentFlushMs: process.env.BENCH_REALISTIC_CONTENT_FLUSH_MS ? sizeFromEnv('BENCH_REALISTIC_CONTENT_FLUSH_MS', 1) : undefined,
     batchSize: sizeFromEnv('BENCH_REALISTIC_BATCH', 1000),
     latencies: {
       searchMs: sizeFromEnv('BENCH_REALISTIC_SEARCH_MS', 300),

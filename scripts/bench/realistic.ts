@@ -25,6 +25,8 @@ export interface RealisticOptions {
   workers?: number;
   /** Per-queue concurrency of each worker process; unset: the workers' own default. */
   concurrency?: number;
+  /** The workers' CONTENT_FLUSH_MS; unset: their own default. */
+  contentFlushMs?: number | undefined;
   /** Items per `POST /v1/batches` (default 1000). */
   batchSize?: number;
   /** Search and outline latency, each writer's stream duration, polish's task time (ms). */
@@ -115,9 +117,11 @@ export async function benchRealistic(options: RealisticOptions) {
     FAULT_WRITING_STREAM_MS: String(latencies.writerStreamMs),
     FAULT_EDITING_TASK_MS: String(latencies.polishTaskMs),
     ...(options.concurrency ? { WORKER_CONCURRENCY: String(options.concurrency) } : {}),
+    ...(options.contentFlushMs !== undefined ? { CONTENT_FLUSH_MS: String(options.contentFlushMs) } : {}),
   };
+  const workerSettings = loadWorkersEnv({ ...env, QUEUE_PREFIX: prefix });
   // What the workers will run with: their own parse of the same variables.
-  const queues = loadWorkersEnv({ ...env, QUEUE_PREFIX: prefix }).queues;
+  const queues = workerSettings.queues;
   const concurrencyOf = (service: ToolServiceKey) => queues[toolQueue(service)]?.concurrency ?? 1;
   const polishSeenMs = asyncSeenAfterMs(latencies.polishTaskMs);
   const bound = completionBound({
@@ -191,7 +195,7 @@ export async function benchRealistic(options: RealisticOptions) {
         target_max: TARGET_RATIO,
         met: completionS / bound.seconds <= TARGET_RATIO,
       },
-      content_events: { total: content.total, per_story: round(content.total / options.stories, 1), per_s_mean: round(content.total / completionS, 1), per_s_peak: content.peakPerSecond },
+      content_events: { flush_ms: workerSettings.contentFlushMs, total: content.total, per_story: round(content.total / options.stories, 1), per_s_mean: round(content.total / completionS, 1), per_s_peak: content.peakPerSecond },
       post_stories_ms: post,
       rss_mb: Object.fromEntries(Object.keys(pids).map((name) => [name, spread(samples.flatMap((s) => (s.rssMb[name] === undefined ? [] : [s.rssMb[name]])))])),
       cpu: { ...cpu, redis: { cpu_s: round(during.cpuS - before.cpuS, 1), cores: round((during.cpuS - before.cpuS) / completionS, 2), ms_per_story: round(((during.cpuS - before.cpuS) * 1000) / options.stories, 2) } } as Record<string, CpuUse>,
