@@ -11,7 +11,8 @@ import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 const STORY_STAGES = ['search', 'outline', 'write.introduction', 'write.development', 'write.climax', 'write.conclusion', 'polish'];
 import { readEvents } from './events.js';
 import { RunStore } from './run-store.js';
-import { APPEND_EVENT_SCRIPT, runScripts } from './stage-scripts.js';
+import { APPEND_EVENTS_SCRIPT, EventAppends } from './event-appends.js';
+import { runScripts } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';
 
 let redis: Redis;
@@ -31,12 +32,30 @@ const types = async (store: RunStore, runId: string) => (await readEvents({ redi
 
 test('an event append sent twice is appended once, and the next append still goes through', async () => {
   const { store, runId } = await newRun(uniquePrefix('resent-append'));
-  const append = (seq: number, chunk: string) =>
-    redis.eval(APPEND_EVENT_SCRIPT, 2, store.keys.run(runId), store.keys.events(runId), '1000', 'writer-a', seq, 'content', JSON.stringify({ stage: 'write.climax', chunk }));
+  const append = async (seq: number, chunk: string) =>
+    ((await redis.eval(APPEND_EVENTS_SCRIPT, 2, store.keys.run(runId), store.keys.events(runId), '1000', 'writer-a', seq, 'content', JSON.stringify({ stage: 'write.climax', chunk }))) as (string | null)[])[0] ?? null;
   assert.equal(typeof (await append(1, 'one')), 'string');
   assert.equal(await append(1, 'one'), null, 'the resent append is refused');
   assert.equal(typeof (await append(2, 'two')), 'string');
   assert.deepEqual(await types(store, runId), ['content', 'content']);
+});
+
+test('appends of one turn of the event loop, to several runs, go in one call and land in order, each run its own', async () => {
+  const [a, b] = await Promise.all([newRun(uniquePrefix('batched-a')), newRun(uniquePrefix('batched-b'))]);
+  // The real connection, its script calls counted (the test Redis serves other test files too).
+  let calls = 0;
+  const counted = new Proxy(redis, { get: (target, name, receiver) => (name === 'eval' ? (...args: Parameters<Redis['eval']>) => ((calls += 1), target.eval(...args)) : Reflect.get(target, name, receiver)) });
+  const appends = new EventAppends({ redis: counted, writer: 'writer-b', maxlen: '1000' });
+  const chunks = Array.from({ length: 30 }, (_, i) => `chunk ${i}`);
+  const ids = await Promise.all(
+    chunks.flatMap((chunk, i) => [a, b].map((run) => appends.submit({ run: run.store.keys.run(run.runId), events: run.store.keys.events(run.runId), seq: i + 1, type: 'content', data: JSON.stringify({ stage: 's', section: 's', chunk }) }))),
+  );
+  assert.equal(calls, 1, 'one script call for all 60 appends');
+  assert.ok(ids.every((id) => typeof id === 'string'));
+  for (const run of [a, b]) {
+    const events = await readEvents({ redis, key: run.store.keys.events(run.runId), after: '0', count: 100 });
+    assert.deepEqual(events.map((e) => (JSON.parse(e.data) as { chunk: string }).chunk), chunks);
+  }
 });
 
 test('an append to a run that no longer exists writes nothing', async () => {

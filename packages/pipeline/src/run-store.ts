@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
-import { APPEND_EVENT_SCRIPT, EXPAND_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
+import { EXPAND_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
+import { EventAppends } from './event-appends.js';
 import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
@@ -112,6 +113,7 @@ export class RunStore {
   readonly retentionSeconds: number;
   readonly #scripts: RunScripts;
   readonly #stageWrites: StageWrites;
+  readonly #appends: EventAppends;
   readonly #observer: RunObserver | undefined;
   readonly #index: RunIndexDeps;
   /** Who numbers this store's appends and starts: unique per store, so per process. */
@@ -127,6 +129,7 @@ export class RunStore {
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
     this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now });
+    this.#appends = new EventAppends({ redis: options.redis, writer: this.#writer, maxlen: EVENT_STREAM_MAXLEN });
   }
 
   /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
@@ -454,12 +457,12 @@ export class RunStore {
 
   /**
    * Appends an event to the run's stream, once even if the command is resent after a reconnect
-   * (see APPEND_EVENT_SCRIPT); its stream id is the event id clients resume from. Resolves with
+   * (see event-appends.ts: appends of one turn of the event loop share a call); its stream id is
+   * the event id clients resume from. Resolves with
    * that id, or null when the run no longer exists or the append had been applied already.
    */
   async appendEvent<E extends RunEventName>(runId: string, type: E, data: RunEventData[E]): Promise<string | null> {
-    const id = await this.redis.eval(APPEND_EVENT_SCRIPT, 2, this.keys.run(runId), this.keys.events(runId), EVENT_STREAM_MAXLEN, this.#writer, (this.#seq += 1), type, JSON.stringify(data));
-    return typeof id === 'string' ? id : null;
+    return this.#appends.submit({ run: this.keys.run(runId), events: this.keys.events(runId), seq: (this.#seq += 1), type, data: JSON.stringify(data) });
   }
 
   /** Tells every worker process to abort the run's calls in progress. */

@@ -180,22 +180,6 @@ return replies
 `;
 
 /**
- * One event appended at most once: each writer (a run store) numbers its appends, and the run
- * keeps the highest number applied per writer (`ev.<writer>`), so a command resent after a
- * reconnect is refused. Sent as EVAL, never EVALSHA: a script missing after a Redis restart makes
- * EVALSHA fail and be sent again as EVAL, out of order with the appends after it.
- * KEYS: run, events. ARGV: maxlen, writer, sequence, type, data. Returns the event id, or false.
- */
-export const APPEND_EVENT_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local field = 'ev.' .. ARGV[2]
-local seq = tonumber(ARGV[3])
-if seq <= (tonumber(redis.call('HGET', KEYS[1], field)) or 0) then return false end
-redis.call('HSET', KEYS[1], field, seq)
-return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'type', ARGV[4], 'data', ARGV[5])
-`;
-
-/**
  * A map step's branches, recorded once: the step's place in the run's stage list is taken by its
  * branches (so a view lists what runs), and the stage count grows to match. A second call (a
  * retried fan-out) changes nothing and answers the branches recorded first.
