@@ -85,6 +85,7 @@ started.workers = await startWorkers({
   budget: config.budget,
   reconcileIntervalMs: config.reconcileIntervalMs,
   retentionPassMs: config.retentionPassMs,
+  compaction: config.compaction,
   metrics,
 });
 listening = true;

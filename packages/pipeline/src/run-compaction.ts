@@ -1,0 +1,101 @@
+/**
+ * Compacting ended runs into their archives (run-archive.ts). The transition script lists every
+ * run it ends in `{prefix}:runs:ended`; a compactor takes the runs that ended a while ago (so the
+ * clients following them have read their end), and for each, in one MULTI under WATCH of the
+ * run's hash and stream: writes the archive with the run's TTL, rewrites the hash with its kept
+ * fields only (a rewritten small hash is a listpack again), empties the stream (keeping its TTL and
+ * last id) and drops the run from the list. A run written to between the read and the EXEC is
+ * left for the next pass; a compactor that dies midway has changed nothing, and a run already
+ * compacted is only dropped from the list. So a run is compacted once, whole, and no event is lost.
+ */
+import type { Redis } from 'ioredis';
+import { TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
+import { toStreamEvents } from './events.js';
+import type { RunKeys } from './keys.js';
+import { encodeArchive, splitRunFields } from './run-archive.js';
+
+export interface CompactionOptions {
+  /** A connection of the compactor's own: WATCH holds per connection, and nothing else may use it meanwhile. */
+  redis: Redis;
+  keys: RunKeys;
+  /** Runs that ended before this time (ms) are compacted. */
+  endedBefore: number;
+  /** Seconds a run is kept when its hash has no TTL (it always has one once ended). */
+  retentionSeconds: number;
+  /** Runs taken per pass, at most (default 1000). */
+  maxRuns?: number;
+  /** Runs per transaction (default 20). */
+  perTransaction?: number;
+}
+
+export interface CompactionReport {
+  /** Runs compacted. */
+  compacted: number;
+  /** Ids dropped from the list with nothing to do: the run is gone, or compacted already. */
+  dropped: number;
+  /** Runs written to meanwhile, left for the next pass. */
+  deferred: number;
+  /** Bytes of the archives written. */
+  archive_bytes: number;
+}
+
+const none = (): CompactionReport => ({ compacted: 0, dropped: 0, deferred: 0, archive_bytes: 0 });
+
+function add(a: CompactionReport, b: CompactionReport): CompactionReport {
+  return { compacted: a.compacted + b.compacted, dropped: a.dropped + b.dropped, deferred: a.deferred + b.deferred, archive_bytes: a.archive_bytes + b.archive_bytes };
+}
+
+/** One bounded pass over the runs that ended before `endedBefore`, oldest first. */
+export async function compactEndedRuns(options: CompactionOptions): Promise<CompactionReport> {
+  const ids = await options.redis.zrangebyscore(options.keys.endedRuns, '-inf', options.endedBefore, 'LIMIT', 0, options.maxRuns ?? 1000);
+  const size = options.perTransaction ?? 20;
+  let report = none();
+  for (let from = 0; from < ids.length; from += size) {
+    const chunk = ids.slice(from, from + size);
+    const done = await compactChunk(options, chunk);
+    // One run written to meanwhile voids its chunk's transaction: the others go one by one.
+    if (done) report = add(report, done);
+    else for (const id of chunk) report = add(report, (await compactChunk(options, [id])) ?? { ...none(), deferred: 1 });
+  }
+  return report;
+}
+
+type ReadReply = [[Error | null, Record<string, string>], [Error | null, [string, string[]][]], [Error | null, number], [Error | null, number]];
+
+/** Compacts `runIds` in one transaction; null when a watched key changed and nothing was written. */
+async function compactChunk(options: CompactionOptions, runIds: readonly string[]): Promise<CompactionReport | null> {
+  const { redis, keys } = options;
+  await redis.watch(...runIds.flatMap((id) => [keys.run(id), keys.events(id)]));
+  try {
+    const read = redis.pipeline();
+    for (const id of runIds) read.hgetall(keys.run(id)).xrange(keys.events(id), '-', '+').pttl(keys.run(id)).exists(keys.archive(id));
+    const replies = (await read.exec()) ?? [];
+    const report = none();
+    const archives = await Promise.all(
+      runIds.map(async (id, i) => {
+        const [[, hash], [, entries], [, pttl], [, archived]] = replies.slice(4 * i, 4 * i + 4) as ReadReply;
+        // Gone (retention), compacted already, or not ended (the transition lists it again when it ends).
+        if (!hash.id || archived === 1 || !TERMINAL_STATUSES.includes(hash.status as RunStatus)) return null;
+        const { kept, archived: fields } = splitRunFields(hash);
+        return { id, kept, ttlMs: pttl > 0 ? pttl : options.retentionSeconds * 1000, value: await encodeArchive({ fields, events: toStreamEvents(entries) }) };
+      }),
+    );
+    const tx = redis.multi();
+    for (const [i, archive] of archives.entries()) {
+      tx.zrem(keys.endedRuns, runIds[i] as string);
+      if (!archive) {
+        report.dropped += 1;
+        continue;
+      }
+      tx.set(keys.archive(archive.id), archive.value, 'PX', archive.ttlMs);
+      tx.del(keys.run(archive.id)).hset(keys.run(archive.id), archive.kept).pexpire(keys.run(archive.id), archive.ttlMs);
+      tx.xtrim(keys.events(archive.id), 'MAXLEN', 0);
+      report.compacted += 1;
+      report.archive_bytes += archive.value.length;
+    }
+    return (await tx.exec()) === null ? null : report;
+  } catch (error) {
+    await redis.unwatch();
+    throw error;
+  }
+}
