@@ -71,15 +71,19 @@ async function compactChunk(options: CompactionOptions, runIds: readonly string[
     for (const id of runIds) read.hgetall(keys.run(id)).xrange(keys.events(id), '-', '+').pttl(keys.run(id)).exists(keys.archive(id));
     const replies = (await read.exec()) ?? [];
     const report = none();
-    const archives = await Promise.all(
-      runIds.map(async (id, i) => {
-        const [[, hash], [, entries], [, pttl], [, archived]] = replies.slice(4 * i, 4 * i + 4) as ReadReply;
-        // Gone (retention), compacted already, or not ended (the transition lists it again when it ends).
-        if (!hash.id || archived === 1 || !TERMINAL_STATUSES.includes(hash.status as RunStatus)) return null;
-        const { kept, archived: fields } = splitRunFields(hash);
-        return { id, kept, ttlMs: pttl > 0 ? pttl : options.retentionSeconds * 1000, value: await encodeArchive({ fields, events: toStreamEvents(entries) }) };
-      }),
-    );
+    const archives: ({ id: string; kept: Record<string, string>; ttlMs: number; value: Buffer } | null)[] = [];
+    for (const [i, id] of runIds.entries()) {
+      const [[, hash], [, entries], [, pttl], [, archived]] = replies.slice(4 * i, 4 * i + 4) as ReadReply;
+      // Gone (retention), compacted already, or not ended (the transition lists it again when it ends).
+      if (!hash.id || archived === 1 || !TERMINAL_STATUSES.includes(hash.status as RunStatus)) {
+        archives.push(null);
+        continue;
+      }
+      // About a millisecond of compression each: let the process's other work in between.
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      const { kept, archived: fields } = splitRunFields(hash);
+      archives.push({ id, kept, ttlMs: pttl > 0 ? pttl : options.retentionSeconds * 1000, value: encodeArchive({ fields, events: toStreamEvents(entries) }) });
+    }
     const tx = redis.multi();
     for (const [i, archive] of archives.entries()) {
       tx.zrem(keys.endedRuns, runIds[i] as string);
