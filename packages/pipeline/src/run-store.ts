@@ -13,7 +13,7 @@ import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
-import { readArchive, readRunFields } from './run-archive.js';
+import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
 
 export type { ActiveRun } from './run-index.js';
@@ -425,7 +425,7 @@ export class RunStore {
   }
 
   async getOutputs(runId: string): Promise<Record<string, unknown>> {
-    const hash = await this.redis.hgetall(this.keys.outputs(runId));
+    const hash = await readRunOutputs(this.redis, this.keys, runId);
     return Object.fromEntries(Object.entries(hash).map(([stage, value]) => [stage, JSON.parse(value) as unknown]));
   }
 

@@ -2,8 +2,9 @@
  * What a finished story run keeps in Redis: once compacted, at most 8 KB over all its keys (its
  * hash, event stream, archive, and any BullMQ job of its steps), and every reader (the run view
  * with its result, the SSE replay from the start, a resume from Last-Event-ID) reads exactly what
- * it read before. Completed step jobs are removed at once, so a step job added again finds its
- * stage done in the run and does nothing.
+ * it read before; a cancelled run likewise, its outputs and the jobs its end stopped included.
+ * Completed step jobs are removed at once, so a step job added again finds its stage done in the
+ * run and does nothing.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -92,6 +93,38 @@ test('a finished story run keeps at most 8 KB in Redis once compacted, and reads
     assert.deepEqual(await readings(runId, events[40]?.[0] as string), beforeReadings[i], 'the view, the replay and a resume read as before');
   }
   process.stdout.write(`# compaction: ${JSON.stringify({ runs: report.compacted, archive_bytes: report.archive_bytes, cpu_ms_per_run: Math.round((used.user + used.system) / 100 / report.compacted) / 10 })}\n`);
+});
+
+test('a cancelled run is compacted with its outputs: at most 8 KB, and it reads the same as before', async () => {
+  const sections = author.calls.writeSection;
+  author.hooks.writeSection = (_input, options) => new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    const runId = await startStory('a lamplighter in a city of bulbs');
+    await waitFor(async () => author.calls.writeSection, (n) => n >= sections + 4, 'the four writers have started');
+    assert.equal((await stack.json(`/v1/runs/${runId}`, { method: 'DELETE' })).status, 200);
+    await stack.waitForRun(runId);
+    const keys = runKeys(stack.prefix);
+    // The writers stop (each records its stage cancelled) before the run is read.
+    const stages = async () => (await stack.json<{ stages: { attempts: number; finished_at: string | null }[] }>(`/v1/runs/${runId}`)).body.stages;
+    await waitFor(stages, (list) => list.every((stage) => stage.attempts === 0 || stage.finished_at !== null), 'every stage started has stopped');
+    const events = await redis.xrange(keys.events(runId), '-', '+');
+    const was = await footprint(runId);
+    assert.ok(Object.keys(await redis.hgetall(keys.outputs(runId))).length >= 2, 'the search and the outline are stored');
+    const readBefore = await readings(runId, events[3]?.[0] as string);
+
+    assert.ok(Object.keys(was.sizes).filter((key) => key.startsWith('tool-writing:')).length === 4, 'the four writers\' jobs failed: their run had ended');
+    const report = await stack.workers!.compactor.pass();
+    assert.equal(report.compacted, 1);
+    assert.equal(report.jobs_removed, 4, 'jobs refused because their run had ended are removed with it');
+    const now = await footprint(runId);
+    process.stdout.write(`# cancelled: ${JSON.stringify({ events: events.length, bytes_before: was.bytes, bytes_after: now.bytes, after: now.sizes })}\n`);
+    assert.ok(now.bytes <= MAX_BYTES_PER_RUN, `a cancelled run keeps ${now.bytes} bytes: ${JSON.stringify(now.sizes)}`);
+    assert.deepEqual(await redis.hgetall(keys.outputs(runId)), { '.compacted': '1' }, 'the outputs are archived; a late write still expires');
+    assert.ok((await redis.pttl(keys.outputs(runId))) > 0);
+    assert.deepEqual(await readings(runId, events[3]?.[0] as string), readBefore);
+  } finally {
+    delete author.hooks.writeSection;
+  }
 });
 
 test('a step job added again after its stage completed finds the stage done: no tool call, no event, no key brought back', async () => {
