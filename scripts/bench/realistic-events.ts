@@ -45,3 +45,18 @@ export async function stageSeconds(options: { redis: Redis; prefix: string; runI
   }
   return Object.fromEntries([...seconds].map(([service, list]) => [service, { median: round(median(list), 2), max: round(Math.max(0, ...list), 2), stages: list.length }]));
 }
+
+/**
+ * What finished runs keep, by `MEMORY USAGE … SAMPLES 0` over each run's keys (hash, events,
+ * archive, outputs), over `samples` runs spread evenly over the batch; the median and the largest.
+ */
+export async function keptBytesPerRun(options: { redis: Redis; prefix: string; runIds: readonly string[]; samples?: number }): Promise<{ median: number; max: number; runs: number }> {
+  const keys = runKeys(options.prefix);
+  const samples = Math.min(options.samples ?? 100, options.runIds.length);
+  const picked = [...new Set(Array.from({ length: samples }, (_, i) => options.runIds[Math.floor((i * options.runIds.length) / samples)] as string))];
+  const pipeline = options.redis.pipeline();
+  for (const id of picked) for (const key of [keys.run(id), keys.events(id), keys.archive(id), keys.outputs(id)]) pipeline.memory('USAGE', key, 'SAMPLES', 0);
+  const replies = (await pipeline.exec()) ?? [];
+  const bytes = picked.map((_, i) => replies.slice(4 * i, 4 * i + 4).reduce((sum, [, value]) => sum + Number(value ?? 0), 0));
+  return { median: Math.round(median(bytes)), max: Math.max(0, ...bytes), runs: picked.length };
+}

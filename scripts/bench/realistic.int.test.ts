@@ -41,5 +41,6 @@ test('the realistic bench runs every story to completion and reports each figure
   // "After" is read once the workers have compacted every ended run; the stage times come from the runs' records.
   process.stdout.write(`# ${JSON.stringify({ compaction: report.compaction, redis_memory: report.redis_memory, stage_seconds: report.completion.stage_seconds })}\n`);
   assert.equal(report.compaction.runs_left, 0);
+  assert.ok(report.redis_memory.kept_bytes_per_run.max <= 8 * 1024, `a finished run keeps ${report.redis_memory.kept_bytes_per_run.max} bytes at most`);
   assert.equal(report.completion.stage_seconds.writing?.stages, 80);
 });

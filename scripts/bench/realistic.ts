@@ -15,7 +15,7 @@ import { TOOL_SERVICE_KEYS, type ToolServiceKey } from '@switchyard/contracts';
 import { loadEnv as loadWorkersEnv } from '@switchyard/workers';
 import { startChaosStack, type ChaosStack } from '../chaos/harness.js';
 import { asyncSeenAfterMs, completionBound } from './realistic-bound.js';
-import { countContentEvents, stageSeconds } from './realistic-events.js';
+import { countContentEvents, keptBytesPerRun, stageSeconds } from './realistic-events.js';
 import { readProcess, readProcessIfAlive, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
 import { median, round, say } from './story-stats.js';
 
@@ -192,6 +192,7 @@ export async function benchRealistic(options: RealisticOptions) {
     say('realistic: waiting for the workers to compact the ended runs…');
     const compaction = await untilCompacted({ redis, prefix, pids, stories: options.stories });
     const after = await redisCounters(options.redisUrl);
+    const kept = await keptBytesPerRun({ redis, prefix, runIds });
     const peakUsed = Math.max(...samples.map((s) => s.redisUsedBytes));
     const perRun = (bytes: number) => Math.round((bytes - before.usedBytes) / options.stories);
     return {
@@ -221,7 +222,7 @@ export async function benchRealistic(options: RealisticOptions) {
       in_flight: { ...memoryPerInFlight(samples, idleWorkerMb, workers), peak_by_queue: Object.fromEntries(TOOL_SERVICE_KEYS.map((s) => [s, Math.max(0, ...samples.map((x) => x.active[s] ?? 0))])) },
       /** Folding the ended runs into their archives, after the last ended: how long, and the workers' CPU meanwhile (idle work included). */
       compaction,
-      redis_memory: { baseline_mb: round(before.usedBytes / 2 ** 20, 1), peak_mb: round(peakUsed / 2 ** 20, 1), after_mb: round(after.usedBytes / 2 ** 20, 1), bytes_per_run_peak: perRun(peakUsed), bytes_per_run_after: perRun(after.usedBytes) },
+      redis_memory: { baseline_mb: round(before.usedBytes / 2 ** 20, 1), peak_mb: round(peakUsed / 2 ** 20, 1), after_mb: round(after.usedBytes / 2 ** 20, 1), bytes_per_run_peak: perRun(peakUsed), bytes_per_run_after: perRun(after.usedBytes), kept_bytes_per_run: kept },
       load_avg_1m: { start: round(loadAtStart, 2), end: round(os.loadavg()[0] ?? 0, 2) },
     };
   } finally {

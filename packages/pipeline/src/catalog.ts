@@ -67,7 +67,7 @@ export const STAGE_JOB_OPTIONS = {
 export const JOB_CATALOG = {
   // Its queue is the step's: `tool-<service>` or `kind-<kind>` (see CompiledStep.queue).
   'pipeline.step': { queue: 'per step', payload: StepJob, options: STAGE_JOB_OPTIONS },
-  'runs.dispatch': { queue: QUEUES.dispatch, payload: DispatchJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } } },
+  'runs.dispatch': { queue: QUEUES.dispatch, payload: DispatchJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600, count: 1000 } } },
 } as const satisfies Record<string, { queue: string; payload: z.ZodType; options: JobsOptions }>;
 export type JobName = keyof typeof JOB_CATALOG;
 
