@@ -38,4 +38,9 @@ test('the realistic bench runs every story to completion and reports each figure
   }
   assert.ok(report.in_flight.peak_in_flight > 0);
   assert.ok(report.redis_memory.peak_mb > 0 && Number.isInteger(report.redis_memory.bytes_per_run_after));
+  // "After" is read once the workers have compacted every ended run; the stage times come from the runs' records.
+  process.stdout.write(`# ${JSON.stringify({ compaction: report.compaction, redis_memory: report.redis_memory, stage_seconds: report.completion.stage_seconds })}\n`);
+  assert.equal(report.compaction.runs_left, 0);
+  assert.ok(report.redis_memory.kept_bytes_per_run.max <= 8 * 1024, `a finished run keeps ${report.redis_memory.kept_bytes_per_run.max} bytes at most`);
+  assert.equal(report.completion.stage_seconds.writing?.stages, 80);
 });

@@ -9,12 +9,13 @@
  */
 import os from 'node:os';
 import { createRedisClient } from '@switchyard/redis';
-import { toolQueue } from '@switchyard/pipeline';
+import type { Redis } from 'ioredis';
+import { runKeys, toolQueue } from '@switchyard/pipeline';
 import { TOOL_SERVICE_KEYS, type ToolServiceKey } from '@switchyard/contracts';
 import { loadEnv as loadWorkersEnv } from '@switchyard/workers';
 import { startChaosStack, type ChaosStack } from '../chaos/harness.js';
 import { asyncSeenAfterMs, completionBound } from './realistic-bound.js';
-import { countContentEvents, stageSeconds } from './realistic-events.js';
+import { countContentEvents, keptBytesPerRun, stageSeconds } from './realistic-events.js';
 import { readProcess, readProcessIfAlive, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
 import { median, round, say } from './story-stats.js';
 
@@ -106,6 +107,26 @@ async function redisCounters(redisUrl: string): Promise<{ usedBytes: number; cpu
   }
 }
 
+/**
+ * Waits until the workers have compacted every ended run (their list of ended runs is empty), so
+ * that Redis' memory afterwards is what finished runs keep; reports the wait and the workers' CPU.
+ */
+async function untilCompacted(options: { redis: Redis; prefix: string; pids: Record<string, number>; stories: number }) {
+  const workers = Object.entries(options.pids).filter(([name]) => name.startsWith('worker-'));
+  const cpuAt = () => workers.reduce((sum, [, pid]) => sum + (readProcessIfAlive(pid)?.cpuS ?? 0), 0);
+  const cpuBefore = cpuAt();
+  const started = performance.now();
+  const key = runKeys(options.prefix).endedRuns;
+  let left = await options.redis.zcard(key);
+  // Runs are compacted COMPACT_AFTER_MS (10 s) after their end, in passes every COMPACT_INTERVAL_MS (5 s).
+  while (left > 0 && performance.now() - started < 120_000) {
+    await new Promise((r) => setTimeout(r, 500));
+    left = await options.redis.zcard(key);
+  }
+  const cpuS = cpuAt() - cpuBefore;
+  return { wait_s: round((performance.now() - started) / 1000, 1), runs_left: left, worker_cpu_s: round(cpuS, 2), worker_cpu_ms_per_story: round((cpuS * 1000) / options.stories, 2) };
+}
+
 export async function benchRealistic(options: RealisticOptions) {
   const workers = options.workers ?? 2;
   const batchSize = options.batchSize ?? 1000;
@@ -171,8 +192,11 @@ export async function benchRealistic(options: RealisticOptions) {
     const cpuFloorS = (Object.values(cpu).reduce((sum, use) => sum + use.cpu_s, 0) + during.cpuS - before.cpuS) / os.cpus().length;
     say('realistic: counting the content events the runs recorded…');
     const content = await countContentEvents({ redis, prefix, runIds });
-    const stageTimes = await stageSeconds({ redis, prefix, queues: Object.fromEntries(TOOL_SERVICE_KEYS.map((s) => [s, toolQueue(s)])) });
+    const stageTimes = await stageSeconds({ redis, prefix, runIds });
+    say('realistic: waiting for the workers to compact the ended runs…');
+    const compaction = await untilCompacted({ redis, prefix, pids, stories: options.stories });
     const after = await redisCounters(options.redisUrl);
+    const kept = await keptBytesPerRun({ redis, prefix, runIds });
     const peakUsed = Math.max(...samples.map((s) => s.redisUsedBytes));
     const perRun = (bytes: number) => Math.round((bytes - before.usedBytes) / options.stories);
     return {
@@ -200,7 +224,9 @@ export async function benchRealistic(options: RealisticOptions) {
       rss_mb: Object.fromEntries(Object.keys(pids).map((name) => [name, spread(samples.flatMap((s) => (s.rssMb[name] === undefined ? [] : [s.rssMb[name]])))])),
       cpu: { ...cpu, redis: { cpu_s: round(during.cpuS - before.cpuS, 1), cores: round((during.cpuS - before.cpuS) / completionS, 2), ms_per_story: round(((during.cpuS - before.cpuS) * 1000) / options.stories, 2) } } as Record<string, CpuUse>,
       in_flight: { ...memoryPerInFlight(samples, idleWorkerMb, workers), peak_by_queue: Object.fromEntries(TOOL_SERVICE_KEYS.map((s) => [s, Math.max(0, ...samples.map((x) => x.active[s] ?? 0))])) },
-      redis_memory: { baseline_mb: round(before.usedBytes / 2 ** 20, 1), peak_mb: round(peakUsed / 2 ** 20, 1), after_mb: round(after.usedBytes / 2 ** 20, 1), bytes_per_run_peak: perRun(peakUsed), bytes_per_run_after: perRun(after.usedBytes) },
+      /** Folding the ended runs into their archives, after the last ended: how long, and the workers' CPU meanwhile (idle work included). */
+      compaction,
+      redis_memory: { baseline_mb: round(before.usedBytes / 2 ** 20, 1), peak_mb: round(peakUsed / 2 ** 20, 1), after_mb: round(after.usedBytes / 2 ** 20, 1), bytes_per_run_peak: perRun(peakUsed), bytes_per_run_after: perRun(after.usedBytes), kept_bytes_per_run: kept },
       load_avg_1m: { start: round(loadAtStart, 2), end: round(os.loadavg()[0] ?? 0, 2) },
     };
   } finally {

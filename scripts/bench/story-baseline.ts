@@ -20,6 +20,8 @@ export interface BaselineUnderTest {
   runBatch(count: number): Promise<void>;
   /** Adds one story and waits for its polish job. */
   runStory(storyId: string): Promise<void>;
+  /** Its BullMQ workers, e.g. to read job timestamps as jobs complete. */
+  workers: readonly Worker[];
   close(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
 
   let batches = 0;
   return {
+    workers,
     async runBatch(count) {
       batches += 1;
       const batch = `batch${batches}`;

@@ -5,8 +5,7 @@
  * Every measurement runs under a prefix of its own, whose keys are deleted afterwards.
  */
 import { createRedisClient, uniquePrefix } from '@switchyard/redis';
-import { toolQueue } from '@switchyard/pipeline';
-import { BASELINE_QUEUES, startBaseline } from './story-baseline.js';
+import { startBaseline } from './story-baseline.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
 import { HopRecorder, JobHopReader, median, round, say } from './story-stats.js';
 import { startHandbuilt } from './story-handbuilt.js';
@@ -136,15 +135,14 @@ function engineVersusHandbuilt(engineRounds: readonly StoryCost[], handbuiltRoun
 async function measureHops(options: StoryBenchOptions) {
   const warmUp = 20;
   say(`stage hops: ${options.hopStories} stories one at a time through each system, alternating…`);
-  const connection = createRedisClient(options.redisUrl);
   const prefix = uniquePrefix('bench-hops');
   const baselinePrefix = uniquePrefix('bench-hops-baseline');
   const recorder = new HopRecorder();
   const baselineRecorder = new HopRecorder();
   const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, workers: true, probe: recorder.probe });
   const baseline = await startBaseline({ redisUrl: options.redisUrl, prefix: baselinePrefix, concurrency: options.concurrency, probe: baselineRecorder.probe });
-  const jobHops = new JobHopReader({ connection, prefix, queues: { search: toolQueue('search'), outline: toolQueue('outline'), write: toolQueue('writing'), polish: toolQueue('editing') } });
-  const baselineJobHops = new JobHopReader({ connection, prefix: baselinePrefix, queues: BASELINE_QUEUES });
+  const jobHops = new JobHopReader({ workers: switchyard.workers });
+  const baselineJobHops = new JobHopReader({ workers: baseline.workers });
   try {
     for (let i = 0; i < warmUp + options.hopStories; i += 1) {
       const measured = i >= warmUp;
@@ -168,7 +166,6 @@ async function measureHops(options: StoryBenchOptions) {
     await baselineJobHops.close();
     await switchyard.close();
     await baseline.close();
-    await connection.quit();
   }
 
   const tool = recorder.summary();

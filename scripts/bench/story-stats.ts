@@ -2,7 +2,7 @@
  * What the benchmark's measurements share: progress lines on stderr, percentiles, removing a
  * prefix's keys, and the recorder of stage hops at the tool boundary.
  */
-import { Queue } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SECTION_ORDER } from '@switchyard/contracts';
 import type { ToolProbe, ToolStage } from './instant-tools.js';
@@ -98,28 +98,44 @@ export class HopRecorder {
  * child it waited on (search→outline, last writer→polish); a writer, added by the outline job
  * while it runs, from its creation to processedOn. Whole milliseconds, and without the work a
  * stage does around its tool. Both systems name jobs `{story}.{stage}`; their queues differ.
+ * Completed jobs are removed at once (STAGE_JOB_OPTIONS), so each job's times are taken from its
+ * worker's `completed` event.
  */
 export type StageQueueNames = Record<'search' | 'outline' | 'write' | 'polish', string>;
 
+type JobTimes = { created: number; started: number; finished: number };
+
 export class JobHopReader {
   readonly hops: number[] = [];
-  readonly #queues: Record<'search' | 'outline' | 'write' | 'polish', Queue>;
+  readonly #times = new Map<string, JobTimes>();
+  readonly #detach: (() => void)[] = [];
 
-  constructor(options: { connection: Redis; prefix: string; queues: StageQueueNames }) {
-    const queue = (name: string) => new Queue(name, { connection: options.connection, prefix: options.prefix });
-    this.#queues = { search: queue(options.queues.search), outline: queue(options.queues.outline), write: queue(options.queues.write), polish: queue(options.queues.polish) };
+  constructor(options: { workers: readonly Worker[] }) {
+    for (const worker of options.workers) {
+      const listener = (job: Job) => {
+        if (job.id && job.processedOn && job.finishedOn) this.#times.set(job.id, { created: job.timestamp, started: job.processedOn, finished: job.finishedOn });
+      };
+      worker.on('completed', listener);
+      this.#detach.push(() => worker.off('completed', listener));
+    }
   }
 
   async addStory(storyId: string): Promise<void> {
-    const times = async (queue: Queue, stage: string) => {
-      const job = await queue.getJob(`${storyId}.${stage}`);
-      if (!job?.processedOn || !job.finishedOn) throw new Error(`job ${storyId}.${stage} has no timestamps`);
-      return { created: job.timestamp, started: job.processedOn, finished: job.finishedOn };
+    const stages = ['search', 'outline', ...SECTION_ORDER.map((s) => `write.${s}`), 'polish'];
+    // A story's end can be told before its last job's worker has seen the job complete.
+    for (let waited = 0; stages.some((stage) => !this.#times.has(`${storyId}.${stage}`)); waited += 5) {
+      if (waited > 5000) throw new Error(`jobs of ${storyId} have no timestamps: ${stages.filter((stage) => !this.#times.has(`${storyId}.${stage}`)).join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const times = (stage: string) => {
+      const found = this.#times.get(`${storyId}.${stage}`) as JobTimes;
+      this.#times.delete(`${storyId}.${stage}`);
+      return found;
     };
-    const search = await times(this.#queues.search, 'search');
-    const outline = await times(this.#queues.outline, 'outline');
-    const writers = await Promise.all(SECTION_ORDER.map((s) => times(this.#queues.write, `write.${s}`)));
-    const polish = await times(this.#queues.polish, 'polish');
+    const search = times('search');
+    const outline = times('outline');
+    const writers = SECTION_ORDER.map((s) => times(`write.${s}`));
+    const polish = times('polish');
     this.hops.push(outline.started - search.finished, ...writers.map((w) => w.started - w.created), polish.started - Math.max(...writers.map((w) => w.finished)));
   }
 
@@ -127,7 +143,8 @@ export class JobHopReader {
     return summarize(this.hops);
   }
 
-  async close(): Promise<void> {
-    await Promise.all(Object.values(this.#queues).map((q) => q.close()));
+  close(): Promise<void> {
+    for (const detach of this.#detach) detach();
+    return Promise.resolve();
   }
 }

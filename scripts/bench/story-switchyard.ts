@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { parseToolServicesEnv } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
@@ -27,6 +28,8 @@ export interface SwitchyardUnderTest {
   runBatchDirect(count: number): Promise<Record<string, number>>;
   /** Times POST /v1/batches with `count` items until the 202 (seconds). */
   acceptBatch(count: number): Promise<number>;
+  /** The BullMQ workers (none without `workers`), e.g. to read job timestamps as jobs complete. */
+  workers: readonly Worker[];
   close(): Promise<void>;
 }
 
@@ -81,6 +84,7 @@ export async function startSwitchyard(options: { redisUrl: string; prefix: strin
   const queues = createPipelineQueues({ connection: direct.connection, prefix: options.prefix });
 
   return {
+    workers: workers?.workers ?? [],
     async runBatchDirect(count) {
       const pipeline = await requirePipeline({ pipelines }, 'story');
       const runs = await Promise.all(topics(count, 'direct').map((input) => newPipelineRun(pipeline, input)));

@@ -21,8 +21,9 @@ export async function redisFootprint(url: string, prefix: string): Promise<Footp
     do {
       const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
       cursor = next;
-      // Leases and BullMQ's stalled-check markers come and go every interval, whatever ran.
-      keys.push(...found.filter((k) => !k.endsWith(':lease') && !k.endsWith(':stalled-check')));
+      // Leases and BullMQ's stalled-check markers come and go every interval, whatever ran; the
+      // list of ended runs not yet compacted is emptied within seconds.
+      keys.push(...found.filter((k) => !k.endsWith(':lease') && !k.endsWith(':stalled-check') && !k.endsWith(':runs:ended')));
     } while (cursor !== '0');
     let bytes = 0;
     for (const key of keys) if (!isQueueEventStream(key)) bytes += (await redis.memory('USAGE', key)) ?? 0;

@@ -56,15 +56,18 @@ export const MAX_STAGE_ATTEMPTS = 10;
 export const STAGE_JOB_OPTIONS = {
   attempts: MAX_STAGE_ATTEMPTS,
   backoff: { type: 'exponential', delay: 1000 },
-  // The run store keeps the truth about runs; finished jobs need not stay in Redis long.
-  removeOnComplete: { age: 3600, count: 10_000 },
-  removeOnFail: { age: 24 * 3600, count: 10_000 },
+  // The run store keeps the truth about runs, stage records included: a completed job is removed
+  // at once. A job added again under the same id then finds its stage done in the run and does
+  // nothing (step-processor: a stored output is answered, an ended run is not worked on). Failed
+  // jobs stay a while for a look in Bull Board, at most a thousand per queue.
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600, count: 1000 },
 } as const satisfies JobsOptions;
 
 export const JOB_CATALOG = {
   // Its queue is the step's: `tool-<service>` or `kind-<kind>` (see CompiledStep.queue).
   'pipeline.step': { queue: 'per step', payload: StepJob, options: STAGE_JOB_OPTIONS },
-  'runs.dispatch': { queue: QUEUES.dispatch, payload: DispatchJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } } },
+  'runs.dispatch': { queue: QUEUES.dispatch, payload: DispatchJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600, count: 1000 } } },
 } as const satisfies Record<string, { queue: string; payload: z.ZodType; options: JobsOptions }>;
 export type JobName = keyof typeof JOB_CATALOG;
 

@@ -14,7 +14,8 @@ export interface StreamEvent {
 /** A valid resume point: a stream id, or "0" for the start. */
 export const EVENT_ID_PATTERN = /^\d+(-\d+)?$/;
 
-function toEvents(entries: [string, string[]][]): StreamEvent[] {
+/** Stream entries (XRANGE's, or one stream's of XREAD) as events. */
+export function toStreamEvents(entries: [string, string[]][]): StreamEvent[] {
   return entries.map(([id, fields]) => {
     const map = new Map<string, string>();
     for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
@@ -32,5 +33,5 @@ export async function readEvents(options: { redis: Redis; key: string; after: st
     ? await options.redis.xread('COUNT', count, 'BLOCK', String(options.blockMs), 'STREAMS', options.key, options.after)
     : await options.redis.xread('COUNT', count, 'STREAMS', options.key, options.after);
   const entries = reply?.[0]?.[1] ?? [];
-  return toEvents(entries as [string, string[]][]);
+  return toStreamEvents(entries as [string, string[]][]);
 }

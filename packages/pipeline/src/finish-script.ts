@@ -5,7 +5,8 @@
  * batch's counts and events in step, and starts the retention clock. Doing it in one step means a
  * run ends once, its `done` event is written once, and a batch's counts never drift.
  *
- * KEYS: run, events, outputs, active runs, then for a run of a batch: batch, batch events, batch runs.
+ * KEYS: run, events, outputs, active runs, ended runs, then for a run of a batch: batch, batch
+ *   events, batch runs.
  * ARGV: to, the statuses it may move from (comma-separated), now, error JSON or '', result JSON or
  *   '', '1' when `to` ends the run, retention seconds.
  * Answers {1, status before, the run's kind} when it moved, {0, status} when the run is in another
@@ -32,23 +33,26 @@ if terminal then
   local ttl = tonumber(ARGV[7])
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
   redis.call('ZREM', KEYS[4], run_id)
+  -- The compactor folds the ended run into its archive a little later (run-compaction.ts).
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[5], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), run_id)
 end
-if #KEYS >= 6 and redis.call('EXISTS', KEYS[5]) == 1 then
-  redis.call('HINCRBY', KEYS[5], 'n:' .. cur, -1)
-  redis.call('HINCRBY', KEYS[5], 'n:' .. ARGV[1], 1)
+if #KEYS >= 7 and redis.call('EXISTS', KEYS[6]) == 1 then
+  redis.call('HINCRBY', KEYS[6], 'n:' .. cur, -1)
+  redis.call('HINCRBY', KEYS[6], 'n:' .. ARGV[1], 1)
   if terminal then
-    redis.call('XADD', KEYS[6], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
-    local finished = redis.call('HINCRBY', KEYS[5], 'finished', 1)
-    if finished >= tonumber(redis.call('HGET', KEYS[5], 'total')) then
+    redis.call('XADD', KEYS[7], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = ARGV[1]}))
+    local finished = redis.call('HINCRBY', KEYS[6], 'finished', 1)
+    if finished >= tonumber(redis.call('HGET', KEYS[6], 'total')) then
       local counts = {}
       for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
-        counts[s] = tonumber(redis.call('HGET', KEYS[5], 'n:' .. s) or '0')
+        counts[s] = tonumber(redis.call('HGET', KEYS[6], 'n:' .. s) or '0')
       end
-      redis.call('XADD', KEYS[6], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+      redis.call('XADD', KEYS[7], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
       local ttl = tonumber(ARGV[7])
-      redis.call('EXPIRE', KEYS[5], ttl)
       redis.call('EXPIRE', KEYS[6], ttl)
       redis.call('EXPIRE', KEYS[7], ttl)
+      redis.call('EXPIRE', KEYS[8], ttl)
     end
   end
 end

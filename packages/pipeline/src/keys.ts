@@ -7,6 +7,8 @@ export interface RunKeys {
   run(runId: string): string;
   outputs(runId: string): string;
   events(runId: string): string;
+  /** A compacted run's result, stage records and events, brotli-compressed (see run-archive.ts). */
+  archive(runId: string): string;
   batch(batchId: string): string;
   batchRuns(batchId: string): string;
   batchEvents(batchId: string): string;
@@ -17,10 +19,14 @@ export interface RunKeys {
   batchIndex: string;
   /** Sorted set of the runs not yet ended, by creation time, for the reconciler. */
   activeRuns: string;
+  /** Sorted set of ended runs not yet compacted, by when they ended (ms), for the compactor. */
+  endedRuns: string;
   /** The reconciler's lease: one worker process at a time sweeps. */
   reconcilerLease: string;
   /** The retention janitor's lease, likewise. */
   janitorLease: string;
+  /** The compactor's lease, likewise. */
+  compactorLease: string;
   cancelChannel: string;
 }
 
@@ -29,6 +35,7 @@ export function runKeys(prefix: string): RunKeys {
     run: (id) => `${prefix}:run:${id}`,
     outputs: (id) => `${prefix}:run:${id}:outputs`,
     events: (id) => `${prefix}:run:${id}:events`,
+    archive: (id) => `${prefix}:run:${id}:archive`,
     batch: (id) => `${prefix}:batch:${id}`,
     batchRuns: (id) => `${prefix}:batch:${id}:runs`,
     batchEvents: (id) => `${prefix}:batch:${id}:events`,
@@ -36,8 +43,10 @@ export function runKeys(prefix: string): RunKeys {
     runIndex: `${prefix}:runs`,
     batchIndex: `${prefix}:batches`,
     activeRuns: `${prefix}:runs:active`,
+    endedRuns: `${prefix}:runs:ended`,
     reconcilerLease: `${prefix}:reconciler:lease`,
     janitorLease: `${prefix}:janitor:lease`,
+    compactorLease: `${prefix}:compactor:lease`,
     cancelChannel: `${prefix}:cancel`,
   };
 }

@@ -14,6 +14,7 @@ import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
+import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
 
 export type { ActiveRun } from './run-index.js';
@@ -177,7 +178,8 @@ export class RunStore {
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    const hash = await this.redis.hgetall(this.keys.run(runId));
+    // A compacted run's fields are in its archive (run-archive.ts); the hash's own win.
+    const hash = await readRunFields(this.redis, this.keys, runId);
     if (!hash.id) return null;
     const names = parseJson(hash.stage_names) as string[];
     const stages = names.map((name) => readStageView(hash, name));
@@ -281,7 +283,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId), this.keys.activeRuns];
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId), this.keys.activeRuns, this.keys.endedRuns];
     if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
     const reply = (await this.#scripts.transition(
       keys.length,
@@ -409,7 +411,7 @@ export class RunStore {
    * error), and the result, kept once in the run, is attached here.
    */
   async withRunResult(runId: string, done: StreamEvent): Promise<StreamEvent> {
-    const result = await this.redis.hget(this.keys.run(runId), 'result');
+    const result = (await this.redis.hget(this.keys.run(runId), 'result')) ?? (await readArchive(this.redis, this.keys, runId))?.fields.result;
     if (!result) return done;
     return { ...done, data: JSON.stringify({ ...(JSON.parse(done.data) as object), result: JSON.parse(result) as unknown }) };
   }
@@ -451,7 +453,7 @@ export class RunStore {
   }
 
   async getOutputs(runId: string): Promise<Record<string, unknown>> {
-    const hash = await this.redis.hgetall(this.keys.outputs(runId));
+    const hash = await readRunOutputs(this.redis, this.keys, runId);
     return Object.fromEntries(Object.entries(hash).map(([stage, value]) => [stage, JSON.parse(value) as unknown]));
   }
 

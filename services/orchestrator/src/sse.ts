@@ -32,6 +32,11 @@ export interface StreamOptions {
   streams: SseStreams;
   /** Milliseconds between keep-alive comments when nothing happens (default 15000). */
   heartbeatMs?: number;
+  /**
+   * Reads the next events after `after` on the client's own connection, waiting up to `blockMs`
+   * (default: the stream at `key`, plainly). A run's reader also finds them in its archive.
+   */
+  read?: (read: { reader: Redis; after: string; blockMs: number }) => Promise<StreamEvent[]>;
   /** Completes the closing event before it is sent (a run's `done` gets the run's result). */
   completeClosing?: (event: StreamEvent) => Promise<StreamEvent>;
 }
@@ -51,7 +56,8 @@ export async function streamEvents(req: Request, res: Response, options: StreamO
   });
   try {
     while (open) {
-      const events = await readEvents({ redis: reader, key: options.key, after, blockMs: options.heartbeatMs ?? 15_000 });
+      const blockMs = options.heartbeatMs ?? 15_000;
+      const events = options.read ? await options.read({ reader, after, blockMs }) : await readEvents({ redis: reader, key: options.key, after, blockMs });
       if (events.length === 0) res.write(': keep-alive\n\n');
       for (const stored of events) {
         const event = stored.type === options.closeOn && options.completeClosing ? await options.completeClosing(stored) : stored;

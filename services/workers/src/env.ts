@@ -56,6 +56,13 @@ export const WorkersEnv = z.object({
   STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
   /** How often the retention janitor prunes the run index and cleans finished jobs. */
   RETENTION_PASS_MS: positiveInt(3_600_000).default(60_000),
+  /** How often ended runs are compacted into their archives (see compactor.ts). */
+  COMPACT_INTERVAL_MS: positiveInt(3_600_000).default(5000),
+  /**
+   * How long after its end a run is compacted: clients following it read its end from the live
+   * stream meanwhile (a later reader finds the same events, under the same ids, in the archive).
+   */
+  COMPACT_AFTER_MS: z.coerce.number().int().nonnegative().max(24 * 3_600_000).default(10_000),
   /** How often runs left without a live job are looked for; default twice STALLED_INTERVAL_MS. */
   RECONCILE_INTERVAL_MS: positiveInt(3_600_000).optional(),
   /** Attempts a stage may spend on real failed calls before its run fails (see stage-budget.ts). */
@@ -103,6 +110,7 @@ export interface WorkersConfig {
   stalledIntervalMs: number;
   reconcileIntervalMs: number;
   retentionPassMs: number;
+  compaction: { intervalMs: number; afterMs: number };
   shutdownGraceMs: number;
   /** Content chunks joined per this many ms into one event. */
   contentFlushMs: number;
@@ -130,6 +138,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS ?? 2 * env.STALLED_INTERVAL_MS,
     retentionPassMs: env.RETENTION_PASS_MS,
+    compaction: { intervalMs: env.COMPACT_INTERVAL_MS, afterMs: env.COMPACT_AFTER_MS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     contentFlushMs: env.CONTENT_FLUSH_MS,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },

@@ -86,6 +86,7 @@ started.workers = await startWorkers({
   contentFlushMs: config.contentFlushMs,
   reconcileIntervalMs: config.reconcileIntervalMs,
   retentionPassMs: config.retentionPassMs,
+  compaction: config.compaction,
   metrics,
 });
 listening = true;

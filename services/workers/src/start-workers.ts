@@ -18,6 +18,7 @@ import type { StepKinds } from './engine/step-kinds.js';
 import { RunAborts } from './run-aborts.js';
 import { RunReconciler } from './reconciler.js';
 import { RetentionJanitor } from './retention.js';
+import { RunCompactor } from './compactor.js';
 import type { QueueSettings } from './env.js';
 import type { StageBudget } from './stage-budget.js';
 import type { StepTools } from './tools.js';
@@ -42,6 +43,8 @@ export interface StartWorkersOptions {
   retentionSeconds?: number;
   /** Ms between passes of the retention janitor (default 60000). */
   retentionPassMs?: number;
+  /** Ms between passes of the compactor (default 5000), and ms after its end before a run is compacted (default 10000). */
+  compaction?: { intervalMs?: number; afterMs?: number };
   /** Ms between the reconciler's sweeps for stranded runs (default twice the stalled interval). */
   reconcileIntervalMs?: number;
   /** Ms a streamed stage's chunks are gathered into one content event (default CONTENT_FLUSH_MS). */
@@ -56,6 +59,8 @@ export interface StartWorkersOptions {
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** Folds ended runs into their archives on its interval; `pass()` runs one now. */
+  compactor: RunCompactor;
   /** Stops taking jobs, lets active ones finish for up to `graceMs`, then hands the rest back. */
   close(graceMs?: number): Promise<void>;
 }
@@ -110,9 +115,12 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   reconciler.start();
   const janitor = new RetentionJanitor({ store, connection, prefix, logger: options.logger, queueNames: [...processors.keys()], ...(options.retentionPassMs ? { intervalMs: options.retentionPassMs } : {}) });
   janitor.start();
+  const compactor = new RunCompactor({ store, connection, logger: options.logger, ...options.compaction });
+  compactor.start();
 
   return {
     workers,
+    compactor,
     async close(graceMs = 25_000) {
       const closing = Promise.all(workers.map((w) => w.close()));
       const inTime = await Promise.race([closing.then(() => true), sleep(graceMs, false, { ref: false })]);
@@ -120,6 +128,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       if (!inTime) await Promise.all(workers.map((w) => w.close(true)));
       await reconciler.stop();
       await janitor.stop();
+      await compactor.stop();
       await aborts.close();
       await queues.close();
       await options.tools.close?.();

@@ -5,7 +5,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { RunStatus, type RunList } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { cancelRun, findRun as lookUpRun, toRunView, type RunRecord } from '@switchyard/pipeline';
+import { cancelRun, findRun as lookUpRun, runEventReader, toRunView, type RunRecord } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { streamEvents } from '../sse.js';
 
@@ -39,6 +39,8 @@ export function runsRouter(deps: AppDeps): Router {
       closeOn: 'done',
       streams: deps.streams,
       heartbeatMs: deps.heartbeatMs,
+      // A compacted run's events are in its archive: read there, under the same ids.
+      read: runEventReader({ keys: deps.store.keys, runId: run.id }),
       completeClosing: (done) => deps.store.withRunResult(run.id, done),
     });
   });

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
+import { compareStreamIds, decodeArchive, encodeArchive, readArchive, readRunHistories, runEventReader } from './run-archive.js';
+import { compactEndedRuns } from './run-compaction.js';
+import { RunStore } from './run-store.js';
+
+let redis: Redis;
+let compactor: Redis;
+before(async () => {
+  redis = createRedisClient((await testRedis()).url);
+  compactor = redis.duplicate();
+});
+after(() => {
+  redis.disconnect();
+  compactor.disconnect();
+});
+
+/** A run of two stages with a few content events, ended `completed`. */
+async function endedRun(store: RunStore): Promise<string> {
+  const runId = await store.createRun({ kind: 'story', request: { topic: 'a kite with no string' }, stages: ['a', 'b'] });
+  for (const stage of ['a', 'b']) {
+    await store.startStage({ runId, stage });
+    for (let i = 0; i < 5; i += 1) await store.appendEvent(runId, 'content', { stage, section: stage, chunk: `part ${i} of ${stage}. ` });
+    await store.completeStage({ runId, stage, output: { text: `all of ${stage}` } }).recorded;
+  }
+  await store.transition({ runId, from: ['running'], to: 'completed', result: { text: 'all of a, all of b' } });
+  return runId;
+}
+
+const compactNow = (store: RunStore) => compactEndedRuns({ redis: compactor, keys: store.keys, endedBefore: Date.now() + 1, retentionSeconds: store.retentionSeconds });
+
+test('an archive gives back every field and every event, ids included', () => {
+  const events = ['5-0', '5-1', '7-0', '1732300000000-12', '1732300000001-0'].map((id, i) => ({ id, type: i % 2 ? 'stage' : 'content', data: `{"n":${i}}` }));
+  const archive = { fields: { request: '{"topic":"é"}', result: '{"a":[1,2]}' }, events, outputs: { search: '{"results":[]}' } };
+  assert.deepEqual(decodeArchive(encodeArchive(archive)), archive);
+});
+
+test('a compacted run reads as before, and an event appended late follows the archived ones in a stream that still expires', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction'), retentionSeconds: 600 });
+  const runId = await endedRun(store);
+  const run = await store.getRun(runId);
+  const [history] = await readRunHistories(redis, store.keys, [runId]);
+  assert.equal(history?.length, 1 + 2 * (1 + 5 + 2), 'the transition wrote done; each stage its running, content, completed and progress');
+
+  const report = await compactNow(store);
+  assert.equal(report.compacted, 1);
+  assert.deepEqual(report.jobs, [], 'a run with no step queues lists no jobs');
+  assert.equal((await compactNow(store)).compacted, 0, 'a run is compacted once');
+  assert.deepEqual(await store.getRun(runId), run);
+  assert.deepEqual((await readRunHistories(redis, store.keys, [runId]))[0], history);
+  assert.equal(await redis.xlen(store.keys.events(runId)), 0);
+  assert.equal(await redis.hget(store.keys.run(runId), 'result'), null, 'the result lives in the archive only');
+
+  const late = await store.appendEvent(runId, 'stage', { stage: 'b', status: 'cancelled', attempt: 1 });
+  assert.ok(late && history?.every((event) => compareStreamIds(event.id, late) < 0), 'the late event sorts after every archived one');
+  assert.ok((await redis.pttl(store.keys.events(runId))) > 0, 'the stream keeps its TTL');
+  const all = (await readRunHistories(redis, store.keys, [runId]))[0] ?? [];
+  assert.deepEqual(all.slice(0, -1), history);
+  assert.equal(all.at(-1)?.id, late);
+
+  // An SSE reader resuming from the fourth event gets the rest of the archive, then the late one.
+  const reader = redis.duplicate();
+  try {
+    const read = runEventReader({ keys: store.keys, runId });
+    const resumed = await read({ reader, after: history?.[3]?.id as string, blockMs: 100 });
+    assert.deepEqual(resumed, history?.slice(4));
+    assert.deepEqual(await read({ reader, after: resumed.at(-1)?.id as string, blockMs: 100 }), all.slice(-1));
+  } finally {
+    reader.disconnect();
+  }
+});
+
+test('a run written to between the compactor\'s read and its write is compacted again, with the write', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-watch'), retentionSeconds: 600 });
+  const runId = await endedRun(store);
+  const multi = compactor.multi.bind(compactor);
+  let written = false;
+  // Between the read and the EXEC, another process records a stage (as a late markEnded would).
+  compactor.multi = ((...args: Parameters<typeof multi>) => {
+    const tx = multi(...args);
+    const exec = tx.exec.bind(tx);
+    tx.exec = (async () => {
+      if (!written) {
+        written = true;
+        await redis.hset(store.keys.run(runId), 'b.error', '{"code":"late"}');
+      }
+      return exec();
+    }) as typeof tx.exec;
+    return tx;
+  }) as typeof compactor.multi;
+  try {
+    const report = await compactNow(store);
+    assert.equal(report.compacted, 1);
+    assert.equal((await readArchive(redis, store.keys, runId))?.fields['b.error'], '{"code":"late"}', 'the write made meanwhile is in the archive');
+  } finally {
+    compactor.multi = multi;
+  }
+});
+
+test('a run listed as ended that is still running is left as it is', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-live'), retentionSeconds: 600 });
+  const runId = await store.createRun({ kind: 'story', request: {}, stages: ['a'] });
+  await redis.zadd(store.keys.endedRuns, Date.now() - 1000, runId);
+  const before = await redis.hgetall(store.keys.run(runId));
+  const report = await compactNow(store);
+  assert.deepEqual([report.compacted, report.dropped], [0, 1]);
+  assert.deepEqual(await redis.hgetall(store.keys.run(runId)), before);
+  assert.equal(await redis.zcard(store.keys.endedRuns), 0);
+});

@@ -1,0 +1,129 @@
+/**
+ * Compacting ended runs into their archives (run-archive.ts). The transition script lists every
+ * run it ends in `{prefix}:runs:ended`; a compactor takes the runs that ended a while ago (so the
+ * clients following them have read their end), and for each, in one MULTI under WATCH of the
+ * run's hash and stream: writes the archive with the run's TTL, rewrites the hash with its kept
+ * fields only (a rewritten small hash is a listpack again), empties the stream (keeping its TTL and
+ * last id), leaves a tombstone for the outputs of a run that did not complete, and drops the run
+ * from the list. A run written to between the read and the EXEC is
+ * left for the next pass; a compactor that dies midway has changed nothing, and a run already
+ * compacted is only dropped from the list. So a run is compacted once, whole, and no event is lost.
+ */
+import type { Redis } from 'ioredis';
+import { TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
+import { toStreamEvents } from './events.js';
+import { jobId } from './catalog.js';
+import type { RunKeys } from './keys.js';
+import { encodeArchive, OUTPUTS_TOMBSTONE, splitRunFields } from './run-archive.js';
+
+export interface CompactionOptions {
+  /** A connection of the compactor's own: WATCH holds per connection, and nothing else may use it meanwhile. */
+  redis: Redis;
+  keys: RunKeys;
+  /** Runs that ended before this time (ms) are compacted. */
+  endedBefore: number;
+  /** Seconds a run is kept when its hash has no TTL (it always has one once ended). */
+  retentionSeconds: number;
+  /** Runs taken per pass, at most (default 1000). */
+  maxRuns?: number;
+  /** Runs per transaction (default 20). */
+  perTransaction?: number;
+}
+
+export interface CompactionReport {
+  /** Runs compacted. */
+  compacted: number;
+  /** Ids dropped from the list with nothing to do: the run is gone, or compacted already. */
+  dropped: number;
+  /** Runs written to meanwhile, left for the next pass. */
+  deferred: number;
+  /** Bytes of the archives written. */
+  archive_bytes: number;
+  /** The step jobs each compacted run may have left (queue and job id of each of its stages), for the caller to tidy. */
+  jobs: { queue: string; jobId: string }[];
+}
+
+const none = (): CompactionReport => ({ compacted: 0, dropped: 0, deferred: 0, archive_bytes: 0, jobs: [] });
+
+function add(a: CompactionReport, b: CompactionReport): CompactionReport {
+  return { compacted: a.compacted + b.compacted, dropped: a.dropped + b.dropped, deferred: a.deferred + b.deferred, archive_bytes: a.archive_bytes + b.archive_bytes, jobs: [...a.jobs, ...b.jobs] };
+}
+
+/** A run's step jobs, from its hash: each stage's (a branch `step.key` is on its step's queue). */
+function stepJobsOf(runId: string, hash: Record<string, string>): { queue: string; jobId: string }[] {
+  try {
+    const queues = JSON.parse(hash.step_queues ?? '{}') as Record<string, string>;
+    const stages = JSON.parse(hash.stage_names ?? '[]') as string[];
+    return stages.flatMap((stage) => {
+      const queue = queues[stage.split('.')[0] ?? ''];
+      return queue ? [{ queue, jobId: jobId(runId, stage) }] : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** One bounded pass over the runs that ended before `endedBefore`, oldest first. */
+export async function compactEndedRuns(options: CompactionOptions): Promise<CompactionReport> {
+  const ids = await options.redis.zrangebyscore(options.keys.endedRuns, '-inf', options.endedBefore, 'LIMIT', 0, options.maxRuns ?? 1000);
+  const size = options.perTransaction ?? 20;
+  let report = none();
+  for (let from = 0; from < ids.length; from += size) {
+    const chunk = ids.slice(from, from + size);
+    const done = await compactChunk(options, chunk);
+    // One run written to meanwhile voids its chunk's transaction: the others go one by one.
+    if (done) report = add(report, done);
+    else for (const id of chunk) report = add(report, (await compactChunk(options, [id])) ?? { ...none(), deferred: 1 });
+  }
+  return report;
+}
+
+type ReadReply = [[Error | null, Record<string, string>], [Error | null, [string, string[]][]], [Error | null, number], [Error | null, number], [Error | null, Record<string, string>]];
+const READS_PER_RUN = 5;
+
+/** Compacts `runIds` in one transaction; null when a watched key changed and nothing was written. */
+async function compactChunk(options: CompactionOptions, runIds: readonly string[]): Promise<CompactionReport | null> {
+  const { redis, keys } = options;
+  await redis.watch(...runIds.flatMap((id) => [keys.run(id), keys.events(id), keys.outputs(id)]));
+  try {
+    const read = redis.pipeline();
+    for (const id of runIds) read.hgetall(keys.run(id)).xrange(keys.events(id), '-', '+').pttl(keys.run(id)).exists(keys.archive(id)).hgetall(keys.outputs(id));
+    const replies = (await read.exec()) ?? [];
+    const report = none();
+    const archives: ({ id: string; kept: Record<string, string>; ttlMs: number; value: Buffer; outputs: boolean; jobs: { queue: string; jobId: string }[] } | null)[] = [];
+    for (const [i, id] of runIds.entries()) {
+      const [[, hash], [, entries], [, pttl], [, archived], [, outputs]] = replies.slice(READS_PER_RUN * i, READS_PER_RUN * (i + 1)) as ReadReply;
+      // Gone (retention), compacted already, or not ended (the transition lists it again when it ends).
+      if (!hash.id || archived === 1 || !TERMINAL_STATUSES.includes(hash.status as RunStatus)) {
+        archives.push(null);
+        continue;
+      }
+      // About a millisecond of compression each: let the process's other work in between.
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      const { kept, archived: fields } = splitRunFields(hash);
+      // Only a run that did not complete still has outputs (a completed run's result holds them).
+      const stored = Object.keys(outputs).length > 0;
+      const value = encodeArchive({ fields, events: toStreamEvents(entries), ...(stored ? { outputs } : {}) });
+      archives.push({ id, kept, ttlMs: pttl > 0 ? pttl : options.retentionSeconds * 1000, value, outputs: stored, jobs: stepJobsOf(id, hash) });
+    }
+    const tx = redis.multi();
+    for (const [i, archive] of archives.entries()) {
+      tx.zrem(keys.endedRuns, runIds[i] as string);
+      if (!archive) {
+        report.dropped += 1;
+        continue;
+      }
+      tx.set(keys.archive(archive.id), archive.value, 'PX', archive.ttlMs);
+      tx.del(keys.run(archive.id)).hset(keys.run(archive.id), archive.kept).pexpire(keys.run(archive.id), archive.ttlMs);
+      tx.xtrim(keys.events(archive.id), 'MAXLEN', 0);
+      if (archive.outputs) tx.del(keys.outputs(archive.id)).hset(keys.outputs(archive.id), OUTPUTS_TOMBSTONE, '1').pexpire(keys.outputs(archive.id), archive.ttlMs);
+      report.compacted += 1;
+      report.archive_bytes += archive.value.length;
+      report.jobs.push(...archive.jobs);
+    }
+    return (await tx.exec()) === null ? null : report;
+  } catch (error) {
+    await redis.unwatch();
+    throw error;
+  }
+}
