@@ -15,7 +15,8 @@ import { SECTION_ORDER, SectionName, SectionOutline, StoryRequest, type OutlineO
 import { BatchStore, readEvents, RunStore, STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
 import { createLogger } from '@switchyard/logger';
 import { createRedisClient } from '@switchyard/redis';
-import { RunAborts, runStage } from '@switchyard/workers';
+import { RunAborts, RunCompactor, runStage } from '@switchyard/workers';
+import { MANUAL_COMPACTION_MS } from './story-switchyard.js';
 import { createInstantTools } from './instant-tools.js';
 import { deletePrefix, type StageQueueNames } from './story-stats.js';
 
@@ -53,7 +54,10 @@ export async function startHandbuilt(options: { redisUrl: string; prefix: string
   // As the hand-built processors did: every stage in the stage runner, with per-run abort signals.
   const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl) });
   await aborts.start();
-  const deps = { store, aborts, logger: createLogger({ name: 'bench-handbuilt', level: 'silent' }) };
+  const logger = createLogger({ name: 'bench-handbuilt', level: 'silent' });
+  // Its runs are kept as the engine's are: compacted once ended, in the same measurement.
+  const compactor = new RunCompactor({ store, connection, logger, intervalMs: MANUAL_COMPACTION_MS, afterMs: 0 });
+  const deps = { store, aborts, logger };
   const stage = async <T>(job: Job, token: string | undefined, data: { run_id: string; batch_id?: string | undefined }, spec: { name: string; inputs: string[]; work: (inputs: Record<string, unknown>, signal: AbortSignal) => Promise<T> }) => {
     const { output, inputs } = await runStage(deps, job, { runId: data.run_id, batchId: data.batch_id, token, name: spec.name, inputs: spec.inputs, work: ({ signal, inputs }) => spec.work(inputs, signal) });
     return { output: output as T, inputs };
@@ -111,7 +115,10 @@ export async function startHandbuilt(options: { redisUrl: string; prefix: string
       for (let after = '0'; ; ) {
         const events = await readEvents({ redis: reader, key: store.keys.batchEvents(batchId), after, blockMs: 10_000, count: 1000 });
         const done = events.find((e) => e.type === 'done');
-        if (done) return (JSON.parse(done.data) as { counts: Record<string, number> }).counts;
+        if (done) {
+          await compactor.pass();
+          return (JSON.parse(done.data) as { counts: Record<string, number> }).counts;
+        }
         if (events.length === 0) throw new Error('hand-built: no batch event for 10 s');
         after = events.at(-1)?.id ?? after;
       }

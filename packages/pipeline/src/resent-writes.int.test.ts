@@ -106,7 +106,7 @@ test('a last stage\'s finish sent twice completes the stage and ends the run onc
   const writes = new StageWrites({ call: runScripts(redis).stageWrites, maxlen: '1000' });
   await writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply;
   const end = { to: 'completed', from: 'running,queued', error: '', result: '{"story":"done"}', retentionSeconds: '60', keep: '' };
-  const finish = () => writes.submit({ kind: 'finish', keys: [...keys, store.keys.activeRuns], stage: 'polish', end }).reply;
+  const finish = () => writes.submit({ kind: 'finish', keys: [...keys, store.keys.activeRuns, store.keys.endedRuns], stage: 'polish', end }).reply;
   assert.deepEqual(await finish(), [1, 'running', 'story']);
   assert.deepEqual(await finish(), [0, 'completed']);
   assert.deepEqual(await types(store, runId), ['stage', 'stage', 'done']);

@@ -311,7 +311,7 @@ export class RunStore {
    */
   async finishStage(options: { runId: string; stage: string; batchId: string | null; output: unknown; end: { to: 'completed'; result: unknown } | { to: 'failed'; error: RunError } }): Promise<{ moved: boolean; previous: RunStatus | null }> {
     const { runId, end } = options;
-    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.activeRuns];
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.activeRuns, this.keys.endedRuns];
     if (options.batchId) keys.push(this.keys.batch(options.batchId), this.keys.batchEvents(options.batchId), this.keys.batchRuns(options.batchId));
     const args = {
       to: end.to,

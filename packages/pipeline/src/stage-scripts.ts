@@ -8,7 +8,7 @@ import { TRANSITION_FUNCTION, TRANSITION_SCRIPT } from './finish-script.js';
  * hash (see stage-records.ts), so each operation reads and writes the run with one command each.
  *
  * KEYS: per operation run, outputs, events, and for a start optionally the batch; for a finish
- *   also the active runs and, for a run of a batch, the batch, its events and its runs.
+ *   also the active runs, the ended runs and, for a run of a batch, the batch, its events and its runs.
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip' | 'finish'), stage,
  *   key count, then for a start its operation id, flags ('r': return the run's request; 'p': peek,
  *   start nothing; 'q': a first attempt says nothing yet, its worker announces it if it lasts),
@@ -142,7 +142,7 @@ end
 -- arguments, then the output to keep: '' when it went into the result, as for a completed run).
 local function finish(k, stage, t)
   complete(k, stage, t[6] ~= '' and t[6] or '1', {}, t[6] ~= '')
-  return transition({k[1], k[3], k[2], k[4], k[5], k[6], k[7]}, {t[1], t[2], now, t[3], t[4], '1', t[5]})
+  return transition({k[1], k[3], k[2], k[4], k[5], k[6], k[7], k[8]}, {t[1], t[2], now, t[3], t[4], '1', t[5]})
 end
 
 local replies = {}
