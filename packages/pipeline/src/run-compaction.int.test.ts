@@ -42,7 +42,7 @@ test('a compacted run reads as before, and an event appended late follows the ar
   const runId = await endedRun(store);
   const run = await store.getRun(runId);
   const [history] = await readRunHistories(redis, store.keys, [runId]);
-  assert.equal(history?.length, 1 + 2 * (1 + 5 + 2), 'the transition wrote done; each stage its running, content, completed and progress');
+  assert.equal(history?.length, 1 + 2 * (1 + 5 + 1), 'the transition wrote done; each stage its running, content and completed (with the run\'s progress)');
 
   const report = await compactNow(store);
   assert.equal(report.compacted, 1);

@@ -145,6 +145,8 @@ test('a step job added again after its stage completed finds the stage done: no 
   };
   try {
     await waitFor(async () => author.calls.polish, (n) => n > polishes, 'the polish is under way');
+    // A stage that lasts is announced running a little after it started: that event is the run's, not the re-added job's.
+    await waitFor(async () => (await redis.xrange(keys.events(runId), '-', '+')).some(([, fields]) => fields.includes('{"stage":"polish","status":"running","attempt":1}')), (announced) => announced, 'the polish is announced running');
     assert.equal(await queue.getJobState(searchJob), 'unknown', 'the completed search job was removed');
 
     // While the run goes on: the stage's output is stored, so its tool is not called again.

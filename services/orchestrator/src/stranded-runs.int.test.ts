@@ -45,7 +45,8 @@ test('a run whose job stalls past its limit, its worker SIGKILLed three times, e
   const runId = created.body.run_ids[0] as string;
 
   for (let kill = 1; kill <= 3; kill += 1) {
-    const worker = workers.start(FAST_RECONCILE);
+    // Listening before the clock starts: a Node process's start is slow on a busy machine.
+    const worker = await workers.startListening(FAST_RECONCILE);
     await waitFor(
       async () => (await stack.json<{ stages: { name: string; attempts: number }[] }>(`/v1/runs/${runId}`)).body.stages.find((s) => s.name === 'search')?.attempts ?? 0,
       (attempts) => attempts >= kill,
@@ -79,7 +80,7 @@ test('a run whose jobs were removed is failed by the reconciler', async (t) => {
   // No worker runs yet: remove the run's only job, its first step's.
   await searchQueue.remove(jobId(body.run_id, 'search'));
   t.after(() => workers.killAll());
-  workers.start(FAST_RECONCILE);
+  await workers.startListening(FAST_RECONCILE);
   const run = await stack.waitForRun(body.run_id, 20_000);
   assert.equal(run.status, 'failed');
   assert.equal((run.error as { code: string }).code, 'run_stranded');

@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { trace } from '@opentelemetry/api';
-import { Queue } from 'bullmq';
 import { createLogger } from '@switchyard/logger';
-import { createRedisClient } from '@switchyard/redis';
 import { inSpan, startTracing, tracingEnabled, type RunningTracing } from '@switchyard/telemetry';
 import { loadEnv } from './env.js';
 import { startProxiedTestStack, type RecordingProxy } from './testing/recording-proxy.js';
 import type { TestStack } from './testing/stack.js';
+import { recordJobs } from './testing/job-recorder.js';
 
 let tracing: RunningTracing;
 let stack: TestStack;
@@ -31,6 +30,7 @@ after(async () => {
 test('with no OTLP endpoint a story runs untraced: no span records, no tool request carries a traceparent, no job carries trace context', async () => {
   assert.equal(tracing.enabled, false);
   assert.equal(tracingEnabled(), false);
+  const jobs = recordJobs(stack);
   const created = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a lighthouse keeper who collects lost letters' }) });
   const runId = created.body.run_id;
   const run = await stack.waitForRun(runId);
@@ -40,16 +40,10 @@ test('with no OTLP endpoint a story runs untraced: no span records, no tool requ
   assert.ok(requests.filter((r) => r.path.startsWith('/run/')).length >= 7, 'the tool calls went through the proxies');
   assert.deepEqual(requests.filter((r) => 'traceparent' in r.headers || 'tracestate' in r.headers).map((r) => r.path), []);
 
-  const connection = createRedisClient(stack.redisUrl);
-  const queue = new Queue('tool-search', { connection, prefix: stack.prefix });
-  try {
-    const job = await queue.getJob(`${runId}.search`);
-    assert.ok(job, 'the job is still kept');
-    assert.equal(job.opts.telemetry, undefined);
-  } finally {
-    await queue.close();
-    connection.disconnect();
-  }
+  jobs.stop();
+  const job = jobs.taken(`${runId}.search`);
+  assert.ok(job, 'a worker took the search job up');
+  assert.equal(job.opts.telemetry, undefined);
 
   // Nothing could be exported: no span records, ours or any library's.
   assert.equal(trace.getTracer('any').startSpan('any').isRecording(), false);

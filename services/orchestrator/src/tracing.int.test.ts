@@ -6,14 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
 import { createLogger } from '@switchyard/logger';
-import { createRedisClient } from '@switchyard/redis';
 import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { parentSpanId, startTestTracing, type ReadableSpan, type TestTracing } from '@switchyard/telemetry/testing';
 import { finishedRun, startRun, type RunBody } from './testing/pipelines.js';
 import { startProxiedTestStack, type RecordingProxy } from './testing/recording-proxy.js';
 import type { TestStack } from './testing/stack.js';
+import { recordJobs } from './testing/job-recorder.js';
 
 let tracing: TestTracing;
 let stack: TestStack;
@@ -105,6 +104,7 @@ function checkToolCalls(tree: ReadableSpan[], expected: number): void {
 }
 
 test('a story is one trace: the API request is its only root, with a span per step job, and per tool call a client span over the tool service\'s span', async () => {
+  const jobs = recordJobs(stack);
   const created = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a lighthouse keeper who collects lost letters' }) });
   assert.equal(created.status, 202);
   const runId = created.body.run_id;
@@ -130,15 +130,8 @@ test('a story is one trace: the API request is its only root, with a span per st
   assert.deepEqual(modes, { search: ['sync', 1], outline: ['sync', 1], writing: ['stream', 1], editing: ['async', 1] });
 
   // Each job keeps its context in its options in Redis (bullmq-otel), so any worker that takes it up joins the trace.
-  const connection = createRedisClient(stack.redisUrl);
-  const queue = new Queue('tool-editing', { connection, prefix: stack.prefix });
-  try {
-    const job = await queue.getJob(`${runId}.polish`);
-    assert.match(String(job?.opts.telemetry?.metadata), new RegExp(`"traceparent":"00-${traceId(root)}-`));
-  } finally {
-    await queue.close();
-    connection.disconnect();
-  }
+  jobs.stop();
+  assert.match(String(jobs.taken(`${runId}.polish`)?.opts.telemetry?.metadata), new RegExp(`"traceparent":"00-${traceId(root)}-`));
 });
 
 test('steps a step adds at run time join the run\'s trace: a map fanned out over an outline, started by POST /v1/pipelines/{name}/runs', async () => {
