@@ -63,16 +63,26 @@ process.stdout.write(`\n▶ ${files.length} test files, Redis at ${redis.url}\n`
 // --test-force-exit: a file whose tests have all ended exits even when a handle it leaked would
 // keep it alive, so no file can hold CI until its time runs out. The runner's closing counts are
 // read from its spec output, which is written before it exits (a reporter's file may not be).
-let tail = '';
+// The closing counts are taken line by line as they pass: the failures listed after them can be
+// longer than any tail kept.
+const counts = new Map<string, number>();
+let partial = '';
 const testCode = await run(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=4', '--test-force-exit', '--test-reporter=spec', '--test-reporter-destination=stdout', ...files],
   { ...process.env, REDIS_URL: redis.url, NODE_ENV: 'test' },
-  (chunk) => (tail = (tail + chunk).slice(-4096)),
+  (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const summary = /^ℹ (pass|fail|cancelled) (\d+)$/.exec(line);
+      if (summary) counts.set(summary[1] as string, Number(summary[2]));
+    }
+  },
 );
 await redis.stop();
 
-const count = (label: string) => Number([...tail.matchAll(new RegExp(`^ℹ ${label} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0);
+const count = (label: string) => counts.get(label) ?? 0;
 passed += count('pass');
 failed += count('fail') + count('cancelled');
 if (testCode !== 0 && count('fail') + count('cancelled') === 0) failed += 1; // the runner itself failed
