@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
 import { APPEND_EVENT_SCRIPT, EXPAND_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';
@@ -14,6 +15,7 @@ import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
+import { settleKeys } from './run-settle.js';
 
 export type { ActiveRun } from './run-index.js';
 
@@ -117,8 +119,12 @@ export class RunStore {
   /** Who numbers this store's appends and starts: unique per store, so per process. */
   readonly #writer = randomUUID().replace(/-/g, '').slice(0, 12);
   #seq = 0;
+  /** On a Redis Cluster a run's keys and BullMQ's are on different connections (see completeStage). */
+  readonly #cluster: boolean;
 
   constructor(options: RunStoreOptions) {
+    this.#cluster = isCluster(options.redis);
+    assertClusterPrefix(options.prefix, this.#cluster);
     this.redis = options.redis;
     this.prefix = options.prefix;
     this.keys = runKeys(options.prefix);
@@ -126,17 +132,20 @@ export class RunStore {
     this.#observer = options.observer;
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
-    this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now });
+    this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now, cluster: this.#cluster });
   }
 
   /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
   async createRuns(runs: readonly NewRun[]): Promise<string[]> {
+    // Each run's hash is in its own slot, the indexes in the shared one: the hashes are written
+    // first, so that no reader of an index meets an id whose run is not there yet (and drops it).
+    const hashes = new KeyedPipeline(this.redis);
     const pipeline = this.redis.pipeline();
     const created = now();
     const score = Date.parse(created);
     const ids = runs.map((run) => {
       const id = run.id ?? newRunId();
-      pipeline.hset(this.keys.run(id), {
+      hashes.on(this.keys.run(id)).hset(this.keys.run(id), {
         id,
         kind: run.kind,
         status: 'queued',
@@ -159,6 +168,7 @@ export class RunStore {
       pipeline.zadd(this.keys.runIndex, ...members);
       pipeline.zadd(this.keys.activeRuns, ...members);
     }
+    await hashes.exec();
     await pipeline.exec();
     if (this.#observer?.created) {
       const counts = new Map<string, number>();
@@ -224,8 +234,8 @@ export class RunStore {
   /** What listing filters on, of many runs in one round trip; the pipeline only when asked. */
   async #listFacts(ids: readonly string[], withPipeline: boolean): Promise<{ status: RunStatus | null; pipeline: string | null }[]> {
     if (!withPipeline) return (await this.getStatuses(ids)).map((status) => ({ status, pipeline: null }));
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'pipeline');
+    const pipeline = new KeyedPipeline(this.redis);
+    for (const id of ids) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), 'status', 'pipeline');
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, values]) => {
       const [status, name] = (values as (string | null)[] | null) ?? [];
@@ -260,8 +270,8 @@ export class RunStore {
   /** Statuses of many runs in one round trip (null for unknown ids). */
   async getStatuses(runIds: readonly string[]): Promise<(RunStatus | null)[]> {
     if (runIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of runIds) pipeline.hget(this.keys.run(id), 'status');
+    const pipeline = new KeyedPipeline(this.redis);
+    for (const id of runIds) pipeline.on(this.keys.run(id)).hget(this.keys.run(id), 'status');
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, status]) => (status as RunStatus | null) ?? null);
   }
@@ -278,8 +288,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId), this.keys.activeRuns];
-    if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId)];
     const reply = (await this.#scripts.transition(
       keys.length,
       ...keys,
@@ -292,8 +301,26 @@ export class RunStore {
       String(this.retentionSeconds),
     )) as [number, string?, string?];
     const moved = reply[0] === 1;
+    // The shared slot follows (run-settle.ts); also when the run is already where it was asked to
+    // go, since a caller retrying after a crash may be the one to finish what the crash cut short.
+    if (moved || (reply[0] === 0 && reply[1] === to)) await this.#settle({ runId, batchId, to });
     if (moved && terminal) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to });
     return { moved, previous: (reply[1] as RunStatus | undefined) ?? null };
+  }
+
+  /** What the shared slot keeps about a run once it moved to `to`: the active index, its batch's counts. */
+  async #settle(options: { runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<void> {
+    const keys = settleKeys(this.keys, options.batchId);
+    if (keys.length === 1 && !TERMINAL_STATUSES.includes(options.to)) return;
+    await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds));
+  }
+
+  /**
+   * Finishes the shared slot's step for runs that ended but are still in the active index (a
+   * process died between a run's two steps): the reconciler calls this for those it meets.
+   */
+  async settleEndedRuns(runs: readonly { id: string; status: RunStatus | null; batchId: string | null }[]): Promise<void> {
+    for (const run of runs) if (run.status && TERMINAL_STATUSES.includes(run.status)) await this.#settle({ runId: run.id, batchId: run.batchId, to: run.status });
   }
 
   /**
@@ -306,7 +333,6 @@ export class RunStore {
     const { runId } = options;
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
-    if (options.batchId) keys.push(this.keys.batch(options.batchId));
     const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}`;
     const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
     // A map step's branches come as one list; an output never written (a skipped step) as null.
@@ -322,6 +348,11 @@ export class RunStore {
         return { kind: 'done', output: JSON.parse(reply[1] as string) as unknown, inputs: read, request };
       case 'peek':
         return { kind: 'peek', inputs: read, request };
+      case 'running':
+        // This start moved the run from queued: its batch's counts follow, in the shared slot.
+        // Should that step be lost, the batch counts the run queued until it ends (no drift).
+        if (options.batchId) await this.#settle({ runId, batchId: options.batchId, to: 'running' });
+        return { kind: 'started', attempt: Number(reply[1]), inputs: read, request };
       default:
         return { kind: 'started', attempt: Number(reply[1]), inputs: read, request };
     }
@@ -396,6 +427,9 @@ export class RunStore {
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     // null is an output too; only a skip leaves none.
     const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null), watch: options.watch });
+    // On a cluster the run's slot and BullMQ's may be on different masters, so one connection's
+    // order no longer puts this record before the job's completion: it is only sent once applied.
+    if (this.#cluster) return { sent: reply.then(() => undefined), recorded: reply.then(countsOf) };
     return { sent, recorded: reply.then(countsOf) };
   }
 

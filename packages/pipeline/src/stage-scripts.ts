@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { TRANSITION_SCRIPT } from './finish-script.js';
+import { SETTLE_SCRIPT } from './run-settle.js';
 
 /**
  * Stage starts and completions as one Lua script that applies a list of them, so that every stage
@@ -7,7 +8,7 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
  * round trip and one script call (see StageWrites). A stage's record is flat fields of its run's
  * hash (see stage-records.ts), so each operation reads and writes the run with one command each.
  *
- * KEYS: per operation run, outputs, events, and for a start optionally the batch.
+ * KEYS: per operation run, outputs, events (the run's own slot; see keys.ts).
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip'), stage, key count,
  *   then for a start its operation id, flags ('r': return the run's request; 'p': peek, start
  *   nothing), the input count and the input stage names; for a completion the output JSON, then
@@ -16,7 +17,8 @@ import { TRANSITION_SCRIPT } from './finish-script.js';
  *   nothing, so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
  *   start: {'missing'} | {'ended', status} | {'done' | 'peek', output, [request], inputs...}
- *     | {'started', attempt, [request], inputs...}
+ *     | {'started' | 'running', attempt, [request], inputs...} ('running': this start moved the run
+ *     from queued to running, which its batch's counts then follow, in the shared slot)
  *   complete, skip: {completed stages, stages in all, watched fields' values..., then the statuses of
  *     the branches each watched `<step>.branches` lists...}
  *   either, when it raised an error: {'error', message}
@@ -73,14 +75,10 @@ local function start(k, stage, op, flags, wanted)
     fields[#fields + 1] = 'running'
     fields[#fields + 1] = 'updated_at'
     fields[#fields + 1] = now
-    if k[4] and redis.call('EXISTS', k[4]) == 1 then
-      redis.call('HINCRBY', k[4], 'n:queued', -1)
-      redis.call('HINCRBY', k[4], 'n:running', 1)
-    end
   end
   redis.call('HSET', k[1], unpack(fields))
   stage_event(k, stage, 'running', attempt)
-  return inputs({'started', tostring(attempt)})
+  return inputs({status == 'queued' and 'running' or 'started', tostring(attempt)})
 end
 
 -- The counts, then the run's fields the caller watches (what decides the next steps), then for
@@ -207,6 +205,7 @@ export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 export interface RunScripts {
   stageWrites: ScriptCall;
   transition: ScriptCall;
+  settle: ScriptCall;
 }
 
 /**
@@ -218,11 +217,12 @@ export function runScripts(redis: Redis): RunScripts {
   if (!commands.syStageWrites) {
     redis.defineCommand('syStageWrites', { lua: STAGE_WRITES_SCRIPT });
     redis.defineCommand('syTransition', { lua: TRANSITION_SCRIPT });
+    redis.defineCommand('sySettle', { lua: SETTLE_SCRIPT });
   }
   const bound = (name: string): ScriptCall => {
     const command = commands[name];
     if (!command) throw new Error(`script ${name} was not defined`);
     return command.bind(redis);
   };
-  return { stageWrites: bound('syStageWrites'), transition: bound('syTransition') };
+  return { stageWrites: bound('syStageWrites'), transition: bound('syTransition'), settle: bound('sySettle') };
 }

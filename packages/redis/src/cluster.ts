@@ -13,17 +13,22 @@ export function keySlot(key: string): number {
   return calculateSlot(key);
 }
 
-/** The keys matching `pattern` on every master of a cluster, or on the one Redis. */
-export async function scanKeys(client: Redis, pattern: string): Promise<string[]> {
+/**
+ * The keys matching `pattern` on every master of a cluster, or on the one Redis.
+ * @param options.maxScanned stop after about this many keys looked at per node (default: no limit)
+ */
+export async function scanKeys(client: Redis, pattern: string, options: { maxScanned?: number } = {}): Promise<string[]> {
   const nodes: Redis[] = isCluster(client) ? (client as unknown as Cluster).nodes('master') : [client];
   const found: string[] = [];
   for (const node of nodes) {
     let cursor = '0';
+    let scanned = 0;
     do {
       const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
       cursor = next;
+      scanned += 1000;
       found.push(...keys);
-    } while (cursor !== '0');
+    } while (cursor !== '0' && scanned < (options.maxScanned ?? Infinity));
   }
   return found;
 }

@@ -14,3 +14,5 @@ export { isClusterUrl, parseClusterUrl, clusterUrl } from './cluster-url.js';
 export type { ClusterSeeds } from './cluster-url.js';
 export { startLocalCluster } from './local-cluster.js';
 export type { LocalCluster, StartLocalClusterOptions } from './local-cluster.js';
+export { keyspace, globEscape, isTaggedPrefix, assertClusterPrefix } from './keyspace.js';
+export type { Keyspace } from './keyspace.js';
