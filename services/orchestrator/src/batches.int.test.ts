@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRedisClient } from '@switchyard/redis';
+import type { Cluster } from 'ioredis';
+import { runKeys } from '@switchyard/pipeline';
+import { createRedisClient, isClusterUrl, keyspace, scanKeys } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
 
@@ -13,14 +15,8 @@ after(() => stack.close());
 async function countRunKeys(): Promise<number> {
   const redis = createRedisClient(stack.redisUrl);
   try {
-    let cursor = '0';
-    let count = 0;
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${stack.prefix}:run:*`, 'COUNT', 1000);
-      cursor = next;
-      count += keys.filter((k) => /:run:run_[0-9a-f]+$/.test(k)).length;
-    } while (cursor !== '0');
-    return count;
+    // A run's hash is `{prefix:run:<id>}`, its outputs and events that with a suffix.
+    return (await scanKeys(redis, keyspace(stack.prefix).pattern)).filter((k) => /:run:run_[0-9a-f]+\}$/.test(k)).length;
   } finally {
     await redis.quit();
   }
@@ -52,7 +48,34 @@ test('a batch of 50 stories runs to the end, with counts, pages of runs and an e
   const one = await stack.json<{ request: { style: string; depth: number; topic: string }; batch_id: string }>(`/v1/runs/${created.body.run_ids[3]}`);
   assert.deepEqual(one.body.request, { topic: 'story number 4 about a river that forgets', style: 'concise', depth: 2 });
   assert.equal(one.body.batch_id, created.body.batch_id);
+  if (isClusterUrl(stack.redisUrl)) await assertSpreadOverMasters(created.body.run_ids);
 });
+
+/**
+ * On a Redis Cluster: each run's hash and events are on the one master that holds the run's slot,
+ * and the batch's runs are on every master (asked of each master itself, not computed).
+ */
+async function assertSpreadOverMasters(runIds: readonly string[]): Promise<void> {
+  const redis = createRedisClient(stack.redisUrl);
+  await redis.ping();
+  const masters = (redis as unknown as Cluster).nodes('master');
+  assert.equal(masters.length, 3);
+  const keys = runKeys(stack.prefix);
+  const runsPerMaster = await Promise.all(
+    masters.map(async (node) => {
+      let held = 0;
+      for (const id of runIds) {
+        const [hash, events] = await Promise.all([node.exists(keys.run(id)), node.exists(keys.events(id))]);
+        assert.equal(hash, events, `run ${id}: its hash and its events are on the same master`);
+        held += hash;
+      }
+      return held;
+    }),
+  );
+  assert.equal(runsPerMaster.reduce((a, b) => a + b, 0), runIds.length, 'each run is on exactly one master');
+  assert.ok(runsPerMaster.every((held) => held > 0), `the batch's runs are on every master: ${runsPerMaster.join(', ')}`);
+  await redis.quit();
+}
 
 test('the same Idempotency-Key and body return the same run; another body with that key is refused with 409', async () => {
   const before = await countRunKeys();

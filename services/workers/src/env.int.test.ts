@@ -39,7 +39,7 @@ test('each service\'s step queue takes its own concurrency and rate limit, over 
   assert.deepEqual(config.queues['tool-search'], { concurrency: 4, rate: { max: 20, duration: 1000 } });
   assert.equal(config.queues['tool-editing']?.concurrency, 4);
   assert.equal(config.defaultConcurrency, 4);
-  assert.equal(config.prefix, 'sy');
+  assert.equal(config.prefix, '{sy}');
 });
 
 test('a queue rate that is not N/MS stops start-up with one line naming it', () => {
