@@ -18,7 +18,7 @@ export function keySlot(key: string): number {
  * @param options.maxScanned stop after about this many keys looked at per node (default: no limit)
  */
 export async function scanKeys(client: Redis, pattern: string, options: { maxScanned?: number } = {}): Promise<string[]> {
-  const nodes: Redis[] = isCluster(client) ? (client as unknown as Cluster).nodes('master') : [client];
+  const nodes = await masters(client);
   const found: string[] = [];
   for (const node of nodes) {
     let cursor = '0';
@@ -31,6 +31,17 @@ export async function scanKeys(client: Redis, pattern: string, options: { maxSca
     } while (cursor !== '0' && scanned < (options.maxScanned ?? Infinity));
   }
   return found;
+}
+
+/**
+ * The masters of a cluster once its slot map is known (a client that has sent nothing yet knows
+ * no node), or the one Redis.
+ */
+export async function masters(client: Redis): Promise<Redis[]> {
+  if (!isCluster(client)) return [client];
+  const cluster = client as unknown as Cluster;
+  if (cluster.status !== 'ready') await cluster.ping();
+  return cluster.nodes('master');
 }
 
 type Replies = [error: Error | null, result: unknown][];

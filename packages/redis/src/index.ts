@@ -9,7 +9,7 @@ export { followRedis, redisUnavailable, reportRedisOutagesTo, isConnectionError,
 export type { OutageLogger, RedisCheck } from './outages.js';
 export { RestartableRedis } from './restartable.js';
 export { isCluster } from './resolve.js';
-export { keySlot, scanKeys, KeyedPipeline } from './cluster.js';
+export { keySlot, masters, scanKeys, KeyedPipeline } from './cluster.js';
 export { isClusterUrl, parseClusterUrl, clusterUrl } from './cluster-url.js';
 export type { ClusterSeeds } from './cluster-url.js';
 export { startLocalCluster } from './local-cluster.js';
