@@ -7,6 +7,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { runKeys } from '@switchyard/pipeline';
+import { KeyedPipeline } from '@switchyard/redis';
 import { median, round } from './story-stats.js';
 
 const RUNS_PER_PIPELINE = 50;
@@ -22,9 +23,9 @@ export async function countContentEvents(options: { redis: Redis; prefix: string
   const perSecond = new Map<number, number>();
   let total = 0;
   for (let from = 0; from < options.runIds.length; from += RUNS_PER_PIPELINE) {
-    const pipeline = options.redis.pipeline();
-    for (const runId of options.runIds.slice(from, from + RUNS_PER_PIPELINE)) pipeline.xrange(keys.events(runId), '-', '+');
-    for (const [, reply] of (await pipeline.exec()) ?? []) {
+    const pipeline = new KeyedPipeline(options.redis);
+    for (const runId of options.runIds.slice(from, from + RUNS_PER_PIPELINE)) pipeline.on(keys.events(runId)).xrange(keys.events(runId), '-', '+');
+    for (const [, reply] of await pipeline.exec()) {
       for (const [id, fields] of (reply as [string, string[]][] | null) ?? []) {
         if (!isContent(fields)) continue;
         total += 1;
