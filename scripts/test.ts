@@ -71,7 +71,8 @@ const testCode = await run(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=4', '--test-force-exit', '--test-reporter=spec', '--test-reporter-destination=stdout', ...files],
   { ...process.env, REDIS_URL: redis.url, NODE_ENV: 'test' },
-  (chunk) => (tail = (tail + chunk).slice(-4096)),
+  // The counts come before the failing tests are listed again, at length: keep enough to reach them.
+  (chunk) => (tail = (tail + chunk).slice(-262_144)),
 );
 await redis.stop();
 
