@@ -10,6 +10,9 @@
  *   npm run bench                       everything but the realistic part
  *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, realistic
  *
+ * BENCH_REDIS=cluster (with no REDIS_URL) runs it all on a local 3-master Redis Cluster instead
+ * (temporary data, stopped at the end); REDIS_URL=redis-cluster://host:port,… on a cluster of yours.
+ *
  * `startup` compares each service started through tsx with its compiled JavaScript (built first
  * with tsc -b): time and CPU to ready, and RSS (BENCH_STARTUP_ROUNDS, default 5).
  *
@@ -21,7 +24,7 @@
  * BENCH_REALISTIC_SEARCH_MS / _OUTLINE_MS / _WRITER_MS / _POLISH_MS (300 / 1000 / 3000 / 2000).
  */
 import os from 'node:os';
-import { REPO_ROOT, createRedisClient, resolveRedis, uniquePrefix } from '@switchyard/redis';
+import { REPO_ROOT, createRedisClient, isClusterUrl, masters, resolveRedis, uniquePrefix } from '@switchyard/redis';
 import { benchModuleSearch } from '@switchyard/module-docs';
 import { createLogger } from '@switchyard/logger';
 import { createOfflineAuthor, startToolServices } from '@switchyard/tool-services';
@@ -101,13 +104,14 @@ async function startupPart(redisUrl: string) {
 
 const started = performance.now();
 const loadAtStart = os.loadavg()[0] ?? 0;
-const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: `${REPO_ROOT}.data/redis-bench` });
+const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: `${REPO_ROOT}.data/redis-bench`, cluster: process.env.BENCH_REDIS === 'cluster' });
 let exitCode = 0;
 try {
   const info = createRedisClient(redis.url);
   const redisVersion = /redis_version:(\S+)/.exec(await info.info('server'))?.[1] ?? 'unknown';
   // Our own server keeps its data between runs; what an interrupted run left would skew this one.
-  if (redis.owned) await info.flushall();
+  const clusterMasters = isClusterUrl(redis.url) ? (await masters(info)).length : 0;
+  if (redis.owned) for (const node of await masters(info)) await node.flushall();
   await info.quit();
   const results = runs('pipeline') ? await benchStoryPipeline({ redisUrl: redis.url, ...options }) : {};
   const durability = runs('durability')
@@ -125,7 +129,7 @@ try {
   const realistic = runs('realistic') ? await benchRealistic(realisticOptions(redis.url)) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
-    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
+    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, redis_cluster: clusterMasters > 0 ? `${clusterMasters} masters` : false, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
     n: options.stories,
     settings: { stories: options.stories, throughput_rounds: options.rounds, hop_stories: options.hopStories, concurrency_per_queue: options.concurrency, batch_items: options.batchItems, tools: 'in-process, zero latency' },
     targets: TARGETS,

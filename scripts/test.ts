@@ -5,6 +5,9 @@
  *
  *   npm test                      everything
  *   npm test -- tool-client       only test files whose path contains "tool-client" (checks skipped)
+ *   SWITCHYARD_TEST_REDIS=cluster npm test [-- filter]
+ *                                 the same against a local 3-master Redis Cluster it starts
+ *                                 (REDIS_URL, when set, wins: `redis-cluster://host:port,…` for a cluster of yours)
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -58,7 +61,7 @@ const files = ['packages', 'services', 'scripts']
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();
 
-const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: path.join(REPO_ROOT, '.data', 'redis-test') });
+const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: path.join(REPO_ROOT, '.data', 'redis-test'), cluster: process.env.SWITCHYARD_TEST_REDIS === 'cluster' });
 process.stdout.write(`\n▶ ${files.length} test files, Redis at ${redis.url}\n`);
 // --test-force-exit: a file whose tests have all ended exits even when a handle it leaked would
 // keep it alive, so no file can hold CI until its time runs out. The runner's closing counts are

@@ -4,6 +4,7 @@
  */
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { KeyedPipeline, keyspace, scanKeys } from '@switchyard/redis';
 import { SECTION_ORDER } from '@switchyard/contracts';
 import type { ToolProbe, ToolStage } from './instant-tools.js';
 
@@ -26,16 +27,15 @@ export function summarize(values: readonly number[]): Summary {
   return { count: sorted.length, p50_ms: round(at(50)), p99_ms: round(at(99)), max_ms: round(sorted.at(-1) ?? Number.NaN) };
 }
 
-/** Deletes every key under `prefix:` (SCAN and UNLINK, so Redis is never blocked for long). */
+/** Deletes every key of the `prefix` keyspace (SCAN and UNLINK, so Redis is never blocked for long; a key a command on a cluster). */
 export async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
-  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}:*`;
-  let cursor = '0';
+  const keys = await scanKeys(redis, keyspace(prefix).pattern);
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
+  for (let i = 0; i < keys.length; i += 1000) {
+    const unlinks = new KeyedPipeline(redis);
+    for (const key of keys.slice(i, i + 1000)) unlinks.on(key).unlink(key);
+    deleted += (await unlinks.exec()).reduce((sum, [, count]) => sum + Number(count ?? 0), 0);
+  }
   return deleted;
 }
 

@@ -4,6 +4,7 @@
  * serving `/metrics` on a free port of its own, printed), and waits until each is ready.
  */
 import { randomBytes } from 'node:crypto';
+import { taggedPrefix } from '@switchyard/config';
 import { freePort } from '@switchyard/redis';
 import { choosePort } from './ports.js';
 import { startService, waitUntilHealthy, type Children } from './processes.js';
@@ -85,7 +86,7 @@ export async function startStack(options: {
   const apiUrl = `http://127.0.0.1:${port}`;
   const [, ready] = await Promise.all([
     waitUntilHealthy({ url: `${apiUrl}/health`, child: orchestrator }),
-    waitForWorkers({ redisUrl: options.redisUrl, prefix: env.QUEUE_PREFIX || 'sy', workers }),
+    waitForWorkers({ redisUrl: options.redisUrl, prefix: taggedPrefix(env.QUEUE_PREFIX || 'sy'), workers }),
   ]);
   say(`orchestrator ${apiUrl}`);
   say(`workers      ${options.workers} process${options.workers === 1 ? '' : 'es'}${ready.note ? ` (${ready.note})` : ', listening on every queue'}`);

@@ -38,3 +38,4 @@ export { measureOutput, VALIDATION_WEIGHTS } from './validation.js';
 export type { ValidationInput, ValidationResult } from './validation.js';
 export { Workspaces, DEFAULT_WORKSPACE_ROOT, RESULT_DIR, outputLocation, workspacePath } from './workspace.js';
 export type { ProjectRecord, StoredOutput } from './store.js';
+export { aceflowKeys } from './store.js';

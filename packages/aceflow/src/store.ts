@@ -1,21 +1,21 @@
 /**
  * AceFlow projects in Redis, so that every bridge and worker process sees the same flow. Per
- * project, under `{prefix}:aceflow:project:{name}`:
+ * project, under `{sy:aceflow}:project:{name}` (see aceflowKeys):
  *
  *   (hash)            name, mode, workspace, created_at, last_updated, current_stage
  *   :analysis (hash)  data (JSON), version, analysis_id, updated_at
  *   :outputs (hash)   stage → JSON {content, metadata, artifacts, saved_at}
  *   :prepared (set)   stages whose data package was fetched (their status is in_progress)
  *
- * and `{prefix}:aceflow:workspaces` (hash) maps each claimed workspace to its project.
+ * and `{sy:aceflow}:workspaces` (hash) maps each claimed workspace to its project.
  *
  * Whatever two processes could race on is one atomic step: creating a project (once, with its
  * workspace claimed), merging the analysis (compare-and-set on its version), moving the current
  * stage (compare-and-set on it, with the required outputs checked in the same script). Outputs are only ever added, so checking
- * that one exists before acting on it stays true. For Redis Cluster give a hash-tagged prefix
- * (`{sy}`), as for the queues, so that a project's keys share a slot.
+ * that one exists before acting on it stays true.
  */
 import type { Redis } from 'ioredis';
+import { keyspace } from '@switchyard/redis';
 import type { AnalysisData } from './inputs.js';
 import { isMode, isStageId, type AceflowMode, type StageId } from './stages.js';
 
@@ -111,6 +111,17 @@ return redis.call('HKEYS', KEYS[2])
 
 export type MoveOutcome = { kind: 'ok' } | { kind: 'conflict' } | { kind: 'missing'; stages: StageId[] };
 
+/**
+ * A project's keys, under `{sy:aceflow}`: one Redis Cluster slot for all of AceFlow, since opening
+ * a project claims its workspace in the index every project shares, in the same script.
+ * Names cannot hold ":", so no project's keys meet the workspace index.
+ */
+export function aceflowKeys(prefix: string, name: string) {
+  const base = keyspace(prefix).group('aceflow');
+  const project = `${base}:project:${name}`;
+  return { project, analysis: `${project}:analysis`, outputs: `${project}:outputs`, prepared: `${project}:prepared`, workspaces: `${base}:workspaces` };
+}
+
 export class ProjectStore {
   readonly #redis: Redis;
   readonly #prefix: string;
@@ -122,9 +133,7 @@ export class ProjectStore {
   }
 
   keys(name: string) {
-    // Names cannot hold ":", so no project's keys meet the workspace index.
-    const project = `${this.#prefix}:aceflow:project:${name}`;
-    return { project, analysis: `${project}:analysis`, outputs: `${project}:outputs`, prepared: `${project}:prepared`, workspaces: `${this.#prefix}:aceflow:workspaces` };
+    return aceflowKeys(this.#prefix, name);
   }
 
   /**

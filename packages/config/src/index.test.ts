@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
-import { EnvError, booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, parseEnv, pipelineConfig, pipelineEnvShape } from './index.js';
+import { EnvError, booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, parseEnv, pipelineConfig, pipelineEnvShape, taggedPrefix } from './index.js';
 
 const schema = z.object({ PORT: z.coerce.number().int().min(1).max(65535).default(8080), MODE: z.enum(['sync', 'async']).default('sync'), KEYS: commaList.default([]), DEBUG: booleanFlag.default(false) });
 
@@ -28,4 +28,16 @@ test('the pipeline and HTTP service variables parse alike in every service, with
   assert.equal(httpServiceConfig(parseEnv({ service: 's', schema, source: { API_KEYS: ' , ' } })).apiKeys, undefined, 'an empty key list means the local key');
   assert.throws(() => parseEnv({ service: 'orchestrator', schema, source: { QUEUE_PREFIX: 'a b' } }), /QUEUE_PREFIX/);
   assert.throws(() => parseEnv({ service: 'orchestrator', schema, source: { RUN_RETENTION_S: String(400 * 24 * 3600) } }), /RUN_RETENTION_S/);
+});
+
+test('a Redis Cluster is named by its seed nodes, and the keyspace name is hash-tagged for BullMQ on a cluster', () => {
+  const schema = z.object({ ...pipelineEnvShape });
+  const env = parseEnv({ service: 's', schema, source: { REDIS_CLUSTER_NODES: '10.0.0.1:7000, 10.0.0.2:7000', QUEUE_PREFIX: 'sy' } });
+  assert.deepEqual(pipelineConfig(env), { redisUrl: 'redis-cluster://10.0.0.1:7000,10.0.0.2:7000', prefix: '{sy}', retentionSeconds: 7 * 24 * 3600 });
+  assert.equal(taggedPrefix('{sy}'), '{sy}');
+  assert.equal(taggedPrefix('t:a:1'), '{t:a:1}');
+  assert.throws(() => parseEnv({ service: 's', schema, source: { REDIS_CLUSTER_NODES: '10.0.0.1' } }), /REDIS_CLUSTER_NODES.*host:port/);
+  assert.throws(() => parseEnv({ service: 's', schema, source: { QUEUE_PREFIX: 'a{b}' } }), /QUEUE_PREFIX/);
+  const both = parseEnv({ service: 's', schema, source: { REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_URL: 'redis://x:6379' } });
+  assert.throws(() => pipelineConfig(both), /REDIS_URL and REDIS_CLUSTER_NODES are both set/);
 });

@@ -40,6 +40,9 @@ export const booleanFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
   .transform((value) => value === '1' || value === 'true' || value === 'yes');
 
+/** Seed nodes of a Redis Cluster, `host:port,host:port`. */
+export const clusterNodes = commaList.pipe(z.array(z.string().regex(/^(\[[^\]]+\]|[^:,/@\s]+):\d{1,5}$/, 'each seed node as host:port')).min(1));
+
 const SEVEN_DAYS_S = 7 * 24 * 3600;
 
 /**
@@ -47,10 +50,20 @@ const SEVEN_DAYS_S = 7 * 24 * 3600;
  * bridge), so that they read them alike.
  */
 export const pipelineEnvShape = {
-  /** Redis to use; unset starts a local redis-server (development). */
+  /**
+   * Redis to use: `redis://…` for one Redis, `redis-cluster://host:port,host:port` (or
+   * `rediss-cluster://`, credentials as in a URL) for a Redis Cluster's seed nodes; unset starts a
+   * local redis-server (development).
+   */
   REDIS_URL: z.string().min(1).optional(),
-  /** Prefix of every queue and run key; a `{tag}` keeps them in one Redis Cluster slot. Default `sy`. */
-  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
+  /** A Redis Cluster's seed nodes, `host:port,host:port`: the same as REDIS_URL=redis-cluster://…; not both. */
+  REDIS_CLUSTER_NODES: clusterNodes.optional(),
+  /**
+   * Name of the deployment's keyspace: queues and shared keys live under `{name}` (one Redis Cluster
+   * slot, as BullMQ needs on a cluster), each run's keys under a tag of its own (see
+   * packages/pipeline/src/keys.ts). `sy` and `{sy}` name the same keyspace. Default `sy`.
+   */
+  QUEUE_PREFIX: z.string().regex(/^(\{[\w:.-]+\}|[\w:.-]+)$/, 'letters, digits and _:.- (optionally in one pair of braces)').default('sy'),
   /** Seconds a finished run stays readable (default 7 days, at most a year). */
   RUN_RETENTION_S: z.coerce.number().int().positive().max(365 * 24 * 3600).default(SEVEN_DAYS_S),
 };
@@ -66,9 +79,25 @@ export function httpServiceEnvShape(defaultPort: number) {
   };
 }
 
-/** The parsed pipelineEnvShape variables, named as the services' configs name them. */
-export function pipelineConfig(env: { REDIS_URL?: string | undefined; QUEUE_PREFIX: string; RUN_RETENTION_S: number }) {
-  return { redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX, retentionSeconds: env.RUN_RETENTION_S };
+/**
+ * The hash-tagged form of a keyspace name: `sy` → `{sy}`, `{sy}` as is. BullMQ keeps its keys
+ * under it, and on a Redis Cluster its scripts need them all in one slot: one tag gives that.
+ */
+export function taggedPrefix(name: string): string {
+  return /^\{[^{}]+\}$/.test(name) ? name : `{${name.replace(/[{}]/g, '')}}`;
+}
+
+/** The Redis URL of REDIS_URL or REDIS_CLUSTER_NODES (as `redis-cluster://…`); EnvError when both are set. */
+export function redisUrlOf(env: { REDIS_URL?: string | undefined; REDIS_CLUSTER_NODES?: string[] | undefined }): string | undefined {
+  const nodes = env.REDIS_CLUSTER_NODES ?? [];
+  if (nodes.length === 0) return env.REDIS_URL;
+  if (env.REDIS_URL) throw new EnvError('REDIS_URL and REDIS_CLUSTER_NODES are both set: give one (REDIS_URL=redis-cluster://host:port,… is the same as REDIS_CLUSTER_NODES)');
+  return `redis-cluster://${nodes.join(',')}`;
+}
+
+/** The parsed pipelineEnvShape variables, named as the services' configs name them; `prefix` is hash-tagged. */
+export function pipelineConfig(env: { REDIS_URL?: string | undefined; REDIS_CLUSTER_NODES?: string[] | undefined; QUEUE_PREFIX: string; RUN_RETENTION_S: number }) {
+  return { redisUrl: redisUrlOf(env), prefix: taggedPrefix(env.QUEUE_PREFIX), retentionSeconds: env.RUN_RETENTION_S };
 }
 
 /** The parsed httpServiceEnvShape variables; no keys (or an empty list) means the local key. */

@@ -3,7 +3,7 @@
  * an agent makes, argument checks and the version round trip included. Used by `npm run bench`.
  */
 import type { Redis } from 'ioredis';
-import { ModuleStore } from './store.js';
+import { ModuleStore, moduleDocsKeys } from './store.js';
 import { createModuleDocsHandler } from './tools.js';
 import type { Module, ModuleType } from './module.js';
 
@@ -46,7 +46,8 @@ export async function benchModuleSearch(options: { redis: Redis; prefix: string;
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  await options.redis.del(`${options.prefix}:modules:${project}`, `${options.prefix}:modules:${project}:version`);
+  const keys = moduleDocsKeys(options.prefix, project);
+  await options.redis.del(keys.modules, keys.version);
   const round = (n: number) => Math.round(n * 1000) / 1000;
   return { modules: modules.length, queries, p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)), max_ms: round(times.at(-1) ?? Number.NaN) };
 }

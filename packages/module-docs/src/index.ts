@@ -6,7 +6,7 @@ export { PARAMETER_VALIDATION_RULES, MODULE_DOCS_TOOLS, checkParameters, rulesTo
 export type { ValidationRule, ModuleDocsTool, RuleViolation } from './rules.js';
 export { relevance, searchModules } from './search.js';
 export type { SearchCriteria, SearchPage } from './search.js';
-export { ModuleStore, ModuleStoreError } from './store.js';
+export { ModuleStore, ModuleStoreError, moduleDocsKeys } from './store.js';
 export { listAvailableTools, createModuleDocsHandler, ERROR_CODES } from './tools.js';
 export type { ToolCall, McpResponse, McpError, RequestId } from './tools.js';
 export { benchModuleSearch } from './bench.js';

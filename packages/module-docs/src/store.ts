@@ -4,8 +4,15 @@
  * write, so a search costs one round trip and an in-memory ranking.
  */
 import type { Redis } from 'ioredis';
+import { keyspace } from '@switchyard/redis';
 import { ancestorsOf, type Module } from './module.js';
 import { searchModules, type SearchCriteria, type SearchPage } from './search.js';
+
+/** A project's modules and its version counter, under its own Redis Cluster hash tag (one slot per project, for ADD_SCRIPT). */
+export function moduleDocsKeys(prefix: string, project: string) {
+  const modules = keyspace(prefix).own('modules', project);
+  return { modules, version: `${modules}:version` };
+}
 
 export class ModuleStoreError extends Error {
   override name = 'ModuleStoreError';
@@ -36,7 +43,7 @@ export class ModuleStore {
   }
 
   #keys(project: string) {
-    return { modules: `${this.#prefix}:modules:${project}`, version: `${this.#prefix}:modules:${project}:version` };
+    return moduleDocsKeys(this.#prefix, project);
   }
 
   async add(project: string, module: Module): Promise<Module> {

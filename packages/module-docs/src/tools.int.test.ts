@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { MODULE_TYPES } from './module.js';
-import { ModuleStore } from './store.js';
+import { ModuleStore, moduleDocsKeys } from './store.js';
 import { createModuleDocsHandler, ERROR_CODES, listAvailableTools, type McpResponse } from './tools.js';
 
 let redis: Redis;
@@ -26,7 +26,7 @@ const errorOf = (response: McpResponse) => {
   return response.error;
 };
 const keysWritten = async () => (await redis.keys(`${prefix}:*`)).sort();
-const writeCount = async (project: string) => Number((await redis.get(`${prefix}:modules:${project}:version`)) ?? 0);
+const writeCount = async (project: string) => Number((await redis.get(moduleDocsKeys(prefix, project).version)) ?? 0);
 
 test('the four tools are listed with a description and an input schema', () => {
   assert.deepEqual(listAvailableTools().map((t) => t.name), ['add_module', 'get_module_by_name', 'smart_search', 'get_type_structure']);

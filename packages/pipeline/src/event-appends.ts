@@ -10,6 +10,7 @@
  * per writer (`ev.<writer>`), so a call resent after a reconnect changes nothing.
  */
 import type { Redis } from 'ioredis';
+import { keySlot } from '@switchyard/redis';
 
 /**
  * KEYS: per append the run and its events. ARGV: maxlen, writer, then per append its sequence
@@ -57,6 +58,8 @@ export interface EventAppendsOptions {
   maxlen: string;
   /** Appends per script call at most (default 200), so that one call never holds Redis long. */
   maxPerCall?: number;
+  /** On a Redis Cluster a call takes the appends of one run slot only (default false). */
+  cluster?: boolean;
 }
 
 export class EventAppends {
@@ -65,7 +68,7 @@ export class EventAppends {
   #scheduled = false;
 
   constructor(options: EventAppendsOptions) {
-    this.#options = { maxPerCall: 200, ...options };
+    this.#options = { maxPerCall: 200, cluster: false, ...options };
   }
 
   /** Resolves with the event's id, or null when its run is gone or it was applied already. */
@@ -80,7 +83,11 @@ export class EventAppends {
 
   #flush(): void {
     this.#scheduled = false;
-    while (this.#queue.length > 0) this.#send(this.#queue.splice(0, this.#options.maxPerCall));
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const group of this.#options.cluster ? bySlot(queued) : [queued]) {
+      for (let i = 0; i < group.length; i += this.#options.maxPerCall) this.#send(group.slice(i, i + this.#options.maxPerCall));
+    }
   }
 
   #send(batch: Queued[]): void {
@@ -97,4 +104,16 @@ export class EventAppends {
       (error: unknown) => batch.forEach((queued) => queued.reject(error instanceof Error ? error : new Error(String(error)))),
     );
   }
+}
+
+/** The appends grouped by the slot of their run, each group in order (a run's appends stay in theirs). */
+function bySlot(queued: Queued[]): Queued[][] {
+  const groups = new Map<number, Queued[]>();
+  for (const item of queued) {
+    const slot = keySlot(item.append.run);
+    const group = groups.get(slot);
+    if (group) group.push(item);
+    else groups.set(slot, [item]);
+  }
+  return [...groups.values()];
 }

@@ -1,8 +1,13 @@
 /**
- * Every Redis key the run store uses, under one prefix. The prefix is also BullMQ's queue prefix,
- * so one deployment (or one test) owns everything below it. For Redis Cluster give a hash-tagged
- * prefix such as `{sy}` so that a run's keys and its queues share a slot.
+ * Every Redis key the run store uses, laid out for Redis Cluster (see `keyspace` in
+ * @switchyard/redis): a run's hash, outputs and events share the run's own hash tag
+ * (`{sy:run:<id>}`), so a run's scripts touch one slot while runs spread over the masters; what
+ * many runs share (the indexes, batches, leases, idempotency keys) is in the shared slot `{sy}`,
+ * with BullMQ's queues. A script never mixes the two: a run's status change and its batch's
+ * counts are two ordered steps (see run-settle.ts).
  */
+import { keyspace } from '@switchyard/redis';
+
 export interface RunKeys {
   run(runId: string): string;
   outputs(runId: string): string;
@@ -12,6 +17,8 @@ export interface RunKeys {
   batch(batchId: string): string;
   batchRuns(batchId: string): string;
   batchEvents(batchId: string): string;
+  /** Hash: run id → the status the batch's counts hold for it (what makes counting idempotent). */
+  batchStatuses(batchId: string): string;
   idempotency(key: string): string;
   /** Sorted set of run ids by creation time, for listing. */
   runIndex: string;
@@ -28,25 +35,32 @@ export interface RunKeys {
   /** The compactor's lease, likewise. */
   compactorLease: string;
   cancelChannel: string;
+  /** A SCAN pattern for every key of the deployment. */
+  pattern: string;
 }
 
 export function runKeys(prefix: string): RunKeys {
+  const space = keyspace(prefix);
+  const shared = space.shared;
+  const run = (id: string) => space.own('run', id);
   return {
-    run: (id) => `${prefix}:run:${id}`,
-    outputs: (id) => `${prefix}:run:${id}:outputs`,
-    events: (id) => `${prefix}:run:${id}:events`,
-    archive: (id) => `${prefix}:run:${id}:archive`,
-    batch: (id) => `${prefix}:batch:${id}`,
-    batchRuns: (id) => `${prefix}:batch:${id}:runs`,
-    batchEvents: (id) => `${prefix}:batch:${id}:events`,
-    idempotency: (key) => `${prefix}:idem:${key}`,
-    runIndex: `${prefix}:runs`,
-    batchIndex: `${prefix}:batches`,
-    activeRuns: `${prefix}:runs:active`,
-    endedRuns: `${prefix}:runs:ended`,
-    reconcilerLease: `${prefix}:reconciler:lease`,
-    janitorLease: `${prefix}:janitor:lease`,
-    compactorLease: `${prefix}:compactor:lease`,
-    cancelChannel: `${prefix}:cancel`,
+    run,
+    outputs: (id) => `${run(id)}:outputs`,
+    events: (id) => `${run(id)}:events`,
+    archive: (id) => `${run(id)}:archive`,
+    batch: (id) => `${shared}:batch:${id}`,
+    batchRuns: (id) => `${shared}:batch:${id}:runs`,
+    batchEvents: (id) => `${shared}:batch:${id}:events`,
+    batchStatuses: (id) => `${shared}:batch:${id}:statuses`,
+    idempotency: (key) => `${shared}:idem:${key}`,
+    runIndex: `${shared}:runs`,
+    batchIndex: `${shared}:batches`,
+    activeRuns: `${shared}:runs:active`,
+    endedRuns: `${shared}:runs:ended`,
+    reconcilerLease: `${shared}:reconciler:lease`,
+    janitorLease: `${shared}:janitor:lease`,
+    compactorLease: `${shared}:compactor:lease`,
+    cancelChannel: `${shared}:cancel`,
+    pattern: space.pattern,
   };
 }

@@ -68,7 +68,7 @@ test('a stage start sent twice counts one attempt and announces it once', async 
   const { store, runId, keys } = await newRun(uniquePrefix('resent-start'));
   const writes = new StageWrites({ call: runScripts(redis).stageWrites, maxlen: '1000' });
   const start = () => writes.submit({ kind: 'start', keys, stage: 'search', id: 'op-1' }).reply;
-  assert.deepEqual(await start(), ['started', '1']);
+  assert.deepEqual(await start(), ['running', '1'], 'the first start moves the queued run to running');
   assert.deepEqual(await start(), ['started', '1']);
   assert.deepEqual(await types(store, runId), ['stage']);
   assert.equal((await store.getRun(runId))?.stages[0]?.attempts, 1);

@@ -1,6 +1,6 @@
 /**
  * A finished run, compacted (see run-compaction.ts): its result, request, stage records and every
- * event it recorded, brotli-compressed together in one value (`{prefix}:run:{id}:archive`). The
+ * event it recorded, brotli-compressed together in one value (`{sy:run:<id>}:archive`). The
  * section texts of a story's result repeat its `content` events, so compressing them together
  * stores that text about once. The run's hash keeps only the small fields that listing, status
  * checks and the scripts read (KEPT_RUN_FIELDS); its event stream is left empty, with its TTL and
@@ -11,6 +11,7 @@
  */
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { Redis } from 'ioredis';
+import { KeyedPipeline } from '@switchyard/redis';
 import { toStreamEvents, type StreamEvent } from './events.js';
 import type { RunKeys } from './keys.js';
 
@@ -160,10 +161,13 @@ export function runEventReader(options: { keys: RunKeys; runId: string; count?: 
 export async function readRunHistories(redis: Redis, keys: RunKeys, runIds: readonly string[]): Promise<StreamEvent[][]> {
   const histories: StreamEvent[][] = [];
   for (let from = 0; from < runIds.length; from += 50) {
-    const pipeline = redis.pipeline();
+    const pipeline = new KeyedPipeline(redis);
     const ids = runIds.slice(from, from + 50);
-    for (const runId of ids) pipeline.getBuffer(keys.archive(runId)).xrange(keys.events(runId), '-', '+');
-    const replies = (await pipeline.exec()) ?? [];
+    for (const runId of ids) {
+      pipeline.on(keys.archive(runId)).getBuffer(keys.archive(runId));
+      pipeline.on(keys.events(runId)).xrange(keys.events(runId), '-', '+');
+    }
+    const replies = await pipeline.exec();
     ids.forEach((_, i) => {
       const value = replies[2 * i]?.[1] as Buffer | null | undefined;
       const live = toStreamEvents((replies[2 * i + 1]?.[1] as [string, string[]][] | null | undefined) ?? []);

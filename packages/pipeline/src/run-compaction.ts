@@ -1,15 +1,16 @@
 /**
- * Compacting ended runs into their archives (run-archive.ts). The transition script lists every
- * run it ends in `{prefix}:runs:ended`; a compactor takes the runs that ended a while ago (so the
+ * Compacting ended runs into their archives (run-archive.ts). A run's status change lists every
+ * run it ends in `{sy}:runs:ended` (its shared-slot step, run-settle.ts); a compactor takes the runs that ended a while ago (so the
  * clients following them have read their end), and for each, in one MULTI under WATCH of the
  * run's hash and stream: writes the archive with the run's TTL, rewrites the hash with its kept
  * fields only (a rewritten small hash is a listpack again), empties the stream (keeping its TTL and
- * last id), leaves a tombstone for the outputs of a run that did not complete, and drops the run
- * from the list. A run written to between the read and the EXEC is
+ * last id) and leaves a tombstone for the outputs of a run that did not complete; then it drops the
+ * run from the list (a key of the shared slot, so not in the run's transaction). A run written to between the read and the EXEC is
  * left for the next pass; a compactor that dies midway has changed nothing, and a run already
  * compacted is only dropped from the list. So a run is compacted once, whole, and no event is lost.
  */
 import type { Redis } from 'ioredis';
+import { isCluster } from '@switchyard/redis';
 import { TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
 import { toStreamEvents } from './events.js';
 import { jobId } from './catalog.js';
@@ -26,7 +27,7 @@ export interface CompactionOptions {
   retentionSeconds: number;
   /** Runs taken per pass, at most (default 1000). */
   maxRuns?: number;
-  /** Runs per transaction (default 20). */
+  /** Runs per transaction (default 20; 1 on a Redis Cluster, where a transaction stays in one run's slot). */
   perTransaction?: number;
 }
 
@@ -66,7 +67,7 @@ function stepJobsOf(runId: string, hash: Record<string, string>): { queue: strin
 /** One bounded pass over the runs that ended before `endedBefore`, oldest first. */
 export async function compactEndedRuns(options: CompactionOptions): Promise<CompactionReport> {
   const ids = await options.redis.zrangebyscore(options.keys.endedRuns, '-inf', options.endedBefore, 'LIMIT', 0, options.maxRuns ?? 1000);
-  const size = options.perTransaction ?? 20;
+  const size = options.perTransaction ?? (isCluster(options.redis) ? 1 : 20);
   let report = none();
   for (let from = 0; from < ids.length; from += size) {
     const chunk = ids.slice(from, from + size);
@@ -107,8 +108,7 @@ async function compactChunk(options: CompactionOptions, runIds: readonly string[
       archives.push({ id, kept, ttlMs: pttl > 0 ? pttl : options.retentionSeconds * 1000, value, outputs: stored, jobs: stepJobsOf(id, hash) });
     }
     const tx = redis.multi();
-    for (const [i, archive] of archives.entries()) {
-      tx.zrem(keys.endedRuns, runIds[i] as string);
+    for (const archive of archives) {
       if (!archive) {
         report.dropped += 1;
         continue;
@@ -121,7 +121,12 @@ async function compactChunk(options: CompactionOptions, runIds: readonly string[
       report.archive_bytes += archive.value.length;
       report.jobs.push(...archive.jobs);
     }
-    return (await tx.exec()) === null ? null : report;
+    if (report.compacted > 0 && (await tx.exec()) === null) return null;
+    if (report.compacted === 0) await redis.unwatch();
+    // The list is in the shared slot, so it follows the runs' own transaction: a compactor dying in
+    // between leaves ids whose runs are compacted already, which the next pass drops.
+    await redis.zrem(keys.endedRuns, ...runIds);
+    return report;
   } catch (error) {
     await redis.unwatch();
     throw error;

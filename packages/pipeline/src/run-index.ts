@@ -4,6 +4,7 @@
  * their runs' retention.
  */
 import type { Redis } from 'ioredis';
+import { KeyedPipeline } from '@switchyard/redis';
 import type { RunStatus } from '@switchyard/contracts';
 import type { RunKeys } from './keys.js';
 
@@ -36,8 +37,8 @@ export async function listActiveRuns(deps: RunIndexDeps, options: { createdBefor
 /** What the reconciler needs of runs, read afresh: a map step's branches change a run's stages. */
 export async function readActiveRuns(deps: RunIndexDeps, ids: readonly string[]): Promise<ActiveRun[]> {
   if (ids.length === 0) return [];
-  const pipeline = deps.redis.pipeline();
-  for (const id of ids) pipeline.hmget(deps.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id', 'step_queues');
+  const pipeline = new KeyedPipeline(deps.redis);
+  for (const id of ids) pipeline.on(deps.keys.run(id)).hmget(deps.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id', 'step_queues');
   const replies = (await pipeline.exec()) ?? [];
   return ids.map((id, i) => {
     const [status, kind, stageNames, batchId, stepQueues] = (replies[i]?.[1] as (string | null)[] | null) ?? [];
@@ -67,8 +68,8 @@ async function pruneIndex(deps: RunIndexDeps, options: { createdBefore: number; 
   for (let offset = 0; offset < options.maxIds; ) {
     const ids = await deps.redis.zrangebyscore(options.index, '-inf', options.createdBefore, 'LIMIT', offset, 500);
     if (ids.length === 0) break;
-    const pipeline = deps.redis.pipeline();
-    for (const id of ids) pipeline.exists(options.keyOf(id));
+    const pipeline = new KeyedPipeline(deps.redis);
+    for (const id of ids) pipeline.on(options.keyOf(id)).exists(options.keyOf(id));
     const exists = ((await pipeline.exec()) ?? []).map(([, found]) => found === 1);
     const gone = ids.filter((_, i) => !exists[i]);
     if (gone.length > 0) await deps.redis.zrem(options.index, ...gone);

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
 import { EXPAND_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { EventAppends } from './event-appends.js';
@@ -16,6 +17,7 @@ import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
+import { settleKeys } from './run-settle.js';
 
 export type { ActiveRun } from './run-index.js';
 
@@ -120,8 +122,12 @@ export class RunStore {
   /** Who numbers this store's appends and starts: unique per store, so per process. */
   readonly #writer = randomUUID().replace(/-/g, '').slice(0, 12);
   #seq = 0;
+  /** On a Redis Cluster a run's keys and BullMQ's are on different connections (see completeStage). */
+  readonly #cluster: boolean;
 
   constructor(options: RunStoreOptions) {
+    this.#cluster = isCluster(options.redis);
+    assertClusterPrefix(options.prefix, this.#cluster);
     this.redis = options.redis;
     this.prefix = options.prefix;
     this.keys = runKeys(options.prefix);
@@ -129,18 +135,21 @@ export class RunStore {
     this.#observer = options.observer;
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
-    this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now });
-    this.#appends = new EventAppends({ redis: options.redis, writer: this.#writer, maxlen: EVENT_STREAM_MAXLEN });
+    this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now, cluster: this.#cluster });
+    this.#appends = new EventAppends({ redis: options.redis, writer: this.#writer, maxlen: EVENT_STREAM_MAXLEN, cluster: this.#cluster });
   }
 
   /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
   async createRuns(runs: readonly NewRun[]): Promise<string[]> {
+    // Each run's hash is in its own slot, the indexes in the shared one: the hashes are written
+    // first, so that no reader of an index meets an id whose run is not there yet (and drops it).
+    const hashes = new KeyedPipeline(this.redis);
     const pipeline = this.redis.pipeline();
     const created = now();
     const score = Date.parse(created);
     const ids = runs.map((run) => {
       const id = run.id ?? newRunId();
-      pipeline.hset(this.keys.run(id), {
+      hashes.on(this.keys.run(id)).hset(this.keys.run(id), {
         id,
         kind: run.kind,
         status: 'queued',
@@ -163,6 +172,7 @@ export class RunStore {
       pipeline.zadd(this.keys.runIndex, ...members);
       pipeline.zadd(this.keys.activeRuns, ...members);
     }
+    await hashes.exec();
     await pipeline.exec();
     if (this.#observer?.created) {
       const counts = new Map<string, number>();
@@ -229,8 +239,8 @@ export class RunStore {
   /** What listing filters on, of many runs in one round trip; the pipeline only when asked. */
   async #listFacts(ids: readonly string[], withPipeline: boolean): Promise<{ status: RunStatus | null; pipeline: string | null }[]> {
     if (!withPipeline) return (await this.getStatuses(ids)).map((status) => ({ status, pipeline: null }));
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.run(id), 'status', 'pipeline');
+    const pipeline = new KeyedPipeline(this.redis);
+    for (const id of ids) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), 'status', 'pipeline');
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, values]) => {
       const [status, name] = (values as (string | null)[] | null) ?? [];
@@ -265,8 +275,8 @@ export class RunStore {
   /** Statuses of many runs in one round trip (null for unknown ids). */
   async getStatuses(runIds: readonly string[]): Promise<(RunStatus | null)[]> {
     if (runIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of runIds) pipeline.hget(this.keys.run(id), 'status');
+    const pipeline = new KeyedPipeline(this.redis);
+    for (const id of runIds) pipeline.on(this.keys.run(id)).hget(this.keys.run(id), 'status');
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, status]) => (status as RunStatus | null) ?? null);
   }
@@ -283,8 +293,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId), this.keys.activeRuns, this.keys.endedRuns];
-    if (batchId) keys.push(this.keys.batch(batchId), this.keys.batchEvents(batchId), this.keys.batchRuns(batchId));
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId)];
     const reply = (await this.#scripts.transition(
       keys.length,
       ...keys,
@@ -296,23 +305,43 @@ export class RunStore {
       terminal ? '1' : '0',
       String(this.retentionSeconds),
     )) as [number, string?, string?];
-    return this.#moved(reply, to, terminal);
+    return this.#moved({ reply, runId, batchId, to });
   }
 
-  #moved(reply: [number, string?, string?], to: RunStatus, terminal: boolean): { moved: boolean; previous: RunStatus | null } {
+  /** After the run's own step of a status change (its reply), the shared slot's. */
+  async #moved(options: { reply: [number, string?, string?]; runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<{ moved: boolean; previous: RunStatus | null }> {
+    const { reply, runId, batchId, to } = options;
     const moved = reply[0] === 1;
-    if (moved && terminal) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to });
+    // The shared slot follows (run-settle.ts); also when the run is already where it was asked to
+    // go, since a caller retrying after a crash may be the one to finish what the crash cut short.
+    if (moved || (reply[0] === 0 && reply[1] === to)) await this.#settle({ runId, batchId, to });
+    if (moved && TERMINAL_STATUSES.includes(to)) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to });
     return { moved, previous: (reply[1] as RunStatus | undefined) ?? null };
   }
 
+  /** What the shared slot keeps about a run once it moved to `to`: the active index, its batch's counts. */
+  async #settle(options: { runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<void> {
+    const keys = settleKeys(this.keys, options.batchId);
+    if (keys.length === 2 && !TERMINAL_STATUSES.includes(options.to)) return;
+    await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds));
+  }
+
   /**
-   * Completes a run's last stage and ends the run in one step: a completed run's result holds the
-   * output; a failed one (its output could not be computed) keeps it beside the others.
+   * Finishes the shared slot's step for runs that ended but are still in the active index (a
+   * process died between a run's two steps): the reconciler calls this for those it meets.
+   */
+  async settleEndedRuns(runs: readonly { id: string; status: RunStatus | null; batchId: string | null }[]): Promise<void> {
+    for (const run of runs) if (run.status && TERMINAL_STATUSES.includes(run.status)) await this.#settle({ runId: run.id, batchId: run.batchId, to: run.status });
+  }
+
+  /**
+   * Completes a run's last stage and ends the run in one script call on the run's keys (then the
+   * shared slot's step, as for any status change): a completed run's result holds the output; a
+   * failed one (its output could not be computed) keeps it beside the others.
    */
   async finishStage(options: { runId: string; stage: string; batchId: string | null; output: unknown; end: { to: 'completed'; result: unknown } | { to: 'failed'; error: RunError } }): Promise<{ moved: boolean; previous: RunStatus | null }> {
     const { runId, end } = options;
-    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.activeRuns, this.keys.endedRuns];
-    if (options.batchId) keys.push(this.keys.batch(options.batchId), this.keys.batchEvents(options.batchId), this.keys.batchRuns(options.batchId));
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     const args = {
       to: end.to,
       from: 'running,queued',
@@ -322,7 +351,7 @@ export class RunStore {
       keep: end.to === 'completed' ? '' : JSON.stringify(options.output ?? null),
     };
     const reply = (await this.#stageWrites.submit({ kind: 'finish', keys, stage: options.stage, end: args }).reply) as [number, string?, string?];
-    return this.#moved(reply, end.to, true);
+    return this.#moved({ reply, runId, batchId: options.batchId, to: end.to });
   }
 
   /**
@@ -336,7 +365,6 @@ export class RunStore {
     const { runId } = options;
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
-    if (options.batchId) keys.push(this.keys.batch(options.batchId));
     const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}`;
     const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
     // A map step's branches come as one list; an output never written (a skipped step) as null.
@@ -352,6 +380,11 @@ export class RunStore {
         return { kind: 'done', output: JSON.parse(reply[1] as string) as unknown, inputs: read, request };
       case 'peek':
         return { kind: 'peek', inputs: read, request };
+      case 'running':
+        // This start moved the run from queued: its batch's counts follow, in the shared slot.
+        // Should that step be lost, the batch counts the run queued until it ends (no drift).
+        if (options.batchId) await this.#settle({ runId, batchId: options.batchId, to: 'running' });
+        return { kind: 'started', attempt: Number(reply[1]), inputs: read, request };
       default:
         return { kind: 'started', attempt: Number(reply[1]), inputs: read, request };
     }
@@ -426,6 +459,9 @@ export class RunStore {
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     // null is an output too; only a skip leaves none.
     const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null), watch: options.watch });
+    // On a cluster the run's slot and BullMQ's may be on different masters, so one connection's
+    // order no longer puts this record before the job's completion: it is only sent once applied.
+    if (this.#cluster) return { sent: reply.then(() => undefined), recorded: reply.then(countsOf) };
     return { sent, recorded: reply.then(countsOf) };
   }
 

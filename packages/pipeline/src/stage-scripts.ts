@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { TRANSITION_FUNCTION, TRANSITION_SCRIPT } from './finish-script.js';
+import { SETTLE_SCRIPT } from './run-settle.js';
 
 /**
  * Stage starts and completions as one Lua script that applies a list of them, so that every stage
@@ -7,20 +8,20 @@ import { TRANSITION_FUNCTION, TRANSITION_SCRIPT } from './finish-script.js';
  * round trip and one script call (see StageWrites). A stage's record is flat fields of its run's
  * hash (see stage-records.ts), so each operation reads and writes the run with one command each.
  *
- * KEYS: per operation run, outputs, events, and for a start optionally the batch; for a finish
- *   also the active runs, the ended runs and, for a run of a batch, the batch, its events and its runs.
+ * KEYS: per operation run, outputs, events (the run's own slot; see keys.ts).
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip' | 'finish'), stage,
  *   key count, then for a start its operation id, flags ('r': return the run's request; 'p': peek,
  *   start nothing; 'q': a first attempt says nothing yet, its worker announces it if it lasts),
  *   the input count and the input stage names; for a completion the output JSON, then
  *   (completion and skip) a count and the run's fields to answer once it is recorded; for a
  *   finish the run's new status, the statuses it may move from, error JSON or '', result JSON or
- *   '', the retention seconds and the output JSON to keep ('' when it is in the result). All are idempotent: a start seen before (its id) and a
- *   completion of a completed stage change nothing, so a command resent after a reconnect writes
- *   no event twice.
+ *   '', the retention seconds and the output JSON to keep ('' when it is in the result). All are
+ *   idempotent: a start seen before (its id) and a completion of a completed stage change nothing,
+ *   so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
  *   start: {'missing'} | {'ended', status} | {'done' | 'peek', output, [request], inputs...}
- *     | {'started', attempt, [request], inputs...}
+ *     | {'started' | 'running', attempt, [request], inputs...} ('running': this start moved the run
+ *     from queued to running, which its batch's counts then follow, in the shared slot)
  *   complete, skip: {completed stages, stages in all, watched fields' values..., then the statuses of
  *     the branches each watched `<step>.branches` lists...}
  *   finish: the transition's answer (see TRANSITION_SCRIPT)
@@ -78,15 +79,11 @@ local function start(k, stage, op, flags, wanted)
     fields[#fields + 1] = 'running'
     fields[#fields + 1] = 'updated_at'
     fields[#fields + 1] = now
-    if k[4] and redis.call('EXISTS', k[4]) == 1 then
-      redis.call('HINCRBY', k[4], 'n:queued', -1)
-      redis.call('HINCRBY', k[4], 'n:running', 1)
-    end
   end
   redis.call('HSET', k[1], unpack(fields))
   -- A quick stage need not be told twice: its completion says it ran (see runStage).
   if attempt > 1 or not string.find(flags, 'q', 1, true) then stage_event(k, stage, 'running', attempt) end
-  return inputs({'started', tostring(attempt)})
+  return inputs({status == 'queued' and 'running' or 'started', tostring(attempt)})
 end
 
 -- The counts, then the run's fields the caller watches (what decides the next steps), then for
@@ -138,11 +135,12 @@ local function complete(k, stage, output, watch, keep)
   return counts(k, completed, total, watch)
 end
 
--- The last stage's completion and the end of its run, in one step (t: the transition's
+-- The last stage's completion and the end of its run's own keys, in one step (t: the transition's
 -- arguments, then the output to keep: '' when it went into the result, as for a completed run).
+-- The shared slot's step follows from the caller, as for any status change (run-settle.ts).
 local function finish(k, stage, t)
   complete(k, stage, t[6] ~= '' and t[6] or '1', {}, t[6] ~= '')
-  return transition({k[1], k[3], k[2], k[4], k[5], k[6], k[7], k[8]}, {t[1], t[2], now, t[3], t[4], '1', t[5]})
+  return transition({k[1], k[3], k[2]}, {t[1], t[2], now, t[3], t[4], '1', t[5]})
 end
 
 local replies = {}
@@ -209,6 +207,7 @@ export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 export interface RunScripts {
   stageWrites: ScriptCall;
   transition: ScriptCall;
+  settle: ScriptCall;
 }
 
 /**
@@ -220,11 +219,12 @@ export function runScripts(redis: Redis): RunScripts {
   if (!commands.syStageWrites) {
     redis.defineCommand('syStageWrites', { lua: STAGE_WRITES_SCRIPT });
     redis.defineCommand('syTransition', { lua: TRANSITION_SCRIPT });
+    redis.defineCommand('sySettle', { lua: SETTLE_SCRIPT });
   }
   const bound = (name: string): ScriptCall => {
     const command = commands[name];
     if (!command) throw new Error(`script ${name} was not defined`);
     return command.bind(redis);
   };
-  return { stageWrites: bound('syStageWrites'), transition: bound('syTransition') };
+  return { stageWrites: bound('syStageWrites'), transition: bound('syTransition'), settle: bound('sySettle') };
 }

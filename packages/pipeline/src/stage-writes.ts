@@ -4,6 +4,7 @@
  * several jobs arrive in one read), and a script call costs far more than the work inside it, on
  * both sides of the connection; on an idle system a list of one costs what a lone call did.
  */
+import { keySlot } from '@switchyard/redis';
 import type { ScriptCall } from './stage-scripts.js';
 import { STAGE_NAME } from './stage-records.js';
 
@@ -59,6 +60,11 @@ export interface StageWritesOptions {
   /** Operations per script call at most (default 200), so that one call never holds Redis long. */
   maxPerCall?: number;
   now?: () => string;
+  /**
+   * On a Redis Cluster a script touches one slot: the turn's operations are sent as one call per
+   * run slot (a run's own operations stay in order). Default false: one call for all.
+   */
+  cluster?: boolean;
 }
 
 export class StageWrites {
@@ -67,7 +73,7 @@ export class StageWrites {
   #scheduled = false;
 
   constructor(options: StageWritesOptions) {
-    this.#options = { maxPerCall: 200, now: () => new Date().toISOString(), ...options };
+    this.#options = { maxPerCall: 200, now: () => new Date().toISOString(), cluster: false, ...options };
   }
 
   submit(op: StageOperation): SubmittedOperation {
@@ -85,7 +91,11 @@ export class StageWrites {
 
   #flush(): void {
     this.#scheduled = false;
-    while (this.#queue.length > 0) this.#send(this.#queue.splice(0, this.#options.maxPerCall));
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const group of this.#options.cluster ? bySlot(queued) : [queued]) {
+      for (let i = 0; i < group.length; i += this.#options.maxPerCall) this.#send(group.slice(i, i + this.#options.maxPerCall));
+    }
   }
 
   #send(batch: Queued[]): void {
@@ -116,6 +126,18 @@ export class StageWrites {
 function finishArgs(op: StageOperation): string[] {
   const end = op.end as RunEndArgs;
   return [end.to, end.from, end.error, end.result, end.retentionSeconds, end.keep];
+}
+
+/** The operations grouped by the slot of their run (their first key), each group in order. */
+function bySlot(queued: Queued[]): Queued[][] {
+  const groups = new Map<number, Queued[]>();
+  for (const item of queued) {
+    const slot = keySlot(item.op.keys[0] ?? '');
+    const group = groups.get(slot);
+    if (group) group.push(item);
+    else groups.set(slot, [item]);
+  }
+  return [...groups.values()];
 }
 
 function settle(queued: Queued, reply: unknown): void {

@@ -2,10 +2,15 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { createRedisClient, freePort } from '@switchyard/redis';
+import type { Cluster, Redis } from 'ioredis';
+import { createRedisClient, freePort, isCluster } from '@switchyard/redis';
 import { memorySession } from '@switchyard/tool-suite';
 import { SupervisorEngine } from './engine.js';
 import { agent, harness, loggedInAgent, type Harness } from './test-kit.js';
+
+/** The address health names: the Redis URL, or on a cluster its masters. */
+const redisAddressOf = (redis: Redis) =>
+  isCluster(redis) ? `redis-cluster://${(redis as unknown as Cluster).nodes('master').map((n) => `${n.options.host}:${n.options.port}`).sort().join(',')}` : `redis://${redis.options.host}:${redis.options.port}/0`;
 
 let h: Harness;
 const CLOCK = new Date('2024-01-20T10:30:00.250Z');
@@ -64,7 +69,7 @@ test('health is healthy for a session in a project, degraded without one, and no
   assert.deepEqual(await a.ok('health'), {
     status: 'healthy',
     message: 'All systems operational',
-    checks: { api_connection: true, authentication: true, project_context: true, api_url: `redis://${h.redis.options.host}:${h.redis.options.port}/0` },
+    checks: { api_connection: true, authentication: true, project_context: true, api_url: redisAddressOf(h.redis) },
   });
   const degraded = async (engine: SupervisorEngine, session = memorySession()) => {
     const reply = await engine.call('health', {}, session);
@@ -72,7 +77,7 @@ test('health is healthy for a session in a project, degraded without one, and no
     assert.equal(reply.content.message, 'Some systems are not functioning properly');
     return reply.content.checks;
   };
-  assert.deepEqual(await degraded(h.engine), { api_connection: true, authentication: false, project_context: false, api_url: `redis://${h.redis.options.host}:${h.redis.options.port}/0` });
+  assert.deepEqual(await degraded(h.engine), { api_connection: true, authentication: false, project_context: false, api_url: redisAddressOf(h.redis) });
 
   const down = createRedisClient(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
   try {

@@ -5,8 +5,8 @@
  * Redis, so any number of them, in any number of processes, serve the same projects.
  */
 import path from 'node:path';
-import type { Redis } from 'ioredis';
-import { REPO_ROOT } from '@switchyard/redis';
+import type { Cluster, Redis } from 'ioredis';
+import { isCluster, REPO_ROOT } from '@switchyard/redis';
 import { describeIssue, TOOL_ARGS, type SupervisorTool } from './args.js';
 import { isoSeconds, SupervisorError } from './domain.js';
 import { accountOps } from './ops/account.js';
@@ -39,6 +39,8 @@ const OPS = { ...accountOps, ...taskOps, ...phaseOps, ...sopOps };
 export const DEFAULT_WORKSPACE_ROOT = path.join(REPO_ROOT, '.data', 'supervisor');
 
 function redisAddress(redis: Redis): string {
+  // A Cluster's own options hold no address: its masters, as it knows them now, name it.
+  if (isCluster(redis)) return `redis-cluster://${(redis as unknown as Cluster).nodes('master').map((node) => `${node.options.host}:${node.options.port}`).sort().join(',')}`;
   const { host, port, db, tls } = redis.options;
   return `${tls ? 'rediss' : 'redis'}://${host ?? 'localhost'}:${port ?? 6379}/${db ?? 0}`;
 }

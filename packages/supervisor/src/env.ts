@@ -3,15 +3,17 @@
  * prefix as the services it administers.
  */
 import { z } from 'zod';
-import { loadEnv as load } from '@switchyard/config';
+import { clusterNodes, loadEnv as load, redisUrlOf, taggedPrefix } from '@switchyard/config';
 
 export const SupervisorEnv = z.object({
   /** Redis to use; unset starts (or reuses) the local redis-server of `.data/redis`. */
   REDIS_URL: z.string().min(1).optional(),
-  QUEUE_PREFIX: z.string().regex(/^[\w{}:.-]+$/).default('sy'),
+  /** A Redis Cluster's seed nodes, `host:port,…` (as for the services). */
+  REDIS_CLUSTER_NODES: clusterNodes.optional(),
+  QUEUE_PREFIX: z.string().regex(/^(\{[\w:.-]+\}|[\w:.-]+)$/).default('sy'),
 });
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): { redisUrl: string | undefined; prefix: string } {
   const env = load({ service: 'supervisor', schema: SupervisorEnv, source });
-  return { redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX };
+  return { redisUrl: redisUrlOf(env), prefix: taggedPrefix(env.QUEUE_PREFIX) };
 }

@@ -1,6 +1,15 @@
-/** Where the Supervisor keeps each thing in Redis, all under `{prefix}:supervisor:`. */
+import { keyspace } from '@switchyard/redis';
+
+/**
+ * Where the Supervisor keeps each thing in Redis, all under `{sy:supervisor}`: one Redis Cluster
+ * slot, since its scripts join keys across entities (a task group's start reads and sets its
+ * project's in-progress pointer and may switch to another PENDING group; creating a user claims
+ * the username and the token together), and tasks and phases are looked up by their own ids.
+ * Tagging per project would need every task and phase id to name its project; the Supervisor's
+ * traffic (people and agents calling tools) is far below what one slot serves.
+ */
 export function supervisorKeys(prefix: string) {
-  const base = `${prefix}:supervisor`;
+  const base = keyspace(prefix).group('supervisor');
   return {
     base,
     /** Hash: user_id, username, created_at. */

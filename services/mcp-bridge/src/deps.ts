@@ -51,7 +51,7 @@ export interface BridgeDeps {
 }
 
 export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
-  const prefix = options.prefix ?? 'sy';
+  const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl);
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver });
   const batches = new BatchStore(store);

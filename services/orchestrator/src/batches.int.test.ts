@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRedisClient } from '@switchyard/redis';
+import { runKeys } from '@switchyard/pipeline';
+import { createRedisClient, isClusterUrl, keyspace, masters, scanKeys } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
 
@@ -13,14 +14,8 @@ after(() => stack.close());
 async function countRunKeys(): Promise<number> {
   const redis = createRedisClient(stack.redisUrl);
   try {
-    let cursor = '0';
-    let count = 0;
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${stack.prefix}:run:*`, 'COUNT', 1000);
-      cursor = next;
-      count += keys.filter((k) => /:run:run_[0-9a-f]+$/.test(k)).length;
-    } while (cursor !== '0');
-    return count;
+    // A run's hash is `{prefix:run:<id>}`, its outputs and events that with a suffix.
+    return (await scanKeys(redis, keyspace(stack.prefix).pattern)).filter((k) => /:run:run_[0-9a-f]+\}$/.test(k)).length;
   } finally {
     await redis.quit();
   }
@@ -52,7 +47,31 @@ test('a batch of 50 stories runs to the end, with counts, pages of runs and an e
   const one = await stack.json<{ request: { style: string; depth: number; topic: string }; batch_id: string }>(`/v1/runs/${created.body.run_ids[3]}`);
   assert.deepEqual(one.body.request, { topic: 'story number 4 about a river that forgets', style: 'concise', depth: 2 });
   assert.equal(one.body.batch_id, created.body.batch_id);
+  if (isClusterUrl(stack.redisUrl)) await assertSpreadOverMasters(created.body.run_ids);
 });
+
+/**
+ * On a Redis Cluster: each run's hash and events are on the one master that holds the run's slot,
+ * and the batch's runs are on every master (asked of each master itself, not computed).
+ */
+async function assertSpreadOverMasters(runIds: readonly string[]): Promise<void> {
+  const redis = createRedisClient(stack.redisUrl);
+  const nodes = await masters(redis);
+  assert.equal(nodes.length, 3);
+  const keys = runKeys(stack.prefix);
+  // What each master holds, as it says itself (a SCAN of one node lists only its own keys).
+  const held = await Promise.all(nodes.map(async (node) => new Set(await scanKeys(node, keyspace(stack.prefix).pattern))));
+  const runsPerMaster = held.map((own) => runIds.filter((id) => own.has(keys.run(id))).length);
+  for (const id of runIds) {
+    const home = held.findIndex((own) => own.has(keys.run(id)));
+    assert.ok(home >= 0, `run ${id} is on a master`);
+    assert.ok(held[home]?.has(keys.events(id)), `run ${id}: its events are on its hash's master`);
+  }
+  assert.equal(runsPerMaster.reduce((a, b) => a + b, 0), runIds.length, 'each run is on exactly one master');
+  assert.ok(runsPerMaster.every((count) => count > 0), `the batch's runs are on every master: ${runsPerMaster.join(', ')}`);
+  process.stdout.write(`# a batch's runs per master: ${runsPerMaster.join(', ')}\n`);
+  await redis.quit();
+}
 
 test('the same Idempotency-Key and body return the same run; another body with that key is refused with 409', async () => {
   const before = await countRunKeys();

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRedisClient } from '@switchyard/redis';
+import { createRedisClient, keyspace, scanKeys } from '@switchyard/redis';
 import { malformedBodies, malformedRunPaths, type MalformedRequest } from './testing/malformed.js';
 import { startTestStack, TEST_API_KEY, type TestStack } from './testing/stack.js';
 
@@ -45,13 +45,7 @@ async function send(url: string, request: MalformedRequest, headers: Record<stri
 
 async function redisFootprint(): Promise<{ keys: number }> {
   const redis = createRedisClient(stack.redisUrl);
-  let cursor = '0';
-  let keys = 0;
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${stack.prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    keys += found.length;
-  } while (cursor !== '0');
+  const keys = (await scanKeys(redis, keyspace(stack.prefix).pattern)).length;
   await redis.quit();
   return { keys };
 }

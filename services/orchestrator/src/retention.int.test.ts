@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRedisClient } from '@switchyard/redis';
+import { createRedisClient, keyspace, scanKeys } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
 
@@ -23,13 +23,7 @@ const isTransient = (key: string) => key.endsWith(':lease') || key.endsWith(':st
 
 async function footprint(): Promise<{ keys: string[]; bytes: number; queueEventBytes: number; sizes: Record<string, number> }> {
   const redis = createRedisClient(stack.redisUrl);
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${stack.prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...found);
-  } while (cursor !== '0');
+  const keys = await scanKeys(redis, keyspace(stack.prefix).pattern);
   let bytes = 0;
   let queueEventBytes = 0;
   const sizes: Record<string, number> = {};

@@ -41,7 +41,7 @@ export interface RunningOrchestrator {
 }
 
 export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
-  const prefix = options.prefix ?? 'sy';
+  const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl);
   const metrics = createOrchestratorMetrics();
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });

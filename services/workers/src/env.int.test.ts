@@ -40,7 +40,7 @@ test('each service\'s step queue takes its own concurrency and rate limit, over 
   assert.deepEqual(config.queues['tool-search'], { concurrency: 4, rate: { max: 20, duration: 1000 } });
   assert.equal(config.queues['tool-editing']?.concurrency, 4);
   assert.equal(config.defaultConcurrency, 4);
-  assert.equal(config.prefix, 'sy');
+  assert.equal(config.prefix, '{sy}');
 });
 
 test('content is joined per CONTENT_FLUSH_MS, by default the coalescer\'s interval, and a negative one is refused', () => {

@@ -99,17 +99,21 @@ export class RunReconciler {
     const createdBefore = Date.now() - graceMs;
     const suspects: ActiveRun[] = [];
     const gone: string[] = [];
+    const settled: ActiveRun[] = [];
     let checked = 0;
     for (let offset = 0; offset < MAX_RUNS_PER_SWEEP; offset += PAGE) {
       const runs = await store.listActiveRuns({ createdBefore, offset, count: PAGE });
       for (const run of runs) {
         checked += 1;
-        if (!run.status || run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') gone.push(run.id);
+        if (!run.status) gone.push(run.id);
+        // Ended, but its status change stopped before the shared slot's step (run-settle.ts).
+        else if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') settled.push(run);
         else if (!(await this.#hasLiveJob(run))) suspects.push(run);
       }
       if (runs.length < PAGE) break;
     }
     await store.forgetActiveRuns(gone);
+    await store.settleEndedRuns(settled);
     if (suspects.length === 0) return { checked, ended: 0 };
     await sleep(recheckMs);
     let ended = 0;

@@ -66,7 +66,7 @@ export interface RunningWorkers {
 }
 
 export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
-  const prefix = options.prefix ?? 'sy';
+  const prefix = options.prefix ?? '{sy}';
   const connection = createRedisClient(options.redisUrl);
   const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs });
   if (options.metrics) redisMetrics(options.metrics.registry, connection);

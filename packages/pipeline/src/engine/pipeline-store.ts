@@ -4,6 +4,7 @@
  * process reads definitions from here and keeps each version compiled, since it never changes.
  */
 import type { Redis } from 'ioredis';
+import { keyspace } from '@switchyard/redis';
 import { compilePipeline, type CompiledPipeline, type StoredPipeline } from '../definition/compile.js';
 
 export interface PipelineSummary {
@@ -49,8 +50,9 @@ export class PipelineStore {
 
   constructor(options: { redis: Redis; prefix: string }) {
     this.#redis = options.redis;
-    this.#prefix = options.prefix;
-    this.changedChannel = `${options.prefix}:pipelines:changed`;
+    // The definitions and their index are one script's keys: both in the shared slot.
+    this.#prefix = keyspace(options.prefix).shared;
+    this.changedChannel = `${this.#prefix}:pipelines:changed`;
   }
 
   #key(name: string): string {

@@ -6,7 +6,8 @@
  * at most 100 values, the spec's limit.
  */
 import type { Redis } from 'ioredis';
-import { STAGE_IDS } from '@switchyard/aceflow';
+import { aceflowKeys, STAGE_IDS } from '@switchyard/aceflow';
+import { globEscape, KeyedPipeline, scanKeys } from '@switchyard/redis';
 import type { PipelineStore, RunStore } from '@switchyard/pipeline';
 import { supervisorKeys } from '@switchyard/supervisor';
 
@@ -58,8 +59,8 @@ export function completionSources(options: CompletionSourceOptions): CompletionS
     },
     async batchIds(value) {
       const ids = await recent();
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(store.keys.run(id), 'batch_id');
+      const pipeline = new KeyedPipeline(redis);
+      for (const id of ids) pipeline.on(store.keys.run(id)).hget(store.keys.run(id), 'batch_id');
       const batches = ((await pipeline.exec()) ?? []).map(([, batch]) => batch).filter((batch): batch is string => typeof batch === 'string' && batch.length > 0);
       return matching(batches, value.startsWith('batch_') ? value : `batch_${value}`);
     },
@@ -77,7 +78,7 @@ export function completionSources(options: CompletionSourceOptions): CompletionS
       return matching([...STAGE_IDS.filter((id) => id.startsWith(value.toLowerCase())), ...byName], '');
     },
     async aceflowProjects(value) {
-      const names = await redis.hvals(`${options.prefix}:aceflow:workspaces`);
+      const names = await redis.hvals(aceflowKeys(options.prefix, '').workspaces);
       return matching([...new Set(names)].sort(), value);
     },
     async supervisorProjects(value) {
@@ -90,17 +91,10 @@ export function completionSources(options: CompletionSourceOptions): CompletionS
 export async function supervisorProjects(redis: Redis, prefix: string, scanLimit: number): Promise<{ id: string; name: string }[]> {
   const base = `${supervisorKeys(prefix).base}:project:`;
   const ids = new Set<string>();
-  let cursor = '0';
-  let scanned = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}*`, 'COUNT', 1000);
-    cursor = next;
-    scanned += 1000;
-    for (const key of keys) {
-      const id = key.slice(base.length);
-      if (!id.includes(':')) ids.add(id);
-    }
-  } while (cursor !== '0' && scanned < scanLimit);
+  for (const key of await scanKeys(redis, `${globEscape(base)}*`, { maxScanned: scanLimit })) {
+    const id = key.slice(base.length);
+    if (!id.includes(':')) ids.add(id);
+  }
   const list = [...ids];
   const pipeline = redis.pipeline();
   for (const id of list) pipeline.hget(`${base}${id}`, 'project_name');

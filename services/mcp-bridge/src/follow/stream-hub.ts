@@ -5,8 +5,13 @@
  * followed: a connection per run would cost a socket (and a Redis client) for each run of a
  * 10,000-run batch that a session started. A new follower wakes the blocked read at once
  * (CLIENT UNBLOCK), so it misses nothing and waits for nobody.
+ *
+ * On a Redis Cluster one XREAD cannot span streams of different slots (each run's are in its own),
+ * and a blocked read on one node could not be woken from another: there the hub polls instead,
+ * every stream followed in one pipeline per master each `pollMs`, and a new follower ends the wait.
  */
 import type { Redis } from 'ioredis';
+import { isCluster, KeyedPipeline } from '@switchyard/redis';
 import type { StreamEvent } from '@switchyard/pipeline';
 
 export type StreamListener = (events: StreamEvent[]) => void;
@@ -22,6 +27,8 @@ export interface StreamHubOptions {
   onError?: (error: unknown) => void;
   /** Pause after a failed read, ms (default 500). */
   retryMs?: number;
+  /** On a Redis Cluster: pause between polls that found nothing new, ms (default 200). */
+  pollMs?: number;
 }
 
 interface Follower {
@@ -55,9 +62,13 @@ export class StreamHub {
   /** Reads issued so far: tells a wake-up whether the read it meant to end is still the current one. */
   #reads = 0;
   #closed = false;
+  readonly #cluster: boolean;
+  /** On a cluster: ends the pause between polls. */
+  #endNap: (() => void) | undefined;
 
   constructor(options: StreamHubOptions) {
     this.#options = options;
+    this.#cluster = isCluster(options.redis);
   }
 
   /** Streams followed now. */
@@ -93,6 +104,7 @@ export class StreamHub {
   }
 
   #wake(): void {
+    this.#endNap?.();
     if (this.#blocked) void this.#unblock(this.#reads).catch(() => undefined);
   }
 
@@ -123,6 +135,10 @@ export class StreamHub {
     try {
       while (!this.#closed && this.#followers.size > 0) {
         const keys = [...this.#followers.keys()];
+        if (this.#cluster) {
+          await this.#poll(keys);
+          continue;
+        }
         const turns = Math.ceil(keys.length / perRead);
         for (let turn = 0; turn < turns && !this.#closed; turn += 1) {
           await this.#read(keys.slice(turn * perRead, (turn + 1) * perRead), turns === 1 ? (this.#options.blockMs ?? 5000) : 20);
@@ -154,6 +170,36 @@ export class StreamHub {
     }
     if (!Array.isArray(reply)) return; // timed out, or woken
     for (const [key, entries] of reply as [string, unknown][]) this.#dispatch(key, toEvents(entries));
+  }
+
+  /** One look at every stream (cluster): a non-blocking XREAD each, grouped per master; a pause when nothing came. */
+  async #poll(keys: string[]): Promise<void> {
+    const pipeline = new KeyedPipeline(this.#options.redis);
+    for (const key of keys) pipeline.on(key).xread('COUNT', 500, 'STREAMS', key, this.#earliest(key));
+    let found = false;
+    try {
+      const replies = await pipeline.exec();
+      for (const [error, reply] of replies) {
+        if (error) throw error;
+        if (!Array.isArray(reply)) continue;
+        for (const [key, entries] of reply as [string, unknown][]) {
+          found = true;
+          this.#dispatch(key, toEvents(entries));
+        }
+      }
+    } catch (error) {
+      if (this.#closed) return;
+      this.#options.onError?.(error);
+    }
+    if (found || this.#closed) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.#options.pollMs ?? 200);
+      this.#endNap = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#endNap = undefined;
   }
 
   #earliest(key: string): string {

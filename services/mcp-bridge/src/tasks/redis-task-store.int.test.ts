@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { waitFor } from '../testing/journey.js';
+import { sessionKeys } from '../http/keys.js';
 import { RedisTaskStore, taskLeases } from './redis-task-store.js';
 
 let url: string;
@@ -24,20 +25,23 @@ function bridgeProcess(prefix: string, sessionId: string, leaseMs = LEASE_MS) {
   return { connection, leases, store };
 }
 
-const leaseEnd = async (prefix: string, taskId: string) => Number(await redis.hget(`${prefix}:mcp:task:${taskId}`, 'lease_until'));
+const leaseEnd = async (prefix: string, sessionId: string, taskId: string) => Number(await redis.hget(sessionKeys(prefix, sessionId).task(taskId), 'lease_until'));
 
 type Bridge = ReturnType<typeof bridgeProcess>;
 
 /** Two bridge processes serving one session under a prefix of their own, let go of afterwards. */
-async function withTwoBridges(label: string, check: (bridges: { prefix: string; first: Bridge; second: Bridge }) => Promise<void>, leaseMs = LEASE_MS): Promise<void> {
+async function withTwoBridges(label: string, check: (bridges: { prefix: string; session: string; first: Bridge; second: Bridge }) => Promise<void>, leaseMs = LEASE_MS): Promise<void> {
   const prefix = uniquePrefix(label);
-  const first = bridgeProcess(prefix, `${label}-session`, leaseMs);
-  const second = bridgeProcess(prefix, `${label}-session`, leaseMs);
+  const session = `${label}-session`;
+  const first = bridgeProcess(prefix, session, leaseMs);
+  const second = bridgeProcess(prefix, session, leaseMs);
   try {
-    await check({ prefix, first, second });
+    await check({ prefix, session, first, second });
   } finally {
     for (const bridge of [first, second]) {
-      await bridge.leases.close();
+      // A bridge whose connection the test took away has nothing to close: on a Redis Cluster a
+      // command on a disconnected client waits instead of failing at once.
+      if (bridge.connection.status === 'ready') await bridge.leases.close();
       bridge.connection.disconnect();
     }
   }
@@ -63,27 +67,27 @@ test('a task whose bridge died fails once its lease runs out, with a result tell
 });
 
 test('a task whose bridge keeps renewing its lease stays working past its first lease', async () => {
-  await withTwoBridges('task-lease-renewed', async ({ prefix, first: running, second: reader }) => {
+  await withTwoBridges('task-lease-renewed', async ({ prefix, session, first: running, second: reader }) => {
     const task = await running.store.createTask({}, 1, request);
-    const firstEnd = await leaseEnd(prefix, task.taskId);
+    const firstEnd = await leaseEnd(prefix, session, task.taskId);
     await waitFor('the first lease to have run out', () => Date.now() > firstEnd + 50);
-    assert.ok((await leaseEnd(prefix, task.taskId)) > firstEnd, 'the lease was renewed');
+    assert.ok((await leaseEnd(prefix, session, task.taskId)) > firstEnd, 'the lease was renewed');
     assert.equal((await reader.store.getTask(task.taskId))?.status, 'working');
     await running.store.storeTaskResult(task.taskId, 'completed', { content: [] });
-    const finishedEnd = await leaseEnd(prefix, task.taskId);
+    const finishedEnd = await leaseEnd(prefix, session, task.taskId);
     await waitFor('the last lease to have run out', () => Date.now() > finishedEnd + 50);
     assert.equal((await reader.store.getTask(task.taskId))?.status, 'completed', 'a finished task is left as it ended');
   });
 });
 
 test('a bridge that stops fails the tasks still running in it at once, and leaves the others alone', async () => {
-  await withTwoBridges('task-lease-stop', async ({ prefix, first: stopping, second: reader }) => {
+  await withTwoBridges('task-lease-stop', async ({ prefix, session, first: stopping, second: reader }) => {
     const unfinished = await stopping.store.createTask({}, 1, request);
     const finished = await stopping.store.createTask({}, 2, request);
     await stopping.store.storeTaskResult(finished.taskId, 'completed', { content: [{ type: 'text', text: 'done' }] });
     await stopping.leases.close();
     assert.equal((await reader.store.getTask(unfinished.taskId))?.status, 'failed');
-    assert.ok(Date.now() < (await leaseEnd(prefix, unfinished.taskId)), 'failed before its lease ran out');
+    assert.ok(Date.now() < (await leaseEnd(prefix, session, unfinished.taskId)), 'failed before its lease ran out');
     assert.equal((await reader.store.getTask(finished.taskId))?.status, 'completed');
     assert.deepEqual((await reader.store.getTaskResult(finished.taskId)).content, [{ type: 'text', text: 'done' }]);
     // A lease long enough that only the stop, not its running out, can have failed the task, on a busy machine too.

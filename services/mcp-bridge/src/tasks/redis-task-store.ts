@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
+import { sessionKeys } from '../http/keys.js';
 import { TaskLeases } from './task-leases.js';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
@@ -76,8 +77,9 @@ export class RedisTaskStore implements TaskStore {
     this.#observer = options.observer;
   }
 
-  #key = (taskId: string) => `${this.#prefix}:mcp:task:${taskId}`;
-  #index = () => `${this.#prefix}:mcp:session:${this.#sessionId}:tasks`;
+  // A task and the session's index of them are written together: both under the session's tag.
+  #key = (taskId: string) => sessionKeys(this.#prefix, this.#sessionId).task(taskId);
+  #index = () => sessionKeys(this.#prefix, this.#sessionId).tasks;
 
   async createTask(params: CreateTaskOptions, requestId: RequestId, request: Request): Promise<Task> {
     const taskId = randomBytes(16).toString('hex');

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
+import { keyspace, scanKeys } from '@switchyard/redis';
 
 export const JOB_TOOLS = ['start_story', 'start_story_batch', 'start_stage_pipeline', 'get_run', 'list_runs', 'cancel_run', 'wait_for_run'] as const;
 
@@ -200,16 +201,11 @@ export async function checkBadCalls(client: Client): Promise<void> {
 /** Every key under `prefix` with its type and content digest, to show that nothing changed. */
 export async function snapshotKeys(redis: Redis, prefix: string, options: { except?: RegExp } = {}): Promise<Map<string, string>> {
   const snapshot = new Map<string, string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) {
-      if (options.except?.test(key)) continue;
-      const dump = await redis.dumpBuffer(key);
-      snapshot.set(key, dump ? dump.toString('base64') : '');
-    }
-  } while (cursor !== '0');
+  for (const key of await scanKeys(redis, keyspace(prefix).pattern)) {
+    if (options.except?.test(key)) continue;
+    const dump = await redis.dumpBuffer(key);
+    snapshot.set(key, dump ? dump.toString('base64') : '');
+  }
   return snapshot;
 }
 

@@ -11,6 +11,7 @@ import { Queue } from 'bullmq';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { kindQueue, QUEUES, STEP_KINDS, toolQueue } from '@switchyard/pipeline';
+import { globEscape, scanKeys } from '@switchyard/redis';
 
 /** Where the board is served. */
 export const QUEUE_BOARD_PATH = '/admin/queues';
@@ -39,7 +40,6 @@ export interface QueueBoard {
   close(): Promise<void>;
 }
 
-const globEscape = (value: string) => value.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 /**
  * Bull Board's page asks Google for its fonts; the board works on the system's, and a look at the
  * queues should tell no one else. Its own inline bootstrap script and styles stay allowed.
@@ -66,17 +66,10 @@ export function createQueueBoard(options: QueueBoardOptions): QueueBoard {
     lastRefresh = Date.now();
     // A BullMQ queue keeps a `meta` hash under `{prefix}:{name}:`; queue names have no colon.
     const head = `${options.prefix}:`;
-    let cursor = '0';
-    let scanned = 0;
-    do {
-      const [next, keys] = await options.redis.scan(cursor, 'MATCH', `${globEscape(head)}*:meta`, 'COUNT', 1000);
-      cursor = next;
-      scanned += 1000;
-      for (const key of keys) {
-        const name = key.slice(head.length, -':meta'.length);
-        if (name && !name.includes(':') && !queues.has(name)) board.addQueue(open(name));
-      }
-    } while (cursor !== '0' && scanned < MAX_SCANNED_KEYS);
+    for (const key of await scanKeys(options.redis, `${globEscape(head)}*:meta`, { maxScanned: MAX_SCANNED_KEYS })) {
+      const name = key.slice(head.length, -':meta'.length);
+      if (name && !name.includes(':') && !queues.has(name)) board.addQueue(open(name));
+    }
   };
 
   return {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '@switchyard/redis';
+import { createRedisClient, keyspace, scanKeys } from '@switchyard/redis';
 import type { TestStack } from './stack.js';
 
 export interface ErrorReply {
@@ -37,14 +37,7 @@ export class KeyWatch {
   }
 
   async keys(): Promise<Set<string>> {
-    const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.#redis.scan(cursor, 'MATCH', `${this.#prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) found.add(key);
-    } while (cursor !== '0');
-    return found;
+    return new Set(await scanKeys(this.#redis, keyspace(this.#prefix).pattern));
   }
 
   /**

@@ -1,0 +1,56 @@
+/**
+ * The second step of a run's status change: what the shared slot keeps about the run. A run's own
+ * keys (`{sy:run:<id>}`) and the keys many runs share (`{sy}`: the active-run index, the batch's
+ * counts and events) are in different Redis Cluster slots, so no one script can change both. The
+ * run's script goes first (it decides whether the run moves, and is the truth about its status);
+ * this one follows with the same status, and is safe to apply late, twice, or out of order:
+ *
+ * - the batch keeps, per run, the status its counts hold (`…:statuses`), so applying a status it
+ *   already holds changes nothing, and a run it counts as ended is never counted again;
+ * - a process that dies between the two steps leaves an ended run in the active index: the
+ *   reconciler meets it there and applies this step for it (`RunStore.settleEndedRuns`).
+ *
+ * An ended run is also listed for the compactor (`runs:ended`, by the time it ended), which folds
+ * it into its archive a little later (run-compaction.ts).
+ *
+ * KEYS: active runs, ended runs, then for a run of a batch: batch, batch events, batch runs, batch
+ *   statuses.
+ * ARGV: run id, status, '1' when the status ends the run, retention seconds.
+ * Answers 1 when the batch's counts changed, else 0.
+ */
+import type { RunKeys } from './keys.js';
+
+export const SETTLE_SCRIPT = `
+local run_id, to, terminal = ARGV[1], ARGV[2], ARGV[3] == '1'
+if terminal and redis.call('ZREM', KEYS[1], run_id) == 1 then
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[2], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), run_id)
+end
+if #KEYS < 6 or redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
+local held = redis.call('HGET', KEYS[6], run_id) or 'queued'
+if held == to or held == 'completed' or held == 'failed' or held == 'cancelled' then return 0 end
+redis.call('HSET', KEYS[6], run_id, to)
+redis.call('HINCRBY', KEYS[3], 'n:' .. held, -1)
+redis.call('HINCRBY', KEYS[3], 'n:' .. to, 1)
+if terminal then
+  redis.call('XADD', KEYS[4], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = to}))
+  local finished = redis.call('HINCRBY', KEYS[3], 'finished', 1)
+  if finished >= tonumber(redis.call('HGET', KEYS[3], 'total')) then
+    local counts = {}
+    for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
+      counts[s] = tonumber(redis.call('HGET', KEYS[3], 'n:' .. s) or '0')
+    end
+    redis.call('XADD', KEYS[4], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+    local ttl = tonumber(ARGV[4])
+    for i = 3, 6 do redis.call('EXPIRE', KEYS[i], ttl) end
+  end
+end
+return 1
+`;
+
+/** The keys SETTLE_SCRIPT takes for a run (of `batchId`, when it has one). */
+export function settleKeys(keys: RunKeys, batchId: string | null | undefined): string[] {
+  const list = [keys.activeRuns, keys.endedRuns];
+  if (batchId) list.push(keys.batch(batchId), keys.batchEvents(batchId), keys.batchRuns(batchId), keys.batchStatuses(batchId));
+  return list;
+}

@@ -1,0 +1,124 @@
+/**
+ * A local Redis Cluster for tests and the bench: three `redis-server --cluster-enabled yes`
+ * masters on free loopback ports, each in a temporary directory of its own, joined with
+ * `redis-cli --cluster create` (no replicas) and ready once every node reports `cluster_state:ok`.
+ * No Docker: the same redis-server the single-node set-up uses.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { freePort, pingRedis } from './local-server.js';
+import { clusterUrl } from './cluster-url.js';
+
+export interface LocalCluster {
+  /** `redis-cluster://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3`: what REDIS_URL takes for a cluster. */
+  url: string;
+  /** The masters' `host:port`, in the order they were started. */
+  nodes: string[];
+  owned: true;
+  stop(): Promise<void>;
+}
+
+export interface StartLocalClusterOptions {
+  /** Path of redis-server; redis-cli is looked for beside it. */
+  binary: string;
+  /** How many masters (default 3, the fewest `redis-cli --cluster create` accepts). */
+  masters?: number;
+  /** How long to wait for `cluster_state:ok` (default 20 s). */
+  readyTimeoutMs?: number;
+}
+
+function spawnNode(options: { binary: string; port: number; busPort: number; dir: string }): ChildProcess {
+  const args = [
+    '--port', String(options.port),
+    // The bus port is chosen too: the default (port + 10000) may be taken, or past 65535.
+    '--cluster-port', String(options.busPort),
+    '--cluster-enabled', 'yes',
+    '--cluster-config-file', path.join(options.dir, 'nodes.conf'),
+    '--cluster-node-timeout', '5000',
+    '--bind', '127.0.0.1',
+    '--dir', options.dir,
+    '--appendonly', 'no',
+    '--save', '',
+    '--daemonize', 'no',
+    '--logfile', path.join(options.dir, 'redis.log'),
+  ];
+  const child = spawn(options.binary, args, { stdio: 'ignore' });
+  child.unref();
+  return child;
+}
+
+function stopNode(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await sleep(100);
+  }
+  throw new Error(`local cluster: ${what} not within ${timeoutMs} ms`);
+}
+
+/** True when the node at `url` says the cluster is ok and it knows every master. */
+async function clusterOk(url: string, masters: number): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const info = (await client.call('CLUSTER', 'INFO')) as string;
+    return /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${masters}\\b`).test(info);
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Starts `masters` cluster nodes, joins them, and waits until the cluster serves every slot. */
+export async function startLocalCluster(options: StartLocalClusterOptions): Promise<LocalCluster> {
+  const masters = options.masters ?? 3;
+  const cli = path.join(path.dirname(options.binary), 'redis-cli');
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const nodes: string[] = [];
+  const stop = async () => {
+    process.removeListener('exit', killAll);
+    await Promise.all(children.map(stopNode));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  };
+  const killAll = () => children.forEach((child) => child.kill('SIGKILL'));
+  process.once('exit', killAll);
+  try {
+    for (let i = 0; i < masters; i++) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-cluster-'));
+      dirs.push(dir);
+      const port = await freePort();
+      let busPort = await freePort();
+      while (busPort === port) busPort = await freePort();
+      children.push(spawnNode({ binary: options.binary, port, busPort, dir }));
+      nodes.push(`127.0.0.1:${port}`);
+    }
+    await waitFor('every node answering PING', async () => (await Promise.all(nodes.map((node) => pingRedis(`redis://${node}`, 500)))).every(Boolean), 10_000);
+    const created = spawnSync(cli, ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
+    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
+    const timeout = options.readyTimeoutMs ?? 20_000;
+    await waitFor('cluster_state:ok on every node', async () => (await Promise.all(nodes.map((node) => clusterOk(`redis://${node}`, masters)))).every(Boolean), timeout);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: clusterUrl(nodes), nodes, owned: true, stop };
+}
