@@ -87,7 +87,7 @@ test('a stage completion sent twice is recorded and announced once', async () =>
 test('a quiet first start is not announced, its completion carries the run\'s progress, and a quiet retry is announced', async () => {
   const { store, runId, keys } = await newRun(uniquePrefix('quiet-start'));
   const writes = new StageWrites({ call: runScripts(redis).stageWrites, maxlen: '1000' });
-  assert.deepEqual(await writes.submit({ kind: 'start', keys, stage: 'search', id: 'op-1', flags: 'q' }).reply, ['started', '1']);
+  assert.deepEqual(await writes.submit({ kind: 'start', keys, stage: 'search', id: 'op-1', flags: 'q' }).reply, ['running', '1']);
   assert.deepEqual(await types(store, runId), []);
   assert.equal((await store.getRun(runId))?.stages[0]?.status, 'running');
   await writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply;
