@@ -8,7 +8,7 @@
  * completion time with the bound the configured concurrency allows (realistic-bound.ts).
  */
 import os from 'node:os';
-import { createRedisClient } from '@switchyard/redis';
+import { createRedisClient, keyspace } from '@switchyard/redis';
 import type { Redis } from 'ioredis';
 import { runKeys, toolQueue } from '@switchyard/pipeline';
 import { TOOL_SERVICE_KEYS, type ToolServiceKey } from '@switchyard/contracts';
@@ -166,7 +166,8 @@ export async function benchRealistic(options: RealisticOptions) {
     // A worker that died at start and was started again has a new pid: it is simply not counted.
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, readProcessIfAlive(pid)?.cpuS ?? 0]));
     const idleWorkerMb = median(Object.entries(pids).filter(([n]) => n.startsWith('worker-')).flatMap(([, pid]) => readProcessIfAlive(pid)?.rssMb ?? []));
-    const activeKeys = Object.fromEntries(TOOL_SERVICE_KEYS.map((s) => [s, `${prefix}:${toolQueue(s)}:active`]));
+    // BullMQ's keys are under the deployment's shared tag (`{prefix}`, see keyspace).
+    const activeKeys = Object.fromEntries(TOOL_SERVICE_KEYS.map((s) => [s, `${keyspace(prefix).shared}:${toolQueue(s)}:active`]));
     const sampler = startSampler({ pids, redis, activeKeys });
     const probe = startPostProbe({ apiUrl: stack.apiUrl, headers: stack.headers, perSecond: options.probesPerSecond ?? 2 });
 
