@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobId, runKeys, STEP_JOB_NAME, toolQueue } from '@switchyard/pipeline';
-import { createRedisClient } from '@switchyard/redis';
+import { createRedisClient, keyspace, scanKeys } from '@switchyard/redis';
 import { countingAuthor } from './testing/authors.js';
 import { readSse } from './testing/events.js';
 import { startTestStack, waitFor, type TestStack } from './testing/stack.js';
@@ -32,15 +32,12 @@ after(async () => {
 
 /** Every key of the run, with its bytes (MEMORY USAGE over all its elements): its own and its steps' BullMQ jobs. */
 async function footprint(runId: string): Promise<{ bytes: number; sizes: Record<string, number> }> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${stack.prefix}:*${runId}*`, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...found);
-  } while (cursor !== '0');
+  // The run's own keys (`{t:…:run:<id>}…`) and its jobs under the shared tag, on every master of a cluster.
+  const space = keyspace(stack.prefix);
+  const keys = (await scanKeys(redis, space.pattern)).filter((key) => key.includes(runId));
+  const label = (key: string) => key.replace(`${space.shared}:`, '').replace(`{${space.name}:`, '').replace(runId, '{run}');
   const sizes: Record<string, number> = {};
-  for (const key of keys.sort()) sizes[key.slice(stack.prefix.length + 1).replace(runId, '{run}')] = (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
+  for (const key of keys.sort()) sizes[label(key)] = (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
   return { bytes: Object.values(sizes).reduce((a, b) => a + b, 0), sizes };
 }
 
