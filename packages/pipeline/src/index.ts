@@ -2,8 +2,10 @@ export { QUEUES, MAX_MAP_ITEMS, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_O
 export type { JobName } from './catalog.js';
 export { runKeys } from './keys.js';
 export type { RunKeys } from './keys.js';
-export { RunStore, newRunId, stepStateFields } from './run-store.js';
-export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart, RecordedStage, StepStates } from './run-store.js';
+export { RunStore, newRunId } from './run-store.js';
+export { stepStateFields, readStepStates, readStepOutputs } from './step-states.js';
+export type { RecordedStage, StepStates } from './step-states.js';
+export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart } from './run-store.js';
 export { BatchStore, newBatchId } from './batch-store.js';
 export { readEvents, toStreamEvents, EVENT_ID_PATTERN } from './events.js';
 export { runEventReader, readRunHistories, readArchive, decodeArchive, encodeArchive, compareStreamIds, KEPT_RUN_FIELDS } from './run-archive.js';

@@ -16,6 +16,11 @@ import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
+import { countsOf, type RecordedStage } from './step-states.js';
+import { newRunFields, newRunId, type NewRun } from './new-run.js';
+
+export { newRunId } from './new-run.js';
+export type { NewRun } from './new-run.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
 import { settleKeys } from './run-settle.js';
 
@@ -45,19 +50,6 @@ export type StageStart =
   | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown }
   | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown };
 
-export interface NewRun {
-  id?: string;
-  kind: string;
-  request: unknown;
-  stages: readonly string[];
-  batchId?: string | undefined;
-  pipeline?: { name: string; version: number };
-  /** Step name → the queue its jobs run on, so that a run's jobs can be found. */
-  stepQueues?: Record<string, string>;
-  /** Map steps whose branches are known at the start: step name → branch stage names. */
-  branches?: Record<string, string[]>;
-}
-
 export interface RunStoreOptions {
   redis: Redis;
   /** Key prefix shared with the queues (BullMQ's `prefix`). */
@@ -79,33 +71,9 @@ const EVENT_STREAM_MAXLEN = '20000';
 /** Runs added to the index per ZADD when many are created at once. */
 const INDEX_IDS_PER_COMMAND = 1000;
 const now = () => new Date().toISOString();
-export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
 
 function parseJson(value: string | undefined | null): unknown {
   return value ? JSON.parse(value) : null;
-}
-
-/** What a completion or skip answers: the run's counts, the fields asked to be watched, then the statuses of the branches that watched `<step>.branches` fields list. */
-export interface RecordedStage {
-  completed: number;
-  total: number;
-  watched: (string | null)[];
-}
-
-function countsOf(reply: unknown): RecordedStage {
-  const [completed, total, ...watched] = Array.isArray(reply) ? (reply as unknown[]) : [];
-  return { completed: Number(completed ?? 0), total: Number(total ?? 0), watched: watched.map((v) => (typeof v === 'string' ? v : null)) };
-}
-
-export type StepStates = { run: { status: RunStatus | null; completed: number; total: number }; steps: Map<string, { status: string | null; branches: { name: string; status: string | null }[] | null }> };
-
-/** The run fields that tell whether steps needing `steps` may start (see readStepStates). */
-const stateFieldsOf = new WeakMap<readonly string[], readonly string[]>();
-export function stepStateFields(steps: readonly string[]): readonly string[] {
-  let fields = stateFieldsOf.get(steps);
-  // The same list (e.g. needsAfter's, kept per version) gives the same fields, made once.
-  if (!fields) stateFieldsOf.set(steps, (fields = ['status', ...steps.flatMap((step) => [stageField(step, 'status'), `${step}.branches`])]));
-  return fields;
 }
 
 export class RunStore {
@@ -149,21 +117,7 @@ export class RunStore {
     const score = Date.parse(created);
     const ids = runs.map((run) => {
       const id = run.id ?? newRunId();
-      hashes.on(this.keys.run(id)).hset(this.keys.run(id), {
-        id,
-        kind: run.kind,
-        status: 'queued',
-        created_at: created,
-        updated_at: created,
-        batch_id: run.batchId ?? '',
-        request: JSON.stringify(run.request),
-        stage_names: JSON.stringify(run.stages),
-        stage_count: run.stages.length,
-        completed_stages: 0,
-        ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
-        ...(run.stepQueues ? { step_queues: JSON.stringify(run.stepQueues) } : {}),
-        ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, JSON.stringify(names)])),
-      });
+      hashes.on(this.keys.run(id)).hset(this.keys.run(id), newRunFields({ run, id, created }));
       // Stage records are written when stages start; until then a stage reads as pending.
       return id;
     });
@@ -401,42 +355,6 @@ export class RunStore {
   async expandStep(options: { runId: string; step: string; branches: readonly string[] }): Promise<string[] | null> {
     const reply = await this.redis.eval(EXPAND_SCRIPT, 1, this.keys.run(options.runId), options.step, JSON.stringify(options.branches));
     return typeof reply === 'string' ? (JSON.parse(reply) as string[]) : null;
-  }
-
-  /**
-   * Statuses of stages and the branches of map steps, for deciding which steps may start.
-   * `recorded`: a completion that watched `stepStateFields(steps)`, whose answer saves the read.
-   */
-  async readStepStates(runId: string, steps: readonly string[], recorded?: RecordedStage): Promise<StepStates> {
-    const fields = stepStateFields(steps);
-    const answered = recorded !== undefined && recorded.watched.length >= fields.length;
-    const [completed, total, ...values] = answered ? [String(recorded.completed), String(recorded.total), ...recorded.watched.slice(0, fields.length)] : await this.redis.hmget(this.keys.run(runId), 'completed_stages', 'stage_count', ...fields);
-    const branchNames = steps.map((_, i) => (values[2 + 2 * i] ? (JSON.parse(values[2 + 2 * i] as string) as string[]) : null));
-    const wanted = branchNames.flatMap((names) => names ?? []);
-    // The completion answered the branches' statuses after the watched fields.
-    const branchStatuses = wanted.length === 0 ? [] : answered ? recorded.watched.slice(fields.length) : await this.redis.hmget(this.keys.run(runId), ...wanted.map((name) => stageField(name, 'status')));
-    let at = 0;
-    const result = new Map(
-      steps.map((step, i) => {
-        const names = branchNames[i] ?? null;
-        const branches = names ? names.map((name) => ({ name, status: branchStatuses[at++] ?? null })) : null;
-        return [step, { status: values[1 + 2 * i] ?? null, branches }] as const;
-      }),
-    );
-    return { run: { status: (values[0] as RunStatus | null | undefined) ?? null, completed: Number(completed ?? 0), total: Number(total ?? 0) }, steps: result };
-  }
-
-  /** Every step's output as expressions read it (a map step's as the list of its branches'), skipped steps left out. */
-  async readStepOutputs(runId: string, steps: readonly string[]): Promise<Record<string, unknown>> {
-    const [outputs, branches] = await Promise.all([this.redis.hgetall(this.keys.outputs(runId)), steps.length > 0 ? this.redis.hmget(this.keys.run(runId), ...steps.map((s) => `${s}.branches`)) : Promise.resolve([])]);
-    const read = (name: string): unknown => (outputs[name] === undefined ? undefined : (JSON.parse(outputs[name]) as unknown));
-    const result: Record<string, unknown> = {};
-    steps.forEach((step, i) => {
-      const names = branches[i] ? (JSON.parse(branches[i] as string) as string[]) : null;
-      const value = names ? names.map((name) => read(name) ?? null) : read(step);
-      if (value !== undefined) result[step] = value;
-    });
-    return result;
   }
 
   /**

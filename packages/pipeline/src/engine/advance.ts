@@ -7,7 +7,8 @@
 import type { RunError, RunStatus } from '@switchyard/contracts';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { ExpressionError } from '../definition/expressions.js';
-import type { RecordedStage, RunStore } from '../run-store.js';
+import type { RunStore } from '../run-store.js';
+import { readStepOutputs, readStepStates, type RecordedStage } from '../step-states.js';
 import { jobsForStep } from './pipeline-runs.js';
 import type { StepQueues } from './step-jobs.js';
 
@@ -48,7 +49,7 @@ export function needsAfter(pipeline: CompiledPipeline, finished: string): readon
 export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; finished: string; recorded?: RecordedStage | undefined }): Promise<void> {
   const { pipeline, runId } = options;
   const dependents = pipeline.steps.get(options.finished)?.dependents ?? [];
-  const state = await deps.store.readStepStates(runId, needsAfter(pipeline, options.finished), options.recorded);
+  const state = await readStepStates(deps.store, runId, needsAfter(pipeline, options.finished), options.recorded);
   if (ENDED.includes(state.run.status)) return;
   const ready = dependents.filter((name) => (pipeline.steps.get(name)?.needs ?? []).every((need) => stepDone(state.steps.get(need))));
   if (ready.length > 0) {
@@ -66,7 +67,7 @@ export async function advanceRun(deps: AdvanceDeps, options: { pipeline: Compile
 export async function finishRun(deps: Pick<AdvanceDeps, 'store'>, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; known?: { input: unknown; steps: Record<string, unknown> } }): Promise<void> {
   const { pipeline, runId, store } = { ...options, store: deps.store };
   const read = async () => {
-    const [outputs, requestJson] = await Promise.all([store.readStepOutputs(runId, Object.keys(pipeline.stored.definition.steps)), store.redis.hget(store.keys.run(runId), 'request')]);
+    const [outputs, requestJson] = await Promise.all([readStepOutputs(store, runId, Object.keys(pipeline.stored.definition.steps)), store.redis.hget(store.keys.run(runId), 'request')]);
     return { steps: outputs, input: requestJson ? (JSON.parse(requestJson) as unknown) : null };
   };
   const end = await runEndOf({ pipeline, runId, ...(options.known ?? (await read())) });

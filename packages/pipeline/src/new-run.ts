@@ -1,0 +1,40 @@
+/**
+ * A new run as the run store records it: its id and the fields of its hash, `queued`, before any
+ * stage has started (a stage reads as pending until its record is written).
+ */
+import { randomUUID } from 'node:crypto';
+
+export interface NewRun {
+  id?: string;
+  kind: string;
+  request: unknown;
+  stages: readonly string[];
+  batchId?: string | undefined;
+  pipeline?: { name: string; version: number };
+  /** Step name → the queue its jobs run on, so that a run's jobs can be found. */
+  stepQueues?: Record<string, string>;
+  /** Map steps whose branches are known at the start: step name → branch stage names. */
+  branches?: Record<string, string[]>;
+}
+
+export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
+
+/** The hash fields of a new run. */
+export function newRunFields(options: { run: NewRun; id: string; created: string }): Record<string, string | number> {
+  const { run, id, created } = options;
+  return {
+    id,
+    kind: run.kind,
+    status: 'queued',
+    created_at: created,
+    updated_at: created,
+    batch_id: run.batchId ?? '',
+    request: JSON.stringify(run.request),
+    stage_names: JSON.stringify(run.stages),
+    stage_count: run.stages.length,
+    completed_stages: 0,
+    ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
+    ...(run.stepQueues ? { step_queues: JSON.stringify(run.stepQueues) } : {}),
+    ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, JSON.stringify(names)])),
+  };
+}
