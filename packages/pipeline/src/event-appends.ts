@@ -10,7 +10,7 @@
  * per writer (`ev.<writer>`), so a call resent after a reconnect changes nothing.
  */
 import type { Redis } from 'ioredis';
-import { keySlot } from '@switchyard/redis';
+import { callGroups } from './call-groups.js';
 
 /**
  * KEYS: per append the run and its events. ARGV: maxlen, writer, then per append its sequence
@@ -85,9 +85,7 @@ export class EventAppends {
     this.#scheduled = false;
     const queued = this.#queue;
     this.#queue = [];
-    for (const group of this.#options.cluster ? bySlot(queued) : [queued]) {
-      for (let i = 0; i < group.length; i += this.#options.maxPerCall) this.#send(group.slice(i, i + this.#options.maxPerCall));
-    }
+    for (const batch of callGroups(queued, { ...this.#options, keyOf: (item) => item.append.run })) this.#send(batch);
   }
 
   #send(batch: Queued[]): void {
@@ -104,16 +102,4 @@ export class EventAppends {
       (error: unknown) => batch.forEach((queued) => queued.reject(error instanceof Error ? error : new Error(String(error)))),
     );
   }
-}
-
-/** The appends grouped by the slot of their run, each group in order (a run's appends stay in theirs). */
-function bySlot(queued: Queued[]): Queued[][] {
-  const groups = new Map<number, Queued[]>();
-  for (const item of queued) {
-    const slot = keySlot(item.append.run);
-    const group = groups.get(slot);
-    if (group) group.push(item);
-    else groups.set(slot, [item]);
-  }
-  return [...groups.values()];
 }

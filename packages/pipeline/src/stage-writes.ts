@@ -4,7 +4,7 @@
  * several jobs arrive in one read), and a script call costs far more than the work inside it, on
  * both sides of the connection; on an idle system a list of one costs what a lone call did.
  */
-import { keySlot } from '@switchyard/redis';
+import { callGroups } from './call-groups.js';
 import type { ScriptCall } from './stage-scripts.js';
 import { STAGE_NAME } from './stage-records.js';
 
@@ -93,9 +93,7 @@ export class StageWrites {
     this.#scheduled = false;
     const queued = this.#queue;
     this.#queue = [];
-    for (const group of this.#options.cluster ? bySlot(queued) : [queued]) {
-      for (let i = 0; i < group.length; i += this.#options.maxPerCall) this.#send(group.slice(i, i + this.#options.maxPerCall));
-    }
+    for (const batch of callGroups(queued, { ...this.#options, keyOf: (item) => item.op.keys[0] ?? '' })) this.#send(batch);
   }
 
   #send(batch: Queued[]): void {
@@ -126,18 +124,6 @@ export class StageWrites {
 function finishArgs(op: StageOperation): string[] {
   const end = op.end as RunEndArgs;
   return [end.to, end.from, end.error, end.result, end.retentionSeconds, end.keep];
-}
-
-/** The operations grouped by the slot of their run (their first key), each group in order. */
-function bySlot(queued: Queued[]): Queued[][] {
-  const groups = new Map<number, Queued[]>();
-  for (const item of queued) {
-    const slot = keySlot(item.op.keys[0] ?? '');
-    const group = groups.get(slot);
-    if (group) group.push(item);
-    else groups.set(slot, [item]);
-  }
-  return [...groups.values()];
 }
 
 function settle(queued: Queued, reply: unknown): void {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { freePort, pingRedis } from './local-server.js';
+import { freePort, pingRedis, stopChild } from './local-server.js';
 import { clusterUrl } from './cluster-url.js';
 
 export interface LocalCluster {
@@ -51,18 +51,6 @@ function spawnNode(options: { binary: string; port: number; busPort: number; dir
   return child;
 }
 
-function stopNode(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -96,7 +84,7 @@ export async function startLocalCluster(options: StartLocalClusterOptions): Prom
   const nodes: string[] = [];
   const stop = async () => {
     process.removeListener('exit', killAll);
-    await Promise.all(children.map(stopNode));
+    await Promise.all(children.map(stopChild));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   };
   const killAll = () => children.forEach((child) => child.kill('SIGKILL'));

@@ -101,7 +101,8 @@ function spawnServer(binary: string, dataDir: string, port: number): ChildProces
   return child;
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after 5 s; resolves once the server process has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const force = setTimeout(() => child.kill('SIGKILL'), 5000);
