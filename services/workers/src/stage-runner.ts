@@ -120,7 +120,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   const running = runningAnnouncer(deps, { runId, name, attempt: start.attempt });
   try {
     const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request, announce: running.announce });
-    running.stop();
+    await running.stop();
     if (output !== SKIP_STAGE && stage.endsRun) {
       const end = await stage.endsRun({ output, inputs: start.inputs, request: start.request });
       await store.finishStage({ runId, stage: name, batchId: stage.batchId ?? null, output, end });
@@ -130,7 +130,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
     if (output === SKIP_STAGE) await recorded;
     return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
-    running.stop();
+    await running.stop();
     const open = circuitOpenCause(error);
     if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });
     throw await handleFailure(deps, job, { runId, name, error });
@@ -143,14 +143,17 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
  * A first attempt's `running` event, written once the stage has run RUNNING_EVENT_DELAY_MS or
  * announces itself sooner (before its first content), and never for a stage done sooner.
  */
-function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string; attempt: number }): { announce(): void; stop(): void } {
+function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string; attempt: number }): { announce(): void; stop(): Promise<unknown> } {
   let pending = stage.attempt === 1;
+  // Appends and completions are batched apart (event-appends.ts, stage-writes.ts): the stage's end
+  // waits for its running event, so that readers never see them the other way round.
+  let written: Promise<unknown> = Promise.resolve();
   const timer = pending ? setTimeout(() => announce(), RUNNING_EVENT_DELAY_MS) : undefined;
   const announce = () => {
     if (!pending) return;
     pending = false;
     clearTimeout(timer);
-    deps.store.appendEvent(stage.runId, 'stage', { stage: stage.name, status: 'running', attempt: stage.attempt }).catch((error: unknown) => {
+    written = deps.store.appendEvent(stage.runId, 'stage', { stage: stage.name, status: 'running', attempt: stage.attempt }).catch((error: unknown) => {
       deps.logger.warn({ err: error, run_id: stage.runId, stage: stage.name }, 'the stage\'s running event could not be written');
     });
   };
@@ -159,6 +162,7 @@ function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string;
     stop: () => {
       pending = false;
       clearTimeout(timer);
+      return written;
     },
   };
 }
