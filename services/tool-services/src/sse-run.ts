@@ -20,8 +20,10 @@ export interface StreamRunOptions {
   heartbeatMs: number;
 }
 
+const eventText = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
 function writeEvent(res: Response, event: string, data: unknown): void {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  res.write(eventText(event, data));
 }
 
 export async function streamRun(options: StreamRunOptions): Promise<void> {
@@ -56,9 +58,14 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
       }
       if (faults.chunkDelayMs > 0) await sleep(faults.chunkDelayMs, undefined, { signal: abort.signal });
       if (faults.streamMs > 0) await sleep(Math.max(0, startedAt + (faults.streamMs * (sent + 1)) / total - performance.now()), undefined, { signal: abort.signal });
-      writeEvent(res, 'content', { chunk: queue.shift() });
+      const chunk = eventText('content', { chunk: queue.shift() });
       sent += 1;
-      if (cutAfter !== null && sent >= cutAfter) {
+      // Only an author that has finished knows how many chunks there are, so only then is a percentage honest.
+      // A chunk and its progress go out in one write: one syscall and, usually, one TCP segment.
+      const progress = finished && tool.streamsContent ? eventText('progress', { completed: Math.round((sent / (sent + queue.length)) * 100) }) : '';
+      const cut = cutAfter !== null && sent >= cutAfter;
+      res.write(cut ? chunk : chunk + progress);
+      if (cut) {
         if (faults.streamCutsLeft !== null) faults.streamCutsLeft -= 1;
         // Flush what was sent, then drop the connection: the caller sees N whole chunks and no `done`.
         await new Promise<void>((resolve) => res.write('', () => resolve()));
@@ -66,12 +73,9 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
         res.destroy();
         return;
       }
-      // Only an author that has finished knows how many chunks there are, so only then is a percentage honest.
-      if (finished && tool.streamsContent) writeEvent(res, 'progress', { completed: Math.round((sent / (sent + queue.length)) * 100) });
     }
     const result = await run;
-    writeEvent(res, 'progress', { completed: 100, message: `${tool.name} finished` });
-    writeEvent(res, 'done', { status: 'success', result });
+    res.write(eventText('progress', { completed: 100, message: `${tool.name} finished` }) + eventText('done', { status: 'success', result }));
   } catch (error) {
     if (!abort.signal.aborted) writeEvent(res, 'error', toErrorBody(error));
   } finally {

@@ -17,6 +17,9 @@ interface Task {
 
 export class TaskStore {
   readonly #tasks = new Map<string, Task>();
+  /** Finished tasks' ids in the order they finished, so a sweep reads only the expired ones. */
+  #finished: string[] = [];
+  #swept = 0;
   readonly #retentionMs: number;
 
   /** @param retentionMs how long finished tasks stay readable (default 1 h) */
@@ -29,9 +32,13 @@ export class TaskStore {
     this.#sweep();
     const task: Task = { id: randomUUID(), status: 'processing', polls: 0, abort: new AbortController() };
     this.#tasks.set(task.id, task);
+    const finish = (outcome: Partial<Task>) => {
+      Object.assign(task, outcome, { finishedAt: Date.now() });
+      this.#finished.push(task.id);
+    };
     work(task.abort.signal).then(
-      (result) => Object.assign(task, { status: 'completed', result, finishedAt: Date.now() }),
-      (error: unknown) => Object.assign(task, { status: 'failed', error: toError(error), finishedAt: Date.now() }),
+      (result) => finish({ status: 'completed', result }),
+      (error: unknown) => finish({ status: 'failed', error: toError(error) }),
     );
     return task.id;
   }
@@ -59,6 +66,16 @@ export class TaskStore {
 
   #sweep(): void {
     const cutoff = Date.now() - this.#retentionMs;
-    for (const [id, task] of this.#tasks) if (task.finishedAt !== undefined && task.finishedAt < cutoff) this.#tasks.delete(id);
+    for (; this.#swept < this.#finished.length; this.#swept += 1) {
+      const id = this.#finished[this.#swept] as string;
+      const finishedAt = this.#tasks.get(id)?.finishedAt ?? 0;
+      if (finishedAt >= cutoff) break;
+      this.#tasks.delete(id);
+    }
+    // Drops the swept ids once they are the larger part, so the list stays as long as what it tracks.
+    if (this.#swept > 1024 && this.#swept * 2 > this.#finished.length) {
+      this.#finished = this.#finished.slice(this.#swept);
+      this.#swept = 0;
+    }
   }
 }

@@ -74,13 +74,45 @@ const outlineTexts = (input: WriteSectionInput): string => {
  */
 function casedAsOutline(phrase: string, texts: string): string {
   const noun = phrase.replace(/^the /u, '');
-  const escaped = noun.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
-  for (const match of texts.matchAll(new RegExp(`(?<![\\p{L}])${escaped}(?![\\p{L}])`, 'giu'))) {
-    const before = texts.slice(0, match.index).trimEnd();
+  const found = plainOccurrences(noun, texts) ?? regexOccurrences(noun, texts);
+  for (const { at, match } of found) {
+    const before = texts.slice(0, at).trimEnd();
     const midSentence = before !== '' && !/[.!?:\n]$/u.test(before);
-    if (midSentence && /^\p{Lu}/u.test(match[0])) return match[0];
+    if (midSentence && /^\p{Lu}/u.test(match)) return match;
   }
   return phrase;
+}
+
+const LETTER = /\p{L}/u;
+/** Characters whose lower case is longer, or surrogate halves (no u flag: code units): offsets found in lower case would not hold. */
+const UNEVEN_CASE = /[\u0130\uD800-\uDFFF]/;
+
+/**
+ * Where `noun` stands as a whole word in `texts`, case ignored, found with indexOf on lower-cased
+ * copies: compiling a Unicode regex for every section cost the reference services more CPU than
+ * serving its stream. Null when lower-casing could shift offsets (the regex then).
+ */
+interface Occurrence {
+  at: number;
+  match: string;
+}
+
+function plainOccurrences(noun: string, texts: string): Occurrence[] | null {
+  const lower = texts.toLowerCase();
+  const needle = noun.toLowerCase();
+  if (needle === '' || lower.length !== texts.length || needle.length !== noun.length || UNEVEN_CASE.test(texts) || UNEVEN_CASE.test(noun)) return null;
+  const found: Occurrence[] = [];
+  for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    if ((at > 0 && LETTER.test(texts.charAt(at - 1))) || LETTER.test(texts.charAt(end))) continue;
+    found.push({ at, match: texts.slice(at, end) });
+  }
+  return found;
+}
+
+function regexOccurrences(noun: string, texts: string): Occurrence[] {
+  const escaped = noun.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+  return [...texts.matchAll(new RegExp(`(?<![\\p{L}])${escaped}(?![\\p{L}])`, 'giu'))].map((match) => ({ at: match.index, match: match[0] }));
 }
 
 /** Key points split into one to three runs, one paragraph each, keeping their order. */
