@@ -145,3 +145,20 @@ test('fault knobs inject failures with Retry-After, and a cut stream ends withou
   assert.equal([...text.matchAll(/^event: content$/gm)].length, 2);
   assert.doesNotMatch(text, /^event: done$/m);
 });
+
+test('a finished async task stays readable for the retention given, then answers 404', async (t) => {
+  const retentionMs = 300;
+  const short = await startToolServices({ author: createOfflineAuthor(), logger: createLogger({ name: 'test', level: 'silent' }), apiKeys: [KEY], taskRetentionMs: retentionMs });
+  t.after(() => short.close());
+  const search = (path: string) => `${short.services.search.url}${path}`;
+  const start = async () => AsyncAccepted.parse(await (await post(search('/run/search_relevant_information?async=true'), { topic: 'tides' })).json());
+  const poll = (task: AsyncAccepted) => fetch(search(task.poll_url), { headers: { 'X-API-Key': KEY } });
+
+  const first = await start();
+  while (TaskStatus.parse(await (await poll(first)).json()).status !== 'completed');
+  const finishedBy = Date.now();
+  assert.equal((await poll(first)).status, 200, 'readable again within its retention');
+  while (Date.now() <= finishedBy + retentionMs) await new Promise((resolve) => setImmediate(resolve));
+  await start(); // a new task sweeps the expired ones
+  assert.equal((await poll(first)).status, 404);
+});

@@ -32,6 +32,8 @@ export interface ToolServiceOptions {
   bodyLimit?: string;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
+  /** How long finished async tasks stay readable, in ms (default 1 h). */
+  taskRetentionMs?: number;
   /** Served at `/metrics` and fed by `/run/{tool}` (default: a registry of this app's own). */
   metrics?: ToolServiceMetrics;
 }
@@ -42,7 +44,7 @@ function flag(value: unknown): boolean {
 
 export function createToolServiceApp(options: ToolServiceOptions): Express {
   const app = express();
-  const tasks = new TaskStore();
+  const tasks = new TaskStore(options.taskRetentionMs);
   const byName = new Map<string, ToolDefinition>(options.tools.map((tool) => [tool.name, tool]));
   const metrics = options.metrics ?? createToolServiceMetrics({ service: options.name.replace(/_service$/, '') });
   app.disable('x-powered-by');

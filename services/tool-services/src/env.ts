@@ -43,6 +43,8 @@ export const ToolServicesEnv = z.object({
   FAULT_STREAM_CUT_AFTER: z.coerce.number().int().positive().optional(),
   FAULT_STREAM_CUT_RATE: z.coerce.number().min(0).max(1).default(0),
   FAULT_ASYNC_POLLS: z.coerce.number().int().min(0).default(0),
+  /** How long a finished async task stays readable at `GET /tasks/{id}`, in ms (default 1 h). Each holds its result in memory meanwhile. */
+  TASK_RETENTION_MS: z.coerce.number().int().min(1000).default(3_600_000),
   ...perService,
   ...telemetryEnvShape,
 });

@@ -31,6 +31,7 @@ const stack = await startToolServices({
     asyncPollsNeeded: env.FAULT_ASYNC_POLLS,
   },
   faultsByService: serviceFaults(env),
+  taskRetentionMs: env.TASK_RETENTION_MS,
 });
 for (const service of Object.values(stack.services)) logger.info({ url: service.url, author: author.name }, `${service.key} service listening`);
 

@@ -38,6 +38,8 @@ export interface StartToolServicesOptions {
   faultsByService?: Partial<Record<ToolServiceKey, Partial<FaultKnobs>>>;
   /** Milliseconds between SSE keep-alive comments. Default 15000. */
   heartbeatMs?: number;
+  /** How long finished async tasks stay readable, in ms. Default 1 h. */
+  taskRetentionMs?: number;
 }
 
 export async function startToolServices(options: StartToolServicesOptions): Promise<ToolServicesStack> {
@@ -53,6 +55,7 @@ export async function startToolServices(options: StartToolServicesOptions): Prom
         faults,
         logger: options.logger.child({ tool_service: key }),
         heartbeatMs: options.heartbeatMs,
+        ...(options.taskRetentionMs !== undefined ? { taskRetentionMs: options.taskRetentionMs } : {}),
       });
       const listening: Listening = await listen(app, { port: options.ports?.[key] ?? 0, host: options.host });
       started.push({ key, url: listening.url, faults, close: listening.close });
