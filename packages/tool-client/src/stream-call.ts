@@ -42,6 +42,8 @@ export async function streamOnce(options: {
   const chunks: string[] = [];
   let outcome: { result: unknown } | { error: ToolStreamError } | undefined;
   const onEvent = (message: EventSourceMessage): boolean => {
+    // A service may send progress with every chunk: unread unless someone listens.
+    if (message.event === 'progress' && !handlers.onProgress) return false;
     const data = parseData(message);
     switch (message.event) {
       case 'content': {
