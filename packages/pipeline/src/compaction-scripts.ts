@@ -22,8 +22,8 @@ function luaNames(names: readonly string[]): string {
  * milliseconds, far below 2^53, checked) and kept as text, and cjson's `\/` is written `/` again
  * (every `/` it writes is escaped, so the replacement can only meet that escape).
  * KEYS: per run, run, events, outputs, archive. ARGV: none.
- * Returns per run: {} when there is nothing to do (gone, compacted already, or not ended);
- *   {status, text} for a completed run; {status, text, step_queues, stage_names} for another.
+ * Returns per run: {} when there is nothing to do (gone, compacted already, or not ended), else
+ *   {status, archive text, step_queues, stage_names} ('' for a field the run lacks).
  */
 export const COMPACT_READ_SCRIPT = String.raw`
 local kept = {}
@@ -84,11 +84,7 @@ for k = 0, #KEYS - 4, 4 do
     if run.id and run.id ~= '' and ended[run.status] then
       local text, problem = archive_text(k, flat)
       if not text then return redis.error_reply(problem) end
-      reply = {run.status, text}
-      if run.status ~= 'completed' then
-        reply[3] = run.step_queues or ''
-        reply[4] = run.stage_names or ''
-      end
+      reply = {run.status, text, run.step_queues or '', run.stage_names or ''}
     end
   end
   replies[#replies + 1] = reply
