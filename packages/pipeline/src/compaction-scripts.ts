@@ -133,31 +133,28 @@ end
 return runs
 `;
 
-type Call<T> = (numKeys: number, ...args: (string | Buffer | number)[]) => Promise<T>;
+type Call<T> = (numKeys: number, ...args: string[]) => Promise<T>;
 
 /** What the read script answers per run, as Buffers (the archive text is compressed as it came). */
 export type CompactReadReply = Buffer[][];
 
 interface CompactionCommands {
   syCompactReadBuffer: Call<CompactReadReply>;
-  syCompactWrite: Call<number>;
 }
 
-/** Defines the compaction scripts on `redis` (once), sent by SHA after their first call. */
-export function compactionCommands(redis: Redis): void {
-  if (!(redis as unknown as Partial<CompactionCommands>).syCompactWrite) {
-    redis.defineCommand('syCompactRead', { lua: COMPACT_READ_SCRIPT });
-    redis.defineCommand('syCompactWrite', { lua: COMPACT_WRITE_SCRIPT });
-  }
-}
-
-/** The read script's answer for `keys` (four per run). */
+/** The read script's answer for `keys` (four per run); sent by SHA after its first call on a connection. */
 export function readForCompaction(redis: Redis, keys: readonly string[]): Promise<CompactReadReply> {
-  compactionCommands(redis);
+  const commands = redis as unknown as Partial<CompactionCommands>;
+  if (!commands.syCompactReadBuffer) redis.defineCommand('syCompactRead', { lua: COMPACT_READ_SCRIPT });
   return (redis as unknown as CompactionCommands).syCompactReadBuffer(keys.length, ...keys);
 }
 
-/** Queues the write script on `tx` (a MULTI of the connection the scripts were defined on). */
+/**
+ * Queues the write script on `tx`, as EVAL with its text (1.5 KB a transaction), not EVALSHA: a
+ * script unknown to the server fails inside the EXEC, and ioredis would then send it again on its
+ * own, outside the transaction and its WATCH. (It also takes a script queued in a transaction that
+ * a WATCH voided for one the server has loaded.)
+ */
 export function queueCompactionWrite(tx: ReturnType<Redis['multi']>, write: { keys: readonly string[]; retentionMs: number; archives: readonly Buffer[] }): void {
-  (tx as unknown as CompactionCommands).syCompactWrite(write.keys.length, ...write.keys, write.retentionMs, ...write.archives);
+  tx.eval(COMPACT_WRITE_SCRIPT, write.keys.length, ...write.keys, write.retentionMs, ...write.archives);
 }

@@ -195,3 +195,13 @@ test('an event appended between the compactor\'s read and its write is archived 
     compactor.multi = multi;
   }
 });
+
+test('a compaction after the server forgot its scripts still writes in its transaction', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-flush'), retentionSeconds: 600 });
+  await endedRun(store);
+  assert.equal((await compactNow(store)).compacted, 1);
+  await compactor.script('FLUSH');
+  const runId = await endedRun(store);
+  assert.equal((await compactNow(store)).compacted, 1);
+  assert.equal((await readArchive(redis, store.keys, runId))?.events.at(-1)?.type, 'done');
+});
