@@ -14,7 +14,7 @@ import { isCluster } from '@switchyard/redis';
 import { jobId } from './catalog.js';
 import type { RunKeys } from './keys.js';
 import { compressArchiveText } from './run-archive.js';
-import { queueCompactionWrite, readForCompaction } from './compaction-scripts.js';
+import { archiveText, queueCompactionWrite, readForCompaction } from './compaction-scripts.js';
 
 export interface CompactionOptions {
   /** A connection of the compactor's own: WATCH holds per connection, and nothing else may use it meanwhile. */
@@ -107,7 +107,7 @@ async function compactChunk(options: CompactionOptions, runIds: readonly string[
         await new Promise((resolve) => setImmediate(resolve));
         ranSince = performance.now();
       }
-      const value = compressArchiveText(text);
+      const value = compressArchiveText(archiveText(text));
       written.push(id);
       archives.push(value);
       report.compacted += 1;
