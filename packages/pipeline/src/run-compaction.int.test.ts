@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
-import { compareStreamIds, decodeArchive, encodeArchive, readArchive, readRunHistories, runEventReader } from './run-archive.js';
+import { toStreamEvents } from './events.js';
+import { compareStreamIds, decodeArchive, encodeArchive, OUTPUTS_TOMBSTONE, readArchive, readRunHistories, runEventReader, splitRunFields } from './run-archive.js';
 import { compactEndedRuns } from './run-compaction.js';
 import { RunStore } from './run-store.js';
 
@@ -108,4 +109,99 @@ test('a run listed as ended that is still running is left as it is', async () =>
   assert.deepEqual([report.compacted, report.dropped], [0, 1]);
   assert.deepEqual(await redis.hgetall(store.keys.run(runId)), before);
   assert.equal(await redis.zcard(store.keys.endedRuns), 0);
+});
+
+test('an archive written by the Node encoder, before compaction built the text in a script, still decodes', () => {
+  const written = 'Gy4BAAT6+umUzaw+WlU279PrhXQpEB6H5U3I+Y/NjM2MpL1poobStW5TNLpNhB319dhsGZ3iUPJh2jE8+m2phCgKpcjVh5iK/zdqRZI4H307OlFjRJUEv5Sd4o51g4nkdaHywf3x5WzWWCK2lrgtm29fevJmirq2oTbSCiluKSJvMw9mMjbXxlHpEtMZ9bq99vLAaDd6GCOCUbyDfUjqhtG1LhjvQkD5DiGWmjhF6ZtKsT4kt/PN60+6+bgm1A==';
+  assert.deepEqual(decodeArchive(Buffer.from(written, 'base64')), {
+    fields: { request: '{"topic":"é / \\"kite\\""}', result: '{"a":[1,2],"url":"https://x.test/a"}', 'a.status': 'completed' },
+    events: [{ id: '1732300000000-0', type: 'stage', data: '{"stage":"a"}' }, { id: '1732300000000-3', type: 'content', data: '{"chunk":"ü\\n"}' }, { id: '1732300000007-0', type: 'done', data: '{}' }],
+    outputs: { a: '{"text":"x"}' },
+  });
+});
+
+/** Text cjson and JSON.stringify escape differently: slashes, backslashes, quotes, controls, DEL, non-ASCII. */
+const awkward = 'a/b \\/ \\\\/ "q" \u0001\u001f\u007f\t\n é 😀 </script> {}[]';
+
+test('a failed run\'s archive, built by the script, holds exactly what the Node encoder would, outputs and odd events included', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-text'), retentionSeconds: 600 });
+  const runId = await store.createRun({ kind: 'story', request: { topic: awkward }, stages: ['a', 'b'], stepQueues: { a: 'tool-a', b: 'tool-b' } });
+  await store.startStage({ runId, stage: 'a' });
+  await store.appendEvent(runId, 'content', { stage: 'a', section: 'a', chunk: awkward });
+  await store.completeStage({ runId, stage: 'a', output: { text: awkward } }).recorded;
+  await redis.hset(store.keys.run(runId), 'note', awkward, '17', 'a field named by a number');
+  const events = store.keys.events(runId);
+  const last = (await redis.xrevrange(events, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+  const next = Number(last.split('-')[0]) + 5;
+  await redis.xadd(events, `${next}-0`, 'data', '"no type"');
+  await redis.xadd(events, `${next}-7`, 'type', 'no data');
+  await redis.xadd(events, `${next + 1}-2`, 'type', 'x', 'data', awkward, 'type', 'y');
+  await store.transition({ runId, from: ['running'], to: 'failed', error: { code: 'boom', message: awkward, stage: 'b', retryable: false } });
+  const hash = await redis.hgetall(store.keys.run(runId));
+  const outputs = await redis.hgetall(store.keys.outputs(runId));
+  assert.ok(Object.keys(outputs).length > 0, 'a failed run keeps its outputs until compacted');
+  const expected = { fields: splitRunFields(hash).archived, events: toStreamEvents(await redis.xrange(events, '-', '+')), outputs };
+
+  const report = await compactNow(store);
+  assert.equal(report.compacted, 1);
+  assert.deepEqual(report.jobs, [{ queue: 'tool-a', jobId: `${runId}.a` }, { queue: 'tool-b', jobId: `${runId}.b` }], 'the run\'s step jobs are listed for the compactor to tidy');
+  assert.deepEqual(await readArchive(redis, store.keys, runId), expected);
+  assert.deepEqual(await redis.hgetall(store.keys.run(runId)), splitRunFields(hash).kept);
+  assert.deepEqual(await redis.hgetall(store.keys.outputs(runId)), { [OUTPUTS_TOMBSTONE]: '1' });
+  for (const key of [store.keys.run(runId), store.keys.outputs(runId), store.keys.archive(runId)]) assert.ok((await redis.pttl(key)) > 500_000, `${key} keeps the run's TTL`);
+});
+
+test('a run with no events archives an empty list of them', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-empty'), retentionSeconds: 600 });
+  const runId = await store.createRun({ kind: 'story', request: {}, stages: ['a'], stepQueues: { a: 'tool-a' } });
+  await store.transition({ runId, from: ['queued'], to: 'completed', result: {} });
+  await redis.xtrim(store.keys.events(runId), 'MAXLEN', 0);
+  const report = await compactNow(store);
+  assert.deepEqual([report.compacted, report.jobs], [1, [{ queue: 'tool-a', jobId: `${runId}.a` }]]);
+  assert.deepEqual((await readArchive(redis, store.keys, runId))?.events, []);
+});
+
+test('a run whose stream ids are past 2^53 ms is not compacted: the pass fails and the run is left whole', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-ids'), retentionSeconds: 600 });
+  const runId = await store.createRun({ kind: 'story', request: {}, stages: ['a'] });
+  await store.transition({ runId, from: ['queued'], to: 'cancelled' });
+  await redis.xadd(store.keys.events(runId), '9007199254740993-0', 'type', 'late', 'data', '{}');
+  const before = await redis.hgetall(store.keys.run(runId));
+  await assert.rejects(compactNow(store), /9007199254740993-0 cannot be archived/);
+  assert.deepEqual(await redis.hgetall(store.keys.run(runId)), before);
+  assert.equal(await redis.exists(store.keys.archive(runId)), 0);
+});
+
+test('an event appended between the compactor\'s read and its write is archived with the others', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-append'), retentionSeconds: 600 });
+  const runIds = [await endedRun(store), await endedRun(store)];
+  const multi = compactor.multi.bind(compactor);
+  let late: string | null = null;
+  compactor.multi = ((...args: Parameters<typeof multi>) => {
+    const tx = multi(...args);
+    const exec = tx.exec.bind(tx);
+    tx.exec = (async () => {
+      late ??= await store.appendEvent(runIds[1] as string, 'stage', { stage: 'b', status: 'cancelled', attempt: 1 });
+      return exec();
+    }) as typeof tx.exec;
+    return tx;
+  }) as typeof compactor.multi;
+  try {
+    const report = await compactNow(store);
+    assert.deepEqual([report.compacted, report.deferred], [2, 0], 'the voided transaction\'s runs are compacted one by one');
+    assert.equal((await readArchive(redis, store.keys, runIds[1] as string))?.events.at(-1)?.id, late);
+    assert.equal(await redis.xlen(store.keys.events(runIds[1] as string)), 0);
+  } finally {
+    compactor.multi = multi;
+  }
+});
+
+test('a compaction after the server forgot its scripts still writes in its transaction', async () => {
+  const store = new RunStore({ redis, prefix: uniquePrefix('compaction-flush'), retentionSeconds: 600 });
+  await endedRun(store);
+  assert.equal((await compactNow(store)).compacted, 1);
+  await compactor.script('FLUSH');
+  const runId = await endedRun(store);
+  assert.equal((await compactNow(store)).compacted, 1);
+  assert.equal((await readArchive(redis, store.keys, runId))?.events.at(-1)?.type, 'done');
 });
