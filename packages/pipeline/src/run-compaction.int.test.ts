@@ -32,6 +32,27 @@ async function endedRun(store: RunStore): Promise<string> {
 
 const compactNow = (store: RunStore) => compactEndedRuns({ redis: compactor, keys: store.keys, endedBefore: Date.now() + 1, retentionSeconds: store.retentionSeconds });
 
+/** Makes the compactor's connection run `write` once, just before its first EXEC (another process writing meanwhile); returns the undo. */
+function beforeFirstExec(write: () => Promise<void>): () => void {
+  const multi = compactor.multi.bind(compactor);
+  let done = false;
+  compactor.multi = ((...args: Parameters<typeof multi>) => {
+    const tx = multi(...args);
+    const exec = tx.exec.bind(tx);
+    tx.exec = (async () => {
+      if (!done) {
+        done = true;
+        await write();
+      }
+      return exec();
+    }) as typeof tx.exec;
+    return tx;
+  }) as typeof compactor.multi;
+  return () => {
+    compactor.multi = multi;
+  };
+}
+
 test('an archive gives back every field and every event, ids included', () => {
   const events = ['5-0', '5-1', '7-0', '1732300000000-12', '1732300000001-0'].map((id, i) => ({ id, type: i % 2 ? 'stage' : 'content', data: `{"n":${i}}` }));
   const archive = { fields: { request: '{"topic":"é"}', result: '{"a":[1,2]}' }, events, outputs: { search: '{"results":[]}' } };
@@ -76,27 +97,14 @@ test('a compacted run reads as before, and an event appended late follows the ar
 test('a run written to between the compactor\'s read and its write is compacted again, with the write', async () => {
   const store = new RunStore({ redis, prefix: uniquePrefix('compaction-watch'), retentionSeconds: 600 });
   const runId = await endedRun(store);
-  const multi = compactor.multi.bind(compactor);
-  let written = false;
   // Between the read and the EXEC, another process records a stage (as a late markEnded would).
-  compactor.multi = ((...args: Parameters<typeof multi>) => {
-    const tx = multi(...args);
-    const exec = tx.exec.bind(tx);
-    tx.exec = (async () => {
-      if (!written) {
-        written = true;
-        await redis.hset(store.keys.run(runId), 'b.error', '{"code":"late"}');
-      }
-      return exec();
-    }) as typeof tx.exec;
-    return tx;
-  }) as typeof compactor.multi;
+  const restore = beforeFirstExec(async () => void (await redis.hset(store.keys.run(runId), 'b.error', '{"code":"late"}')));
   try {
     const report = await compactNow(store);
     assert.equal(report.compacted, 1);
     assert.equal((await readArchive(redis, store.keys, runId))?.fields['b.error'], '{"code":"late"}', 'the write made meanwhile is in the archive');
   } finally {
-    compactor.multi = multi;
+    restore();
   }
 });
 
@@ -175,24 +183,15 @@ test('a run whose stream ids are past 2^53 ms is not compacted: the pass fails a
 test('an event appended between the compactor\'s read and its write is archived with the others', async () => {
   const store = new RunStore({ redis, prefix: uniquePrefix('compaction-append'), retentionSeconds: 600 });
   const runIds = [await endedRun(store), await endedRun(store)];
-  const multi = compactor.multi.bind(compactor);
   let late: string | null = null;
-  compactor.multi = ((...args: Parameters<typeof multi>) => {
-    const tx = multi(...args);
-    const exec = tx.exec.bind(tx);
-    tx.exec = (async () => {
-      late ??= await store.appendEvent(runIds[1] as string, 'stage', { stage: 'b', status: 'cancelled', attempt: 1 });
-      return exec();
-    }) as typeof tx.exec;
-    return tx;
-  }) as typeof compactor.multi;
+  const restore = beforeFirstExec(async () => void (late = await store.appendEvent(runIds[1] as string, 'stage', { stage: 'b', status: 'cancelled', attempt: 1 })));
   try {
     const report = await compactNow(store);
     assert.deepEqual([report.compacted, report.deferred], [2, 0], 'the voided transaction\'s runs are compacted one by one');
     assert.equal((await readArchive(redis, store.keys, runIds[1] as string))?.events.at(-1)?.id, late);
     assert.equal(await redis.xlen(store.keys.events(runIds[1] as string)), 0);
   } finally {
-    compactor.multi = multi;
+    restore();
   }
 });
 
