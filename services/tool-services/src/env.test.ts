@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadEnv, serviceFaults } from './env.js';
+import { EnvError, parseEnv } from '@switchyard/config';
+import { loadEnv, serviceFaults, ToolServicesEnv } from './env.js';
 
 test('per-service knobs are read for their service alone, and unset ones stay unset', () => {
   const env = loadEnv({ FAULT_LATENCY_MS: '50', FAULT_SEARCH_LATENCY_MS: '300', FAULT_WRITING_STREAM_MS: '3000', FAULT_EDITING_TASK_MS: '2000' });
   assert.equal(env.FAULT_LATENCY_MS, 50);
   assert.deepEqual(serviceFaults(env), { search: { latencyMs: 300 }, outline: {}, writing: { streamMs: 3000 }, editing: { taskMs: 2000 } });
+});
+
+test('TASK_RETENTION_MS defaults to an hour and refuses anything but a whole number of milliseconds of at least a second', () => {
+  assert.equal(loadEnv({}).TASK_RETENTION_MS, 3_600_000);
+  assert.equal(loadEnv({ TASK_RETENTION_MS: '120000' }).TASK_RETENTION_MS, 120_000);
+  for (const bad of ['soon', '500', '-1']) {
+    assert.throws(() => parseEnv({ service: 'tool-services', schema: ToolServicesEnv, source: { TASK_RETENTION_MS: bad } }), (error: Error) => error instanceof EnvError && /TASK_RETENTION_MS/.test(error.message));
+  }
 });
