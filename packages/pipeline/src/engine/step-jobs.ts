@@ -52,12 +52,24 @@ export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledSte
   };
 }
 
-/** Queues by name, opened as needed, on one connection. */
+interface PendingAdd {
+  jobs: readonly StepJobSpec[];
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Queues by name, opened as needed, on one connection. Jobs added in one turn of the event loop
+ * (under load, several steps of several runs end in the same turn) go to Redis together: one
+ * pipeline per queue, one write, where each add was a round trip of its own.
+ */
 export class StepQueues {
   readonly #connection: Redis;
   readonly #prefix: string;
   readonly #queues = new Map<string, Queue>();
   readonly #onError: (error: Error) => void;
+  #pending: PendingAdd[] = [];
+  #scheduled = false;
 
   constructor(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }) {
     this.#connection = options.connection;
@@ -75,16 +87,54 @@ export class StepQueues {
     return queue;
   }
 
-  /** Adds jobs, one call per queue. */
-  async add(jobs: readonly StepJobSpec[]): Promise<void> {
-    const byQueue = new Map<string, StepJobSpec[]>();
-    for (const job of jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
-    await Promise.all(
-      [...byQueue.entries()].map(([name, specs]) => {
-        const queue = this.queue(name);
-        return specs.length === 1 ? queue.add(STEP_JOB_NAME, (specs[0] as StepJobSpec).data, (specs[0] as StepJobSpec).opts) : queue.addBulk(specs.map((s) => ({ name: STEP_JOB_NAME, data: s.data, opts: s.opts })));
-      }),
-    );
+  /** Adds jobs with the others added in this turn; settles once all of them are in Redis. */
+  add(jobs: readonly StepJobSpec[]): Promise<void> {
+    if (jobs.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ jobs, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const pending = this.#pending;
+    this.#pending = [];
+    const byQueue = new Map<string, { specs: StepJobSpec[]; adders: PendingAdd[] }>();
+    for (const adder of pending) {
+      for (const job of adder.jobs) {
+        let entry = byQueue.get(job.queue);
+        if (!entry) byQueue.set(job.queue, (entry = { specs: [], adders: [] }));
+        entry.specs.push(job);
+        if (entry.adders.at(-1) !== adder) entry.adders.push(adder);
+      }
+    }
+    // An add settles when every queue it added to has answered; one failed queue fails it.
+    const waits = new Map<PendingAdd, Promise<unknown>[]>(pending.map((adder) => [adder, []]));
+    for (const [name, { specs, adders }] of byQueue) {
+      const sent = this.#send(name, specs);
+      for (const adder of adders) waits.get(adder)?.push(sent);
+    }
+    for (const [adder, sent] of waits) {
+      Promise.all(sent).then(
+        () => adder.resolve(),
+        (error: unknown) => adder.reject(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+  }
+
+  #send(name: string, specs: readonly StepJobSpec[]): Promise<unknown> {
+    try {
+      const queue = this.queue(name);
+      const [only] = specs;
+      return specs.length === 1 && only ? queue.add(STEP_JOB_NAME, only.data, only.opts) : queue.addBulk(specs.map((s) => ({ name: STEP_JOB_NAME, data: s.data, opts: s.opts })));
+    } catch (error) {
+      // A queue that cannot be opened fails the adds that named it, not the turn's others.
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   async close(): Promise<void> {
