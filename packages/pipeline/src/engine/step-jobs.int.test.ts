@@ -69,6 +69,18 @@ test('an add naming a queue that cannot be opened fails, while the adds of the s
   assert.ok(await steps.queue('tool-good').getJob('run_b.s'));
 });
 
+test('adds made in the turn the queues close in are still sent', async (t) => {
+  const prefix = uniquePrefix('step-jobs');
+  const steps = new StepQueues({ connection: redis, prefix });
+  steps.queue('tool-writing');
+  const added = steps.add([spec('tool-writing', 'run_a', 'w1')]);
+  await steps.close();
+  await added;
+  const reader = new StepQueues({ connection: redis, prefix });
+  t.after(() => reader.close());
+  assert.ok(await reader.queue('tool-writing').getJob('run_a.w1'));
+});
+
 test('an add of no jobs settles without a round trip', async (t) => {
   const steps = new StepQueues({ connection: redis, prefix: uniquePrefix('step-jobs') });
   t.after(() => steps.close());

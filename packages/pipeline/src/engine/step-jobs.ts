@@ -137,7 +137,9 @@ export class StepQueues {
     }
   }
 
+  /** Sends the adds of this turn still waiting, then closes the queues. */
   async close(): Promise<void> {
+    if (this.#pending.length > 0) this.#flush();
     await Promise.all([...this.#queues.values()].map((q) => q.close()));
   }
 }
