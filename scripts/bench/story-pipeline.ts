@@ -27,7 +27,12 @@ export interface StoryBenchOptions {
   concurrency: number;
 }
 
-export const TARGETS = { throughput_ratio_min: 0.8, stage_hop_p50_ms_max: 2, batch_accept_s_max: 2 } as const;
+/**
+ * `cpu_ratio_min`: Switchyard's stories per CPU-second (process and Redis) over plain BullMQ's,
+ * which replaced the wall-clock throughput target (0.8×) this bench first had: on a shared
+ * 2-core machine wall-clock ratios swing from run to run, CPU per story less so.
+ */
+export const TARGETS = { cpu_ratio_min: 0.85, stage_hop_p50_ms_max: 2, batch_accept_s_max: 2 } as const;
 
 const WARM_UP_STORIES = 50;
 const rate = (stories: number, ms: number) => round(stories / (ms / 1000), 1);
@@ -99,10 +104,27 @@ async function measureThroughput(options: StoryBenchOptions) {
       switchyard: medianCost(costs.switchyard),
       handbuilt: medianCost(costs.handbuilt),
     },
+    cpu_ratio: cpuRatio(costs.switchyard, costs.baseline),
     engine_vs_handbuilt: engineVersusHandbuilt(costs.engine, costs.handbuilt),
-    measured_as: `median of ${options.rounds} rounds; Switchyard: POST /v1/batches → batch done event → its runs compacted; baseline: FlowProducer.addBulk 250 at a time → last polish job completed`,
-    target_ratio_min: TARGETS.throughput_ratio_min,
-    met: ratio >= TARGETS.throughput_ratio_min,
+    measured_as: `median of ${options.rounds} rounds; Switchyard: POST /v1/batches → batch done event → its runs compacted; baseline: FlowProducer.addBulk 250 at a time → last polish job completed; ratio and rounds are wall-clock, for reference (the target is cpu_ratio's)`,
+  };
+}
+
+const cpuOf = (c: StoryCost) => c.node_cpu_us + c.redis_cpu_us;
+
+/** Stories per CPU-second of each system and their ratio, per round (the two ran in it back to back) and as the median. */
+export function cpuRatio(switchyardRounds: readonly StoryCost[], baselineRounds: readonly StoryCost[]) {
+  const perCpuSecond = (rounds: readonly StoryCost[]) => round(1e6 / median(rounds.map(cpuOf)), 1);
+  const roundRatios = switchyardRounds.map((s, i) => round(cpuOf(baselineRounds[i] as StoryCost) / cpuOf(s)));
+  const ratio = median(roundRatios);
+  return {
+    measured_as: 'stories per CPU-second, CPU being this process (each system alone in it while measured) plus Redis: Switchyard over plain BullMQ per round, and the median of the rounds',
+    switchyard_stories_per_cpu_s: perCpuSecond(switchyardRounds),
+    baseline_stories_per_cpu_s: perCpuSecond(baselineRounds),
+    ratio,
+    round_ratios: roundRatios,
+    target_min: TARGETS.cpu_ratio_min,
+    met: ratio >= TARGETS.cpu_ratio_min,
   };
 }
 
@@ -111,7 +133,7 @@ async function measureThroughput(options: StoryBenchOptions) {
  * the same rounds: CPU per story of this process and of Redis, and the ratio (≤ 1: no dearer).
  */
 function engineVersusHandbuilt(engineRounds: readonly StoryCost[], handbuiltRounds: readonly StoryCost[]) {
-  const total = (c: StoryCost) => c.node_cpu_us + c.redis_cpu_us;
+  const total = cpuOf;
   const engine = medianCost(engineRounds);
   const handbuilt = medianCost(handbuiltRounds);
   // Each round's pair ran back to back, so their ratio is spared the load that drifts between rounds.
@@ -212,5 +234,5 @@ export async function benchStoryPipeline(options: StoryBenchOptions) {
   const throughput = await measureThroughput(options);
   const stageHop = await measureHops(options);
   const batchAccept = await measureAccept(options);
-  return { throughput, stage_hop: stageHop, batch_accept: batchAccept, all_targets_met: throughput.met && stageHop.met && batchAccept.met };
+  return { throughput, stage_hop: stageHop, batch_accept: batchAccept, all_targets_met: throughput.cpu_ratio.met && stageHop.met && batchAccept.met };
 }
