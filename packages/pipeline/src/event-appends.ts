@@ -11,6 +11,7 @@
  */
 import type { Redis } from 'ioredis';
 import { callGroups } from './call-groups.js';
+import { TurnBatch } from './turn-batch.js';
 
 /**
  * KEYS: per append the run and its events. ARGV: maxlen, writer, then per append its sequence
@@ -64,8 +65,9 @@ export interface EventAppendsOptions {
 
 export class EventAppends {
   readonly #options: Required<EventAppendsOptions>;
-  #queue: Queued[] = [];
-  #scheduled = false;
+  readonly #turn = new TurnBatch<Queued>((queued) => {
+    for (const batch of callGroups(queued, { ...this.#options, keyOf: (item) => item.append.run })) this.#send(batch);
+  });
 
   constructor(options: EventAppendsOptions) {
     this.#options = { maxPerCall: 200, cluster: false, ...options };
@@ -73,19 +75,7 @@ export class EventAppends {
 
   /** Resolves with the event's id, or null when its run is gone or it was applied already. */
   submit(append: EventAppend): Promise<string | null> {
-    const reply = new Promise<string | null>((resolve, reject) => this.#queue.push({ append, resolve, reject }));
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    }
-    return reply;
-  }
-
-  #flush(): void {
-    this.#scheduled = false;
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const batch of callGroups(queued, { ...this.#options, keyOf: (item) => item.append.run })) this.#send(batch);
+    return new Promise<string | null>((resolve, reject) => this.#turn.push({ append, resolve, reject }));
   }
 
   #send(batch: Queued[]): void {

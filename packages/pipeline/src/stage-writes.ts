@@ -7,6 +7,7 @@
 import { callGroups } from './call-groups.js';
 import type { ScriptCall } from './stage-scripts.js';
 import { STAGE_NAME } from './stage-records.js';
+import { TurnBatch } from './turn-batch.js';
 
 /** A run's end, written with its last stage's completion (see the script's `finish`). */
 export interface RunEndArgs {
@@ -69,8 +70,9 @@ export interface StageWritesOptions {
 
 export class StageWrites {
   readonly #options: Required<StageWritesOptions>;
-  #queue: Queued[] = [];
-  #scheduled = false;
+  readonly #turn = new TurnBatch<Queued>((queued) => {
+    for (const batch of callGroups(queued, { ...this.#options, keyOf: (item) => item.op.keys[0] ?? '' })) this.#send(batch);
+  });
 
   constructor(options: StageWritesOptions) {
     this.#options = { maxPerCall: 200, now: () => new Date().toISOString(), cluster: false, ...options };
@@ -81,19 +83,8 @@ export class StageWrites {
     if (op.kind === 'finish' && !op.end) throw new Error(`stage finish of ${op.stage} without the run's end`);
     let markSent!: () => void;
     const sent = new Promise<void>((resolve) => (markSent = resolve));
-    const reply = new Promise<unknown>((resolve, reject) => this.#queue.push({ op, markSent, resolve, reject }));
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    }
+    const reply = new Promise<unknown>((resolve, reject) => this.#turn.push({ op, markSent, resolve, reject }));
     return { sent, reply };
-  }
-
-  #flush(): void {
-    this.#scheduled = false;
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const batch of callGroups(queued, { ...this.#options, keyOf: (item) => item.op.keys[0] ?? '' })) this.#send(batch);
   }
 
   #send(batch: Queued[]): void {

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import { BULLMQ_EVENTS_MAXLEN, jobId, MAX_STAGE_ATTEMPTS, STAGE_JOB_OPTIONS, type StepJob } from '../catalog.js';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
+import { TurnBatch } from '../turn-batch.js';
 
 export const STEP_JOB_NAME = 'pipeline.step';
 
@@ -68,8 +69,7 @@ export class StepQueues {
   readonly #prefix: string;
   readonly #queues = new Map<string, Queue>();
   readonly #onError: (error: Error) => void;
-  #pending: PendingAdd[] = [];
-  #scheduled = false;
+  readonly #turn = new TurnBatch<PendingAdd>((pending) => this.#sendAll(pending));
 
   constructor(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }) {
     this.#connection = options.connection;
@@ -90,19 +90,10 @@ export class StepQueues {
   /** Adds jobs with the others added in this turn; settles once all of them are in Redis. */
   add(jobs: readonly StepJobSpec[]): Promise<void> {
     if (jobs.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ jobs, resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#flush());
-      }
-    });
+    return new Promise((resolve, reject) => this.#turn.push({ jobs, resolve, reject }));
   }
 
-  #flush(): void {
-    this.#scheduled = false;
-    const pending = this.#pending;
-    this.#pending = [];
+  #sendAll(pending: readonly PendingAdd[]): void {
     const byQueue = new Map<string, { specs: StepJobSpec[]; adders: PendingAdd[] }>();
     for (const adder of pending) {
       for (const job of adder.jobs) {
@@ -139,7 +130,7 @@ export class StepQueues {
 
   /** Sends the adds of this turn still waiting, then closes the queues. */
   async close(): Promise<void> {
-    if (this.#pending.length > 0) this.#flush();
+    this.#turn.drain();
     await Promise.all([...this.#queues.values()].map((q) => q.close()));
   }
 }
