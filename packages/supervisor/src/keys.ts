@@ -22,6 +22,10 @@ export function supervisorKeys(prefix: string) {
     token: (tokenHash: string) => `${base}:token:${tokenHash}`,
     /** Hash: project_id, project_name, description, owner_id, created_at, stages (JSON). */
     project: (projectId: string) => `${base}:project:${projectId}`,
+    /** Hash: project_id → project_name of every project, written with the project (the list agents pick from). */
+    projects: `${base}:projects`,
+    /** String: set once the projects made before `projects` existed have been added to it. */
+    projectsBackfilled: `${base}:projects:backfilled`,
     /** Hash: step identifier → the step's JSON without its rules and template. */
     steps: (projectId: string) => `${base}:project:${projectId}:steps`,
     /** Hash: step identifier → JSON array of rules. */

@@ -62,3 +62,34 @@ test('task groups list oldest first, across the project only', async () => {
   await h.engine.store.tasks.add(p2.project_id, { title: 'elsewhere', goal: 'g', sop_step_identifier: 'testing' }, NOW);
   assert.deepEqual((await h.engine.store.tasks.list(p1.project_id)).map((t) => t.title), ['a', 'b', 'c']);
 });
+
+test('projects are listed by name from the index written with them, and a project made before the index is added to it once', async () => {
+  // A prefix of its own: the file's other tests make projects too.
+  const own = await harness();
+  try {
+    const store = own.engine.store;
+    const beta = (await store.createProject({ owner_id: 'u1', project_name: 'Beta' }, NOW)).project;
+    const alpha = (await store.createProject({ owner_id: 'u2', project_name: 'Alpha' }, NOW)).project;
+    // Made by a version that kept no index: its hash only.
+    await own.redis.hset(store.keys.project('legacy-1'), { project_id: 'legacy-1', project_name: 'Gamma', description: '', owner_id: 'u3', created_at: NOW });
+    // Many other keys, as a deployment's Redis holds (runs, jobs): the project is found among them all.
+    for (let i = 0; i < 30_000; i += 5000) {
+      const pipeline = own.redis.pipeline();
+      for (let j = i; j < i + 5000; j += 1) pipeline.set(`${own.prefix}:filler:${j}`, '1', 'EX', 300);
+      await pipeline.exec();
+    }
+
+    const expected = [
+      { id: alpha.project_id, name: 'Alpha' },
+      { id: beta.project_id, name: 'Beta' },
+      { id: 'legacy-1', name: 'Gamma' },
+    ];
+    assert.deepEqual(await store.listProjects(), expected);
+    assert.equal(await own.redis.hget(store.keys.projects, 'legacy-1'), 'Gamma');
+    // The backfill ran once: a hash written behind the index's back now is not looked for again.
+    await own.redis.hset(store.keys.project('legacy-2'), { project_id: 'legacy-2', project_name: 'Delta', description: '', owner_id: 'u3', created_at: NOW });
+    assert.deepEqual(await store.listProjects(), expected);
+  } finally {
+    await own.close();
+  }
+});

@@ -7,6 +7,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { globEscape, scanKeys } from '@switchyard/redis';
 import { defaultSop } from './default-sop.js';
 import { isoSeconds, SopStepSchema, type Project, type SopGraph, type SopStep, type TaskGroup, type User } from './domain.js';
 import { supervisorKeys, type SupervisorKeys } from './keys.js';
@@ -82,7 +83,7 @@ export class SupervisorStore {
     const project: Project = { project_id: randomUUID(), project_name: input.project_name, description: input.description ?? '', owner_id: input.owner_id, created_at: now };
     const id = project.project_id;
     const firstSequence = initial.length > 0 ? await this.tasks.nextSequences(initial.length) : 0;
-    const multi = this.redis.multi().hset(this.keys.project(id), { ...project, stages: JSON.stringify(sop.stages) });
+    const multi = this.redis.multi().hset(this.keys.project(id), { ...project, stages: JSON.stringify(sop.stages) }).hset(this.keys.projects, id, project.project_name);
     sop.steps.forEach(({ rules, output_template, ...step }, position) => {
       multi.hset(this.keys.steps(id), step.identifier, JSON.stringify({ ...step, position }));
       multi.hset(this.keys.rules(id), step.identifier, JSON.stringify(rules));
@@ -92,6 +93,32 @@ export class SupervisorStore {
     const tasks = initial.map((task, i) => this.tasks.queueAdd(multi, id, task, now, firstSequence + i));
     await multi.exec();
     return { project, steps: sop.steps, tasks };
+  }
+
+  /** Every project's id and name, by name. */
+  async listProjects(): Promise<{ id: string; name: string }[]> {
+    if (!(await this.redis.exists(this.keys.projectsBackfilled))) await this.#backfillProjectIndex();
+    const names = await this.redis.hgetall(this.keys.projects);
+    return Object.entries(names)
+      .map(([id, name]) => ({ id, name }))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Projects made before the index was written with them are found once, by a scan of their
+   * hashes (however many other keys the Redis holds), and added; running it twice adds nothing.
+   */
+  async #backfillProjectIndex(): Promise<void> {
+    const base = this.keys.project('');
+    const ids = (await scanKeys(this.redis, `${globEscape(base)}*`)).map((key) => key.slice(base.length)).filter((id) => id.length > 0 && !id.includes(':'));
+    if (ids.length > 0) {
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.hget(this.keys.project(id), 'project_name');
+      const names = ((await pipeline.exec()) ?? []).map(([, name]) => name);
+      const found = ids.flatMap((id, i) => (typeof names[i] === 'string' ? [id, names[i] as string] : []));
+      if (found.length > 0) await this.redis.hset(this.keys.projects, ...found);
+    }
+    await this.redis.set(this.keys.projectsBackfilled, new Date().toISOString());
   }
 
   async getProject(projectId: string): Promise<Project | undefined> {

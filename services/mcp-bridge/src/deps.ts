@@ -5,8 +5,9 @@
 import type { Redis } from 'ioredis';
 import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues, type RunObserver } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
+import { SupervisorStore } from '@switchyard/supervisor';
 import type { ToolSuite } from '@switchyard/tool-suite';
-import { completionSources, supervisorProjects } from './completions/sources.js';
+import { completionSources } from './completions/sources.js';
 import { conformanceFixtureSuite } from './conformance/fixtures.js';
 import type { BridgeFeatures } from './features.js';
 import { StreamHub } from './follow/stream-hub.js';
@@ -57,6 +58,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const batches = new BatchStore(store);
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
+  const supervisor = new SupervisorStore({ redis, prefix });
   const notices = new BridgeNotices();
   // Workers and the orchestrator register them too; a bridge on its own should not depend on them.
   registerShippedPipelines(pipelines).catch((error: unknown) => {
@@ -81,8 +83,8 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     pipelines,
     hub,
     notices,
-    sources: completionSources({ redis, prefix, store, pipelines }),
-    supervisorProjects: () => supervisorProjects(redis, prefix, 20_000),
+    sources: completionSources({ redis, prefix, store, pipelines, supervisor }),
+    supervisorProjects: () => supervisor.listProjects(),
     onPipelineChanged: (listener) => pipelineTools.onPipelineChanged(listener),
     ...(options.subscriptionDebounceMs !== undefined ? { debounceMs: options.subscriptionDebounceMs } : {}),
     ...(options.resourcePageSize !== undefined ? { pageSize: options.resourcePageSize } : {}),

@@ -2,14 +2,14 @@
  * What `completion/complete` offers, read from where each thing lives: run ids from the run index
  * (the newest `recentRuns`, prefix-matched), batch ids from those runs, pipeline names and
  * versions from the pipeline store, AceFlow stage ids from the engine's list and its projects
- * from the workspace index, Supervisor projects from their hashes in Redis. Every answer holds
+ * from the workspace index, Supervisor projects from the Supervisor's project index. Every answer holds
  * at most 100 values, the spec's limit.
  */
 import type { Redis } from 'ioredis';
 import { aceflowKeys, STAGE_IDS } from '@switchyard/aceflow';
-import { globEscape, KeyedPipeline, scanKeys } from '@switchyard/redis';
+import { KeyedPipeline } from '@switchyard/redis';
 import type { PipelineStore, RunStore } from '@switchyard/pipeline';
-import { supervisorKeys } from '@switchyard/supervisor';
+import type { SupervisorStore } from '@switchyard/supervisor';
 
 export const MAX_VALUES = 100;
 
@@ -19,10 +19,9 @@ export interface CompletionSourceOptions {
   prefix: string;
   store: RunStore;
   pipelines: PipelineStore;
+  supervisor: Pick<SupervisorStore, 'listProjects'>;
   /** How many of the newest runs run ids are completed from (default 1000). */
   recentRuns?: number;
-  /** Keys the Supervisor project scan looks at, at most (default 20,000): it has no index of its own. */
-  supervisorScanLimit?: number;
 }
 
 export interface CompletionSources {
@@ -48,7 +47,7 @@ export function matching(values: Iterable<string>, value: string): string[] {
 }
 
 export function completionSources(options: CompletionSourceOptions): CompletionSources {
-  const { redis, store, pipelines } = options;
+  const { redis, store, pipelines, supervisor } = options;
   const recent = () => redis.zrevrange(store.keys.runIndex, 0, (options.recentRuns ?? 1000) - 1);
 
   return {
@@ -82,25 +81,7 @@ export function completionSources(options: CompletionSourceOptions): CompletionS
       return matching([...new Set(names)].sort(), value);
     },
     async supervisorProjects(value) {
-      return matching((await supervisorProjects(redis, options.prefix, options.supervisorScanLimit ?? 20_000)).map((p) => p.name), value);
+      return matching((await supervisor.listProjects()).map((p) => p.name), value);
     },
   };
-}
-
-/** Every Supervisor project found by a bounded scan of its hashes: `{base}:project:{id}`, nothing after the id. */
-export async function supervisorProjects(redis: Redis, prefix: string, scanLimit: number): Promise<{ id: string; name: string }[]> {
-  const base = `${supervisorKeys(prefix).base}:project:`;
-  const ids = new Set<string>();
-  for (const key of await scanKeys(redis, `${globEscape(base)}*`, { maxScanned: scanLimit })) {
-    const id = key.slice(base.length);
-    if (!id.includes(':')) ids.add(id);
-  }
-  const list = [...ids];
-  const pipeline = redis.pipeline();
-  for (const id of list) pipeline.hget(`${base}${id}`, 'project_name');
-  const names = ((await pipeline.exec()) ?? []).map(([, name]) => name);
-  return list
-    .map((id, i) => ({ id, name: names[i] }))
-    .filter((p): p is { id: string; name: string } => typeof p.name === 'string')
-    .sort((a, b) => a.name.localeCompare(b.name));
 }
