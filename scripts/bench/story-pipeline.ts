@@ -133,15 +133,14 @@ export function cpuRatio(switchyardRounds: readonly StoryCost[], baselineRounds:
  * the same rounds: CPU per story of this process and of Redis, and the ratio (≤ 1: no dearer).
  */
 function engineVersusHandbuilt(engineRounds: readonly StoryCost[], handbuiltRounds: readonly StoryCost[]) {
-  const total = cpuOf;
   const engine = medianCost(engineRounds);
   const handbuilt = medianCost(handbuiltRounds);
   // Each round's pair ran back to back, so their ratio is spared the load that drifts between rounds.
-  const roundRatios = engineRounds.map((e, i) => round(total(e) / total(handbuiltRounds[i] as StoryCost)));
+  const roundRatios = engineRounds.map((e, i) => round(cpuOf(e) / cpuOf(handbuiltRounds[i] as StoryCost)));
   return {
     measured_as: 'per round, the two back to back (which goes first alternates), both started alike (runs written, first jobs added 250 at a time, no API or dispatcher) and their ended runs compacted inside the measurement: the story definition run by the engine, and the hand-built flow it replaced (scripts/bench/story-handbuilt.ts: two BullMQ flows over the same run-store scripts); cpu_ratio is the median of the rounds\' ratios, the rest medians over the rounds',
-    engine_cpu_us_per_story: total(engine),
-    handbuilt_cpu_us_per_story: total(handbuilt),
+    engine_cpu_us_per_story: cpuOf(engine),
+    handbuilt_cpu_us_per_story: cpuOf(handbuilt),
     cpu_ratio: median(roundRatios),
     round_cpu_ratios: roundRatios,
     node_cpu_ratio: round(engine.node_cpu_us / handbuilt.node_cpu_us),

@@ -87,16 +87,16 @@ const LETTER = /\p{L}/u;
 /** Characters whose lower case is longer, or surrogate halves (no u flag: code units): offsets found in lower case would not hold. */
 const UNEVEN_CASE = /[\u0130\uD800-\uDFFF]/;
 
-/**
- * Where `noun` stands as a whole word in `texts`, case ignored, found with indexOf on lower-cased
- * copies: compiling a Unicode regex for every section cost the reference services more CPU than
- * serving its stream. Null when lower-casing could shift offsets (the regex then).
- */
 interface Occurrence {
   at: number;
   match: string;
 }
 
+/**
+ * Where `noun` stands as a whole word in `texts`, case ignored, found with indexOf on lower-cased
+ * copies: compiling a Unicode regex for every section cost the reference services more CPU than
+ * serving its stream. Null when lower-casing could shift offsets (the regex then).
+ */
 function plainOccurrences(noun: string, texts: string): Occurrence[] | null {
   const lower = texts.toLowerCase();
   const needle = noun.toLowerCase();
