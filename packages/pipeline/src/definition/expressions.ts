@@ -6,6 +6,7 @@
  * of a loop's previous run).
  */
 import jsonata from 'jsonata';
+import { compilePlain, NOT_PLAIN } from './plain-jsonata.js';
 import type { ArgsTemplate } from './schema.js';
 
 export interface ExpressionContext {
@@ -33,6 +34,8 @@ export interface Expression {
   readonly source: string;
   readonly place: string;
   evaluate(context: ExpressionContext): Promise<unknown>;
+  /** The value at once when plain JavaScript has it (plain-jsonata.ts), else NOT_PLAIN: then `evaluate` is JSONata's. */
+  now(context: ExpressionContext): unknown;
   /** Whether the expression names `field` anywhere (e.g. `steps`): what its value can depend on. */
   names(field: string): boolean;
 }
@@ -62,7 +65,25 @@ export function compileExpression(source: string, place: string): Expression {
     throw new ExpressionError(place, `not a valid JSONata expression: ${describe(error)}`);
   }
   const ast = compiled.ast();
+  const plain = compilePlain(ast);
   const named = new Map<string, boolean>();
+  const viaJsonata = async (context: ExpressionContext) => {
+    try {
+      // Sequences carry JSONata's own markers as extra properties, which JSON leaves out.
+      return (await compiled.evaluate(context)) as unknown;
+    } catch (error) {
+      throw new ExpressionError(place, describe(error));
+    }
+  };
+  const now = (context: ExpressionContext): unknown => {
+    if (!plain) return NOT_PLAIN;
+    try {
+      return plain(context);
+    } catch {
+      // NOT_PLAIN, or anything unforeseen: JSONata has the answer, or the error to give.
+      return NOT_PLAIN;
+    }
+  };
   return {
     source,
     place,
@@ -71,13 +92,10 @@ export function compileExpression(source: string, place: string): Expression {
       if (found === undefined) named.set(field, (found = namesIn(ast, field)));
       return found;
     },
-    async evaluate(context) {
-      try {
-        // Sequences carry JSONata's own markers as extra properties, which JSON leaves out.
-        return (await compiled.evaluate(context)) as unknown;
-      } catch (error) {
-        throw new ExpressionError(place, describe(error));
-      }
+    now,
+    evaluate(context) {
+      const value = now(context);
+      return value === NOT_PLAIN ? viaJsonata(context) : Promise.resolve(value);
     },
   };
 }
@@ -92,19 +110,7 @@ export interface ArgsEvaluator {
   evaluate(context: ExpressionContext): Promise<Record<string, unknown>>;
 }
 
-/** A dotted path such as `input.topic` or `item`: read without JSONata when no list is on the way. */
-const SIMPLE_PATH = /^\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*$/;
-const QUOTED = /^\s*'([^'\\]*)'\s*$/;
-const KEYWORDS = new Set(['true', 'false', 'null', 'and', 'or', 'in']);
-
-/** `$lookup(a.b, c)` with two dotted paths, e.g. `$lookup(steps.outline.sections, item)`. */
-const LOOKUP = /^\s*\$lookup\(\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*,\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\)\s*$/;
-
-type Leaf =
-  | { path: string[]; value: unknown; kind: 'literal' }
-  | { path: string[]; kind: 'path'; names: string[]; source: string }
-  | { path: string[]; kind: 'lookup'; object: string[]; key: string[]; source: string }
-  | { path: string[]; kind: 'expression'; source: string };
+type Leaf = { path: string[]; kind: 'literal'; value: unknown } | { path: string[]; kind: 'expression'; expression: Expression };
 
 function leavesOf(template: Record<string, unknown>, place: string, path: string[] = []): { leaves: Leaf[]; objects: string[][] } {
   const leaves: Leaf[] = [];
@@ -115,42 +121,10 @@ function leavesOf(template: Record<string, unknown>, place: string, path: string
       const inner = leavesOf(value as Record<string, unknown>, `${place}.${key}`, at);
       leaves.push(...inner.leaves);
       objects.push(...inner.objects);
-    } else if (typeof value !== 'string') leaves.push({ path: at, kind: 'literal', value });
-    else {
-      compileExpression(value, `${place}.${key}`); // a syntax error names its own place
-      const quoted = QUOTED.exec(value);
-      const dotted = SIMPLE_PATH.exec(value)?.[1];
-      const lookup = LOOKUP.exec(value);
-      if (quoted) leaves.push({ path: at, kind: 'literal', value: quoted[1] });
-      else if (dotted && !KEYWORDS.has(dotted)) leaves.push({ path: at, kind: 'path', names: dotted.split('.'), source: value });
-      else if (lookup?.[1] && lookup[2] && !KEYWORDS.has(lookup[1]) && !KEYWORDS.has(lookup[2])) leaves.push({ path: at, kind: 'lookup', object: lookup[1].split('.'), key: lookup[2].split('.'), source: value });
-      else leaves.push({ path: at, kind: 'expression', source: value });
-    }
+    } else if (typeof value === 'string') leaves.push({ path: at, kind: 'expression', expression: compileExpression(value, `${place}.${key}`) });
+    else leaves.push({ path: at, kind: 'literal', value });
   }
   return { leaves, objects };
-}
-
-const NOT_PLAIN = Symbol('not plain');
-
-/** A dotted path read in plain JavaScript; a list on the way is JSONata's to map over. */
-function readPath(context: ExpressionContext, names: readonly string[]): unknown {
-  let value: unknown = context;
-  for (const name of names) {
-    if (Array.isArray(value)) return NOT_PLAIN;
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[name];
-  }
-  return value;
-}
-
-/** `$lookup(object, key)` in plain JavaScript when both are plain (an object, a string key, a value that is no list); else JSONata's. */
-function readLookup(context: ExpressionContext, leaf: { object: readonly string[]; key: readonly string[] }): unknown {
-  const object = readPath(context, leaf.object);
-  const key = readPath(context, leaf.key);
-  if (object === undefined || object === null) return object === undefined && typeof key === 'string' ? undefined : NOT_PLAIN;
-  if (typeof object !== 'object' || Array.isArray(object) || typeof key !== 'string' || !Object.hasOwn(object, key)) return NOT_PLAIN;
-  const value = (object as Record<string, unknown>)[key];
-  return Array.isArray(value) ? NOT_PLAIN : value;
 }
 
 function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
@@ -160,30 +134,25 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
 }
 
 /**
- * The args template as one evaluator. Plain paths (`input.topic`, `item`), `$lookup` of a plain
- * path by a plain path, and quoted strings are read without JSONata, since an evaluation costs tens of microseconds; only the other
- * expressions (and a path with a list on its way, which JSONata maps over) are evaluated.
+ * The args template as one evaluator: literals as they are, each string an expression. Most
+ * expressions are answered at once in plain JavaScript; only the others wait on JSONata.
  */
 export function compileArgs(template: ArgsTemplate | undefined, place: string): ArgsEvaluator {
   if (template === undefined) return { evaluate: async () => ({}) };
   if (typeof template === 'string') return wholeObject(compileExpression(template, place), place);
   const { leaves, objects } = leavesOf(template, place);
-  const computed = leaves.filter((leaf) => leaf.kind !== 'literal') as Exclude<Leaf, { kind: 'literal' }>[];
-  const expressions = computed.map((leaf) => compileExpression(leaf.source, `${place}.${leaf.path.join('.')}`));
   return {
     async evaluate(context) {
-      const values = await Promise.all(
-        computed.map((leaf, i) => {
-          const plain = leaf.kind === 'path' ? readPath(context, leaf.names) : leaf.kind === 'lookup' ? readLookup(context, leaf) : NOT_PLAIN;
-          return plain === NOT_PLAIN ? (expressions[i] as Expression).evaluate(context) : plain;
-        }),
-      );
+      const values = leaves.map((leaf) => (leaf.kind === 'literal' ? leaf.value : leaf.expression.now(context)));
+      if (values.includes(NOT_PLAIN)) {
+        const later = leaves.map((leaf, i) => (values[i] === NOT_PLAIN && leaf.kind === 'expression' ? leaf.expression.evaluate(context) : values[i]));
+        values.splice(0, values.length, ...(await Promise.all(later)));
+      }
       const result: Record<string, unknown> = {};
       for (const path of objects.slice(1)) setAt(result, path, {});
-      leaves.forEach((leaf) => {
-        const value = leaf.kind === 'literal' ? leaf.value : values[computed.indexOf(leaf as Exclude<Leaf, { kind: 'literal' }>)];
+      leaves.forEach((leaf, i) => {
         // An absent value leaves its argument out, so optional inputs stay optional.
-        if (value !== undefined) setAt(result, leaf.path, value);
+        if (values[i] !== undefined) setAt(result, leaf.path, values[i]);
       });
       return result;
     },

@@ -1,0 +1,83 @@
+/**
+ * The values plain-jsonata.ts computes with, as JSONata's evaluator has them: sequences (what a
+ * path gives) told apart from arrays in the data, the unwrapping of a sequence, truth, lookup.
+ */
+
+/** Thrown when this evaluation must be left to JSONata. */
+export const NOT_PLAIN: unique symbol = Symbol('not plain');
+
+export type Node = { type: string; value?: unknown; [key: string]: unknown };
+/**
+ * The variables in scope: a block's own, then its enclosing ones. (Frames made with
+ * Object.create would do, but V8 slows down on every fresh object used as a prototype.)
+ */
+export class Scope {
+  readonly #values = new Map<string, unknown>();
+  constructor(readonly parent: Scope | null = null) {}
+  get(name: string): unknown {
+    return this.#values.has(name) ? this.#values.get(name) : this.parent?.get(name);
+  }
+  set(name: string, value: unknown): unknown {
+    this.#values.set(name, value);
+    return value;
+  }
+}
+export type Eval = (input: unknown, scope: Scope) => unknown;
+
+export const notPlain = (): never => {
+  throw NOT_PLAIN;
+};
+
+// JSONata tells a sequence (what a path gives) from an array in the data, and an array built
+// as a path step (`a.[b, c]`) from others; so must this. A symbol on the array marks it, as
+// JSONata marks its own with a property (a WeakSet of them cost more than the rest together).
+const SEQUENCE = Symbol('sequence');
+const CONS = Symbol('cons');
+type Marked = unknown[] & { [SEQUENCE]?: true; [CONS]?: true };
+export const sequence = (items: unknown[] = []): unknown[] => {
+  (items as Marked)[SEQUENCE] = true;
+  return items;
+};
+export const isSequence = (value: unknown): value is unknown[] => Array.isArray(value) && (value as Marked)[SEQUENCE] === true;
+export const markCons = (items: unknown[]): void => {
+  (items as Marked)[CONS] = true;
+};
+export const isCons = (value: unknown[]): boolean => (value as Marked)[CONS] === true;
+
+/** What JSONata's evaluate() does with every node's result: an empty sequence is nothing, a single one its item. */
+export function unwrap(value: unknown): unknown {
+  if (!isSequence(value)) return value;
+  if (value.length === 0) return undefined;
+  return value.length === 1 ? value[0] : value;
+}
+
+export function isNumeric(value: unknown): value is number {
+  if (typeof value !== 'number' || Number.isNaN(value)) return false;
+  return Number.isFinite(value) || notPlain(); // JSONata raises an error on infinity
+}
+
+/** JSONata's $boolean: undefined stays undefined. */
+export function truth(value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.length === 1 ? truth(value[0]) : value.some((v) => truth(v));
+  if (typeof value === 'string') return value.length > 0;
+  if (typeof value === 'number') return isNumeric(value) && value !== 0;
+  if (typeof value === 'boolean') return value;
+  if (value !== null && typeof value === 'object') return Object.keys(value).length > 0;
+  return typeof value === 'function' ? notPlain() : false;
+}
+
+export function lookup(input: unknown, key: string): unknown {
+  if (Array.isArray(input)) {
+    const found = sequence();
+    for (const item of input) {
+      const value = lookup(item, key);
+      if (Array.isArray(value)) found.push(...value);
+      else if (value !== undefined) found.push(value);
+    }
+    return found;
+  }
+  if (input !== null && typeof input === 'object' && Object.hasOwn(input, key)) return (input as Record<string, unknown>)[key];
+  return undefined;
+}
+
