@@ -4,8 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Redis } from 'ioredis';
 import { startTestStack, type TestStack } from '@switchyard/orchestrator/testing';
+import { runKeys } from '@switchyard/pipeline';
 import { createRedisClient, REPO_ROOT } from '@switchyard/redis';
-import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkStagePipeline, checkTasks, checkToolList, ok, snapshotKeys } from './testing/journey.js';
+import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFederation, checkStagePipeline, checkTasks, checkToolList, ok, snapshotKeys, waitFor } from './testing/journey.js';
 
 let stack: TestStack;
 let redis: Redis;
@@ -56,6 +57,8 @@ test('an agent starts a batch, follows a run, reads the stories, lists runs and 
 
 test('bad arguments to every tool over stdio are refused as tool results in the tool\'s own error shape, and write nothing', async () => {
   await ok(client, 'list_runs', {});
+  // The runs of the journey before are compacted some seconds after they end: not while we compare.
+  await waitFor('the runs ended before to be compacted', async () => (await redis.zcard(runKeys(stack.prefix).endedRuns)) === 0, 40_000);
   // Idle workers beside the bridge refresh BullMQ's stalled-check marker; nothing else may move.
   const before = await snapshotKeys(redis, stack.prefix, { except: /stalled-check$/ });
   await checkBadCalls(client);
