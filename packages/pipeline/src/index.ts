@@ -46,7 +46,7 @@ export type { ToolDirectory } from './definition/validate.js';
 export { toolQueue, kindQueue } from './definition/queues.js';
 export { PipelineStore, sameDefinition } from './engine/pipeline-store.js';
 export type { PipelineSummary, RegisterOutcome } from './engine/pipeline-store.js';
-export { startPipelineRun, startPipelineBatch, checkRunInput, newPipelineRun, rootJobs, jobsForStep, InputError } from './engine/pipeline-runs.js';
+export { startPipelineRun, startPipelineBatch, checkRunInput, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError } from './engine/pipeline-runs.js';
 export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
 export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';
 export type { StepJobSpec } from './engine/step-jobs.js';

@@ -46,6 +46,8 @@ export interface RunRecord {
 export type StageStart =
   | { kind: 'missing' }
   | { kind: 'ended'; status: RunStatus }
+  /** A wanted step is not done (asked with `needsDone`). */
+  | { kind: 'unready'; need: string }
   | { kind: 'done'; output: unknown; inputs: Record<string, unknown>; request: unknown }
   | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown }
   | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown };
@@ -315,11 +317,11 @@ export class RunStore {
    * the `inputs` stages either way, so the stage needs no further reads. Starts and completions
    * made in the same turn of the event loop share one round trip.
    */
-  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean }): Promise<StageStart> {
+  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean; needsDone?: boolean }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
-    const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}`;
+    const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}${options.needsDone ? 'n' : ''}`;
     const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
     // A map step's branches come as one list; an output never written (a skipped step) as null.
     const rest = reply.slice(options.withRequest ? 3 : 2);
@@ -330,6 +332,8 @@ export class RunStore {
         return { kind: 'missing' };
       case 'ended':
         return { kind: 'ended', status: reply[1] as RunStatus };
+      case 'unready':
+        return { kind: 'unready', need: reply[1] as string };
       case 'done':
         return { kind: 'done', output: JSON.parse(reply[1] as string) as unknown, inputs: read, request };
       case 'peek':

@@ -19,7 +19,7 @@ import { SETTLE_SCRIPT } from './run-settle.js';
  *   idempotent: a start seen before (its id) and a completion of a completed stage change nothing,
  *   so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
- *   start: {'missing'} | {'ended', status} | {'done' | 'peek', output, [request], inputs...}
+ *   start: {'missing'} | {'ended', status} | {'unready', step} | {'done' | 'peek', output, [request], inputs...}
  *     | {'started' | 'running', attempt, [request], inputs...} ('running': this start moved the run
  *     from queued to running, which its batch's counts then follow, in the shared slot)
  *   complete, skip: {completed stages, stages in all, watched fields' values..., then the statuses of
@@ -50,7 +50,23 @@ local function output_of(k, name)
   return redis.call('HGET', k[2], name) or ''
 end
 
--- flags: 'r' returns the run's request after the attempt; 'p' (peek) starts nothing.
+-- The first of the wanted steps not done (completed, skipped, or a map's every branch completed).
+local function first_unready(k, wanted)
+  for _, name in ipairs(wanted) do
+    local status = redis.call('HGET', k[1], name .. '.status')
+    if status ~= 'completed' and status ~= 'skipped' then
+      local branches = redis.call('HGET', k[1], name .. '.branches')
+      if not branches then return name end
+      for _, branch in ipairs(cjson.decode(branches)) do
+        if redis.call('HGET', k[1], branch .. '.status') ~= 'completed' then return name end
+      end
+    end
+  end
+  return false
+end
+
+-- flags: 'r' returns the run's request after the attempt; 'p' (peek) starts nothing; 'n' checks
+-- that the wanted steps are done first (a BullMQ parent is also released when a child is removed).
 local function start(k, stage, op, flags, wanted)
   local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts', stage .. '.op', 'request')
   local status = run[1]
@@ -63,6 +79,10 @@ local function start(k, stage, op, flags, wanted)
   end
   local done = redis.call('HGET', k[2], stage)
   if done then return inputs({'done', done}) end
+  if string.find(flags, 'n', 1, true) then
+    local need = first_unready(k, wanted)
+    if need then return {'unready', need} end
+  end
   if string.find(flags, 'p', 1, true) then return inputs({'peek', '0'}) end
   -- The same start sent again (a command resent after a reconnect): answer it, change nothing.
   if run[3] == op then return inputs({'started', run[2]}) end

@@ -110,9 +110,14 @@ test('a cancelled run is compacted with its outputs: at most 8 KB, and it reads 
     const readBefore = await readings(runId, events[3]?.[0] as string);
 
     assert.ok(Object.keys(was.sizes).filter((key) => key.startsWith('tool-writing:')).length === 4, 'the four writers\' jobs failed: their run had ended');
+    // The polish waited on them as their flow parent: failing, they fail it, unrun.
+    const editing = new Queue(toolQueue('editing'), { connection: redis, prefix: stack.prefix });
+    await waitFor(() => editing.getJobState(jobId(runId, 'polish')), (state) => state === 'failed', 'the polish failed with the writers');
+    assert.match((await editing.getJob(jobId(runId, 'polish')))?.failedReason ?? '', /^child \S+ failed$/);
+    await editing.close();
     const report = await stack.workers!.compactor.pass();
     assert.equal(report.compacted, 1);
-    assert.equal(report.jobs_removed, 4, 'jobs refused because their run had ended are removed with it');
+    assert.equal(report.jobs_removed, 5, 'jobs refused because their run had ended are removed with it, and the polish they failed');
     const now = await footprint(runId);
     process.stdout.write(`# cancelled: ${JSON.stringify({ events: events.length, bytes_before: was.bytes, bytes_after: now.bytes, after: now.sizes })}\n`);
     assert.ok(now.bytes <= MAX_BYTES_PER_RUN, `a cancelled run keeps ${now.bytes} bytes: ${JSON.stringify(now.sizes)}`);

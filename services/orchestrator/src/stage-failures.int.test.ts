@@ -57,7 +57,9 @@ test('a non-retryable failure in one section fails the run with that error, abor
     await Promise.all([queue.close(), writers.close()]);
     await connection.quit();
   });
-  assert.equal(await queue.getJobState(jobId(runId, 'polish')), 'unknown', 'the polish, waiting on the failed section, was never enqueued');
+  // The polish waited on the writers as their flow parent: the failed section fails it, unrun.
+  await waitFor(async () => (await queue.getJobState(jobId(runId, 'polish'))) === 'failed', 'the polish, waiting on the failed section, failed with it');
+  assert.match((await queue.getJob(jobId(runId, 'polish')))?.failedReason ?? '', /^child \S+ failed$/);
   await waitFor(() => siblingsAborted === 3, 'the three sibling writers were aborted');
   await waitFor(async () => (await writers.getActiveCount()) === 0 && (await writers.getWaitingCount()) === 0, 'no writer job is left active or waiting');
 

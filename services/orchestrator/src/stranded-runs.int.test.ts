@@ -74,10 +74,29 @@ test('a run whose job stalls past its limit, its worker SIGKILLed three times, e
   assert.equal(counts?.failed, 1, 'the batch counts the run and finishes');
 });
 
-test('a run whose jobs were removed is failed by the reconciler', async (t) => {
+test('a run whose jobs were removed is failed as stranded, not run on without them', async (t) => {
   const searchQueue = await queueOf(toolQueue('search'), t);
+  const outlineQueue = await queueOf(toolQueue('outline'), t);
   const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a letter nobody sent' }) });
-  // No worker runs yet: remove the run's only job, its first step's.
+  // No worker runs yet: remove the run's first step's job. Its outline waits on it as its flow
+  // parent, and BullMQ releases a parent whose last child is removed.
+  assert.equal(await outlineQueue.getJobState(jobId(body.run_id, 'outline')), 'waiting-children');
+  await searchQueue.remove(jobId(body.run_id, 'search'));
+  t.after(() => workers.killAll());
+  await workers.startListening(FAST_RECONCILE);
+  const run = await stack.waitForRun(body.run_id, 20_000);
+  assert.equal(run.status, 'failed');
+  assert.equal((run.error as { code: string }).code, 'run_stranded');
+  assert.match((run.error as { message: string }).message, /search[^.]* gone/);
+  assert.ok(!(run.stages as { name: string; attempts: number }[]).some((stage) => stage.name === 'outline' && stage.attempts > 0), 'the outline never ran');
+});
+
+test('a run whose only job was removed is failed by the reconciler', async (t) => {
+  const searchQueue = await queueOf(toolQueue('search'), t);
+  const outlineQueue = await queueOf(toolQueue('outline'), t);
+  const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a letter nobody read' }) });
+  // Both of its jobs gone: nothing is left to run or to release.
+  await outlineQueue.remove(jobId(body.run_id, 'outline'));
   await searchQueue.remove(jobId(body.run_id, 'search'));
   t.after(() => workers.killAll());
   await workers.startListening(FAST_RECONCILE);

@@ -34,7 +34,9 @@ export interface CompactorReport extends Omit<CompactionReport, 'jobs'> {
 
 /**
  * The step jobs, among KEYS (job hashes), that failed only because their run had ended before
- * they ran (stage-runner.ts's refusal, `run <id> is <status>`): their 1-based places. A script, so
+ * they ran (stage-runner.ts's refusal, `run <id> is <status>`), or never ran because a child of
+ * theirs failed for good (BullMQ's `child <key> failed`: the child's job, and its run's record,
+ * tell why): their 1-based places. A script, so
  * that a pass over a thousand runs reads their seven thousand reasons in one command, not seven
  * thousand (the job hashes are in BullMQ's slot, `{sy}` on a cluster, so one call holds them).
  */
@@ -43,7 +45,7 @@ local refused = {}
 for i, key in ipairs(KEYS) do
   local reason = redis.call('HGET', key, 'failedReason')
   local status = reason and string.match(reason, '^run %S+ is (%l+)$')
-  if status == 'completed' or status == 'failed' or status == 'cancelled' then refused[#refused + 1] = i end
+  if status == 'completed' or status == 'failed' or status == 'cancelled' or (reason and string.match(reason, '^child %S+ failed$')) then refused[#refused + 1] = i end
 end
 return refused
 `;

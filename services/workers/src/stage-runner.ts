@@ -74,6 +74,11 @@ export interface StageSpec<T> {
   inputs?: readonly string[];
   /** Also read the run's request when starting. */
   withRequest?: boolean;
+  /**
+   * Check at the start that the `inputs` stages are done: the stage was released by BullMQ as a
+   * flow parent, which a child's removal does too (default false).
+   */
+  needsDone?: boolean;
   /** Fields of the run its completion answers (see RunStore.completeStage), e.g. what the next steps need. */
   watch?: readonly string[];
   /** This stage's budget, over the deps' (a step's own `retry`). */
@@ -105,8 +110,13 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
-  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true });
+  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true, needsDone: stage.needsDone });
   if (start.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
+  if (start.kind === 'unready') {
+    // Its release was a child's removal, not its completion: what it needs will not come.
+    const error = new StageFailedError({ code: 'run_stranded', message: `${name} was released before ${start.need} was done: the job of ${start.need} is gone` });
+    throw await handleFailure(deps, job, { runId, name, error, final: true });
+  }
   if (start.kind === 'ended') {
     await markEnded(deps, runId, name);
     throw new UnrecoverableError(`run ${runId} is ${start.status}`);

@@ -164,7 +164,7 @@ function compilePath(node: Node, vars: ReadonlySet<string>): Eval | null {
   if (consFirst === null || compiled.some((c, i) => c === null && !(i === 0 && consFirst))) return null;
   const rest = indexAt === -1 ? undefined : compileIndexed(steps.slice(indexAt), vars);
   if (rest === null) return null;
-  return (input, scope) => {
+  const general: Eval = (input, scope) => {
     let items: unknown[] = Array.isArray(input) && !absolute ? input : sequence([input]);
     for (let i = 0; i < compiled.length; i++) {
       const step = compiled[i];
@@ -173,6 +173,25 @@ function compilePath(node: Node, vars: ReadonlySet<string>): Eval | null {
       items = result;
     }
     return rest ? rest(items, scope) : items;
+  };
+  return namesOnly(steps) ? objectWalk(steps.map((step) => step.value as string), general) : general;
+}
+
+const namesOnly = (steps: readonly Node[]) => steps.every((step) => step.type === 'name' && Object.keys(step).every((key) => key === 'type' || key === 'value' || key === 'position'));
+
+/**
+ * A path of names (`input.topic`) read by walking objects, as JSONata's steps do when no list is
+ * on the way; a list anywhere (to map over, or to give whole) is left to the general path.
+ */
+function objectWalk(names: readonly string[], general: Eval): Eval {
+  return (input, scope) => {
+    let value = input;
+    for (const name of names) {
+      if (Array.isArray(value)) return general(input, scope);
+      if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
+      value = (value as Record<string, unknown>)[name];
+    }
+    return Array.isArray(value) ? general(input, scope) : value;
   };
 }
 

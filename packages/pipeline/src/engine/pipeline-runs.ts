@@ -65,8 +65,30 @@ async function branchesAtStart(step: CompiledStep, input: unknown, runId: string
 export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined }): Promise<StepJobSpec[]> {
   const { step } = options;
   const constant = step.map && !step.map.names('input') && !step.map.names('run_id') ? await listAtStart(step, null, options.runId) : null;
-  if (usableList(constant)) return branchKeys(constant).map((key, index) => stepJob({ ...options, branch: { key, index, item: constant[index] } }));
-  return [stepJob(options)];
+  if (usableList(constant)) return withChainParents(options, branchKeys(constant).map((key, index) => stepJob({ ...options, branch: { key, index, item: constant[index] } })));
+  // A map's own job fans it out and completes before its branches do: nothing may wait on it.
+  return step.map ? [stepJob(options)] : withChainParents(options, [stepJob(options)]);
+}
+
+/**
+ * `jobs` as the children of the step that needs their step alone, and is the only step to need
+ * it (and so on up the chain): a BullMQ flow, whose parent BullMQ releases when every child has
+ * completed, so that no worker adds it (see step-processor.ts). A child that fails for good fails
+ * its parent unrun.
+ */
+function withChainParents(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined }, jobs: StepJobSpec[]): StepJobSpec[] {
+  let wrapped = jobs;
+  for (let parent = chainParentOf(options.pipeline, options.step.name); parent; parent = chainParentOf(options.pipeline, parent.name)) {
+    wrapped = [{ ...stepJob({ ...options, step: parent }), children: wrapped }];
+  }
+  return wrapped;
+}
+
+/** The step that needs `name` alone and is its only dependent, unless it is a map (many jobs, no one parent). */
+export function chainParentOf(pipeline: CompiledPipeline, name: string): CompiledStep | null {
+  const [only, ...others] = pipeline.steps.get(name)?.dependents ?? [];
+  const parent = only !== undefined && others.length === 0 ? pipeline.steps.get(only) : undefined;
+  return parent && !parent.map && parent.needs.length === 1 && parent.needs[0] === name ? parent : null;
 }
 
 interface RunShape {

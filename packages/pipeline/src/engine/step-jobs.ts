@@ -3,7 +3,7 @@
  * step's tool service or step kind. Job ids come from the run and the stage, so adding a step
  * twice (a retried job advancing its run again) adds it once.
  */
-import { Queue, type JobsOptions } from 'bullmq';
+import { FlowProducer, Queue, type FlowJob, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import { BULLMQ_EVENTS_MAXLEN, jobId, MAX_STAGE_ATTEMPTS, STAGE_JOB_OPTIONS, type StepJob } from '../catalog.js';
@@ -41,6 +41,8 @@ export interface StepJobSpec {
   queue: string;
   data: StepJob;
   opts: JobsOptions;
+  /** Jobs this one waits for, as a BullMQ flow: it is released when all of them have completed. */
+  children?: readonly StepJobSpec[];
 }
 
 /** The job of `step` (or of one branch of it) in run `runId`. */
@@ -50,6 +52,20 @@ export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledSte
     queue: step.queue,
     data: { run_id: runId, ...(options.batchId ? { batch_id: options.batchId } : {}), pipeline: pipeline.name, version: pipeline.version, step: step.name, ...(branch ? { branch } : {}) },
     opts: { ...stepJobOptions(step), jobId: jobId(runId, stageOf(step.name, branch?.key)) },
+  };
+}
+
+/** The group of a turn's adds that go as flows (a parent with its children), not to one queue. */
+const FLOWS = Symbol('flows');
+
+function flowOf(spec: StepJobSpec): FlowJob {
+  return {
+    name: STEP_JOB_NAME,
+    queueName: spec.queue,
+    data: spec.data,
+    opts: spec.opts,
+    // A child that fails for good fails its parent (which never runs), as its run has failed or ended.
+    ...(spec.children ? { children: spec.children.map((child) => ({ ...flowOf(child), opts: { ...child.opts, failParentOnFailure: true } })) } : {}),
   };
 }
 
@@ -70,6 +86,7 @@ export class StepQueues {
   readonly #queues = new Map<string, Queue>();
   readonly #onError: (error: Error) => void;
   readonly #turn = new TurnBatch<PendingAdd>((pending) => this.#sendAll(pending));
+  #flowProducer: FlowProducer | undefined;
 
   constructor(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }) {
     this.#connection = options.connection;
@@ -94,19 +111,21 @@ export class StepQueues {
   }
 
   #sendAll(pending: readonly PendingAdd[]): void {
-    const byQueue = new Map<string, { specs: StepJobSpec[]; adders: PendingAdd[] }>();
+    // Plain jobs by queue, and flows (whose jobs span queues) as one group.
+    const groups = new Map<string | typeof FLOWS, { specs: StepJobSpec[]; adders: PendingAdd[] }>();
     for (const adder of pending) {
       for (const job of adder.jobs) {
-        let entry = byQueue.get(job.queue);
-        if (!entry) byQueue.set(job.queue, (entry = { specs: [], adders: [] }));
+        const key = job.children ? FLOWS : job.queue;
+        let entry = groups.get(key);
+        if (!entry) groups.set(key, (entry = { specs: [], adders: [] }));
         entry.specs.push(job);
         if (entry.adders.at(-1) !== adder) entry.adders.push(adder);
       }
     }
-    // An add settles when every queue it added to has answered; one failed queue fails it.
+    // An add settles when every group it added to has answered; one failed group fails it.
     const waits = new Map<PendingAdd, Promise<unknown>[]>(pending.map((adder) => [adder, []]));
-    for (const [name, { specs, adders }] of byQueue) {
-      const sent = this.#send(name, specs);
+    for (const [key, { specs, adders }] of groups) {
+      const sent = this.#send(key, specs);
       for (const adder of adders) waits.get(adder)?.push(sent);
     }
     for (const [adder, sent] of waits) {
@@ -117,9 +136,10 @@ export class StepQueues {
     }
   }
 
-  #send(name: string, specs: readonly StepJobSpec[]): Promise<unknown> {
+  #send(key: string | typeof FLOWS, specs: readonly StepJobSpec[]): Promise<unknown> {
     try {
-      const queue = this.queue(name);
+      if (key === FLOWS) return this.#flows().addBulk(specs.map(flowOf));
+      const queue = this.queue(key);
       const [only] = specs;
       return specs.length === 1 && only ? queue.add(STEP_JOB_NAME, only.data, only.opts) : queue.addBulk(specs.map((s) => ({ name: STEP_JOB_NAME, data: s.data, opts: s.opts })));
     } catch (error) {
@@ -128,9 +148,17 @@ export class StepQueues {
     }
   }
 
+  #flows(): FlowProducer {
+    if (!this.#flowProducer) {
+      this.#flowProducer = new FlowProducer({ connection: this.#connection, prefix: this.#prefix, ...bullmqTelemetry() });
+      this.#flowProducer.on('error', this.#onError);
+    }
+    return this.#flowProducer;
+  }
+
   /** Sends the adds of this turn still waiting, then closes the queues. */
   async close(): Promise<void> {
     this.#turn.drain();
-    await Promise.all([...this.#queues.values()].map((q) => q.close()));
+    await Promise.all([...this.#queues.values(), ...(this.#flowProducer ? [this.#flowProducer] : [])].map((q) => q.close()));
   }
 }

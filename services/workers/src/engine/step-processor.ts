@@ -5,7 +5,7 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, chainParentOf, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan } from '@switchyard/telemetry';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
@@ -61,7 +61,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
     throw new UnrecoverableError(`run ${runId} is ${peek.status}`);
   }
   if (peek.kind === 'done') return advance();
-  if (peek.kind === 'started') throw new Error('a peek started a stage');
+  if (peek.kind === 'started' || peek.kind === 'unready') throw new Error(`a peek answered ${peek.kind}`);
   const context = contextOf(data, peek.request, peek.inputs);
   let items: unknown;
   try {
@@ -99,7 +99,10 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const retry = step.definition.retry?.attempts;
     // The step every other leads to reads every output when it starts, and ends the run itself.
     const final = step.name === pipeline.finalStep && !data.branch;
-    const next = final ? [] : needsAfter(pipeline, step.name);
+    // A job added as a BullMQ child (jobsForStep's chains) has one dependent, its parent, which
+    // BullMQ releases once every child has completed: nothing to read or add after it.
+    const parented = job.parentKey !== undefined;
+    const next = final || parented ? [] : needsAfter(pipeline, step.name);
     const { output, inputs, request, recorded, ended } = await runStage(deps, job, {
       runId: data.run_id,
       batchId: data.batch_id,
@@ -107,6 +110,8 @@ export function stepProcessor(deps: StepProcessorDeps) {
       name: stage,
       inputs: final ? pipeline.order.filter((name) => name !== step.name) : step.needs,
       withRequest: true,
+      // A chain's parent is released by BullMQ, also when a child is removed: it checks first.
+      needsDone: step.needs.length === 1 && chainParentOf(pipeline, step.needs[0] as string) === step,
       ...(next.length > 0 ? { watch: stepStateFields(next) } : {}),
       ...(retry ? { budget: { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry } } : {}),
       // The last step's completion ends its run in the same write.
@@ -124,6 +129,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
         return deps.stageMetrics ? deps.stageMetrics.time(data, { attempt, signal }, work) : work();
       },
     });
+    if (parented) return;
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
     // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.
     if (ended) return;
