@@ -39,30 +39,34 @@ local function stage_event(k, stage, status, attempt, more)
   event(k, 'stage', '{"stage":"' .. stage .. '","status":"' .. status .. '","attempt":' .. attempt .. (more or '') .. '}')
 end
 
--- A step's output as its readers see it: a map step's is the list of its branches' outputs.
+-- A step's output as its readers see it (a map step's is the list of its branches' outputs), and
+-- whether some of it is not there: the step skipped, or not done.
 local function output_of(k, name)
   local branches = redis.call('HGET', k[1], name .. '.branches')
   if branches then
-    local parts = {}
-    for i, branch in ipairs(cjson.decode(branches)) do parts[i] = redis.call('HGET', k[2], branch) or 'null' end
-    return '[' .. table.concat(parts, ',') .. ']'
+    local parts, gap = {}, false
+    for i, branch in ipairs(cjson.decode(branches)) do
+      local out = redis.call('HGET', k[2], branch)
+      gap = gap or not out
+      parts[i] = out or 'null'
+    end
+    return '[' .. table.concat(parts, ',') .. ']', gap
   end
-  return redis.call('HGET', k[2], name) or ''
+  local out = redis.call('HGET', k[2], name)
+  return out or '', not out
 end
 
--- The first of the wanted steps not done (completed, skipped, or a map's every branch completed).
-local function first_unready(k, wanted)
-  for _, name in ipairs(wanted) do
-    local status = redis.call('HGET', k[1], name .. '.status')
-    if status ~= 'completed' and status ~= 'skipped' then
-      local branches = redis.call('HGET', k[1], name .. '.branches')
-      if not branches then return name end
-      for _, branch in ipairs(cjson.decode(branches)) do
-        if redis.call('HGET', k[1], branch .. '.status') ~= 'completed' then return name end
-      end
-    end
+-- Whether a step with no output (or a gap in its branches') is done all the same: skipped, or
+-- every branch completed.
+local function done_without_output(k, name)
+  local status = redis.call('HGET', k[1], name .. '.status')
+  if status == 'completed' or status == 'skipped' then return true end
+  local branches = redis.call('HGET', k[1], name .. '.branches')
+  if not branches then return false end
+  for _, branch in ipairs(cjson.decode(branches)) do
+    if redis.call('HGET', k[1], branch .. '.status') ~= 'completed' then return false end
   end
-  return false
+  return true
 end
 
 -- flags: 'r' returns the run's request after the attempt; 'p' (peek) starts nothing; 'n' checks
@@ -72,15 +76,28 @@ local function start(k, stage, op, flags, wanted)
   local status = run[1]
   if not status then return {'missing'} end
   if status == 'completed' or status == 'failed' or status == 'cancelled' then return {'ended', status} end
+  -- The wanted outputs; with check, the first wanted step that is not done instead (a step's
+  -- status is read only when its output is not there).
+  local outs
+  local function read(check)
+    outs = {}
+    for i, name in ipairs(wanted) do
+      local out, gap = output_of(k, name)
+      if check and gap and not done_without_output(k, name) then return name end
+      outs[i] = out
+    end
+    return false
+  end
   local function inputs(reply)
     if string.find(flags, 'r', 1, true) then reply[#reply + 1] = run[4] or 'null' end
-    for _, name in ipairs(wanted) do reply[#reply + 1] = output_of(k, name) end
+    if not outs then read(false) end
+    for _, out in ipairs(outs) do reply[#reply + 1] = out end
     return reply
   end
   local done = redis.call('HGET', k[2], stage)
   if done then return inputs({'done', done}) end
   if string.find(flags, 'n', 1, true) then
-    local need = first_unready(k, wanted)
+    local need = read(true)
     if need then return {'unready', need} end
   end
   if string.find(flags, 'p', 1, true) then return inputs({'peek', '0'}) end

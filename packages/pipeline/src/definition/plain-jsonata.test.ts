@@ -208,6 +208,11 @@ test('a value JSONata refuses is left to JSONata, which gives its error', async 
   }
 });
 
+test('a list of 150,000 items is mapped and flattened without running out of call arguments', async () => {
+  const context = { steps: { big: { rows: Array.from({ length: 150_000 }, (_, i) => ({ n: i, tags: [i] })) } } };
+  for (const source of ['steps.big.rows.tags', '[steps.big.rows.n]', '$count(steps.big.rows[n % 2 = 0])']) assert.equal(plainGives(source, context), await jsonataGives(source, context), source);
+});
+
 test('expressions outside the compiled part are left to JSONata whole', () => {
   for (const source of NOT_COMPILED) assert.equal(compilePlain(jsonata(source).ast()), null, source);
 });

@@ -13,7 +13,7 @@
  * holds both to the same answers.
  */
 import { compileCall } from './plain-functions.js';
-import { isCons, isNumeric, isSequence, lookup, markCons, NOT_PLAIN, notPlain, sequence, truth, unwrap, Scope, type Eval, type Node } from './plain-values.js';
+import { isCons, isNumeric, isSequence, lookup, markCons, NOT_PLAIN, notPlain, sequence, truth, unwrap, ROOT_SCOPE, Scope, type Eval, type Node } from './plain-values.js';
 
 export { NOT_PLAIN };
 
@@ -135,20 +135,19 @@ function compileStep(step: Node, vars: ReadonlySet<string>, last: boolean): ((it
   const filters = compileFilters(step.stages, vars);
   if (!evaluate || !filters) return null;
   return (items, scope) => {
-    const results: unknown[] = [];
+    const flat = sequence();
+    // JSONata keeps one array from the last step whole when it is the step's only result.
+    let results = 0;
+    let first: unknown;
     for (const item of items) {
       let value = evaluate(item, scope);
       for (const filter of filters) value = filter(value, scope);
-      if (value !== undefined) results.push(value);
-    }
-    const [only] = results;
-    if (last && results.length === 1 && Array.isArray(only) && !isSequence(only)) return only;
-    const flat = sequence();
-    for (const value of results) {
-      if (Array.isArray(value) && !isCons(value)) flat.push(...(value as unknown[]));
+      if (value === undefined) continue;
+      if ((results += 1) === 1) first = value;
+      if (Array.isArray(value) && !isCons(value)) for (const inner of value as unknown[]) flat.push(inner);
       else flat.push(value);
     }
-    return flat;
+    return last && results === 1 && Array.isArray(first) && !isSequence(first) ? first : flat;
   };
 }
 
@@ -181,7 +180,7 @@ const namesOnly = (steps: readonly Node[]) => steps.every((step) => step.type ==
 
 /**
  * A path of names (`input.topic`) read by walking objects, as JSONata's steps do when no list is
- * on the way; a list anywhere (to map over, or to give whole) is left to the general path.
+ * on the way; a list on the way (to map over) is left to the general path.
  */
 function objectWalk(names: readonly string[], general: Eval): Eval {
   return (input, scope) => {
@@ -191,7 +190,8 @@ function objectWalk(names: readonly string[], general: Eval): Eval {
       if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
       value = (value as Record<string, unknown>)[name];
     }
-    return Array.isArray(value) ? general(input, scope) : value;
+    // A list from the data at the end is given whole (JSONata's last step keeps a single array).
+    return isSequence(value) ? general(input, scope) : value;
   };
 }
 
@@ -216,7 +216,7 @@ function compileIndexed(steps: Node[], vars: ReadonlySet<string>): ((items: read
         bound.set(name, position);
         let current: readonly unknown[] = [element];
         for (const step of later as Eval[]) current = current.flatMap((x) => spread(step(x, bound)));
-        out.push(...current);
+        for (const value of current) out.push(value);
       });
     }
     return out;
@@ -276,7 +276,7 @@ function compileArray(node: Node, vars: ReadonlySet<string>): Eval | null {
     for (const item of items) {
       const value = (item.evaluate as Eval)(input, scope);
       if (value === undefined) continue;
-      if (!item.nested && Array.isArray(value)) array.push(...(value as unknown[]));
+      if (!item.nested && Array.isArray(value)) for (const inner of value as unknown[]) array.push(inner);
       else array.push(value);
     }
     if (cons) markCons(array);
@@ -357,6 +357,6 @@ export function compilePlain(ast: unknown): PlainExpression | null {
   return (context) => {
     // JSONata treats an array given as the input as one item.
     if (Array.isArray(context)) notPlain();
-    return compiled(context, new Scope());
+    return compiled(context, ROOT_SCOPE);
   };
 }

@@ -12,16 +12,27 @@ export type Node = { type: string; value?: unknown; [key: string]: unknown };
  * Object.create would do, but V8 slows down on every fresh object used as a prototype.)
  */
 export class Scope {
-  readonly #values = new Map<string, unknown>();
+  // A block binds a few names: two short lists cost less than a Map made for every block run.
+  readonly #names: string[] = [];
+  readonly #values: unknown[] = [];
   constructor(readonly parent: Scope | null = null) {}
   get(name: string): unknown {
-    return this.#values.has(name) ? this.#values.get(name) : this.parent?.get(name);
+    const at = this.#names.indexOf(name);
+    return at >= 0 ? this.#values[at] : this.parent?.get(name);
   }
   set(name: string, value: unknown): unknown {
-    this.#values.set(name, value);
+    const at = this.#names.indexOf(name);
+    if (at >= 0) this.#values[at] = value;
+    else {
+      this.#names.push(name);
+      this.#values.push(value);
+    }
     return value;
   }
 }
+
+/** The scope an expression starts in: nothing is bound there (only blocks bind, in their own). */
+export const ROOT_SCOPE = new Scope();
 export type Eval = (input: unknown, scope: Scope) => unknown;
 
 export const notPlain = (): never => {
@@ -72,7 +83,7 @@ export function lookup(input: unknown, key: string): unknown {
     const found = sequence();
     for (const item of input) {
       const value = lookup(item, key);
-      if (Array.isArray(value)) found.push(...value);
+      if (Array.isArray(value)) for (const inner of value as unknown[]) found.push(inner);
       else if (value !== undefined) found.push(value);
     }
     return found;

@@ -6,7 +6,7 @@
  */
 import { UnrecoverableError, type Job } from 'bullmq';
 import { advanceRun, branchKeys, chainParentOf, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
-import { annotateActiveSpan } from '@switchyard/telemetry';
+import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import type { StageMetrics } from '../stage-metrics.js';
@@ -38,13 +38,17 @@ async function findStep(deps: StepProcessorDeps, job: Job, data: StepJob): Promi
   throw await handleFailure(deps, job, { runId: data.run_id, name: data.step, error, final: true });
 }
 
-const contextOf = (data: StepJob, request: unknown, inputs: Record<string, unknown>): ExpressionContext => ({
-  input: request,
+function contextOf(data: StepJob, request: unknown, inputs: Record<string, unknown>): ExpressionContext {
   // A skipped step has no output: it is absent, not null.
-  steps: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null)),
-  run_id: data.run_id,
-  ...(data.branch ? { item: data.branch.item, index: data.branch.index } : {}),
-});
+  const steps: Record<string, unknown> = {};
+  for (const name in inputs) if (inputs[name] !== null) steps[name] = inputs[name];
+  const context: ExpressionContext = { input: request, steps, run_id: data.run_id };
+  if (data.branch) {
+    context.item = data.branch.item;
+    context.index = data.branch.index;
+  }
+  return context;
+}
 
 /**
  * A map step: evaluate its list, record its branches once (a retried fan-out finds them) and
@@ -92,7 +96,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
 export function stepProcessor(deps: StepProcessorDeps) {
   return async (job: Job, token?: string): Promise<void> => {
     const data = parseStepJob(job);
-    annotateActiveSpan({ 'switchyard.run.id': data.run_id, 'switchyard.stage': stageOf(data.step, data.branch?.key), 'switchyard.pipeline.name': data.pipeline });
+    if (tracingEnabled()) annotateActiveSpan({ 'switchyard.run.id': data.run_id, 'switchyard.stage': stageOf(data.step, data.branch?.key), 'switchyard.pipeline.name': data.pipeline });
     const { pipeline, step } = await findStep(deps, job, data);
     if (step.map && !data.branch) return fanOut(deps, job, { pipeline, step, data });
     const stage = stageOf(step.name, data.branch?.key);

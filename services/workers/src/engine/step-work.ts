@@ -67,7 +67,9 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
     options.announce();
     pending.push(event());
   };
-  const content = new ContentCoalescer({ emit: (chunk) => append(() => deps.store.appendEvent(runId, 'content', { stage, section, chunk })), flushMs: deps.contentFlushMs });
+  // Made at the first chunk: most calls stream nothing.
+  let content: ContentCoalescer | undefined;
+  const coalescer = () => (content ??= new ContentCoalescer({ emit: (chunk) => append(() => deps.store.appendEvent(runId, 'content', { stage, section, chunk })), flushMs: deps.contentFlushMs }));
   try {
     return await deps.tools.call({
       service: step.target.service,
@@ -78,9 +80,9 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
       signal,
       resumeTask: hooks.resumeTask,
       onTaskAccepted: hooks.onTaskAccepted,
-      onChunk: (chunk) => content.push(chunk),
+      onChunk: (chunk) => coalescer().push(chunk),
       onReset: () => {
-        content.drop();
+        content?.drop();
         append(() => deps.store.appendEvent(runId, 'reset', { stage, section }));
       },
     });
@@ -89,7 +91,7 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
     throw error;
   } finally {
     // What arrived before the call ended is told, even when it failed (a reset follows a retry).
-    content.flush();
+    content?.flush();
   }
 }
 
