@@ -324,9 +324,13 @@ export class RunStore {
     const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}${options.needsDone ? 'n' : ''}`;
     const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
     // A map step's branches come as one list; an output never written (a skipped step) as null.
-    const rest = reply.slice(options.withRequest ? 3 : 2);
+    const first = options.withRequest ? 3 : 2;
     const request = options.withRequest ? parseJson(reply[2]) : null;
-    const read = Object.fromEntries(inputs.map((name, i) => [name, rest[i] ? (JSON.parse(rest[i] as string) as unknown) : null]));
+    const read: Record<string, unknown> = {};
+    inputs.forEach((name, i) => {
+      const text = reply[first + i];
+      read[name] = text ? (JSON.parse(text) as unknown) : null;
+    });
     switch (reply[0]) {
       case 'missing':
         return { kind: 'missing' };

@@ -14,6 +14,8 @@ const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/;
 
 /** JSONata's $substring: counts code points; a negative start counts from the end. */
 function substring(str: string, start: number, length: number | undefined): string {
+  // Nothing to cut (the string has no more code points than units): as it is, unscanned.
+  if (start === 0 && (length === undefined || length >= str.length)) return str;
   // Without surrogate pairs a code point is a UTF-16 unit, and String#slice is Array#slice.
   const units = !SURROGATE_PAIR.test(str);
   const chars = units ? str : Array.from(str);
@@ -36,7 +38,8 @@ function trim(str: string): string {
 function replace(str: string, pattern: string | RegExp, replacement: string): string {
   if (replacement.includes('$') || pattern === '') notPlain();
   if (typeof pattern === 'string') return str.split(pattern).join(replacement);
-  const re = new RegExp(pattern);
+  // The pattern is the expression's own regex (JSONata's parser makes it global), used here one call at a time.
+  const re = pattern.global ? pattern : notPlain();
   let result = '';
   let position = 0;
   re.lastIndex = 0;

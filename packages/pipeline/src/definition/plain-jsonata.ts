@@ -34,15 +34,20 @@ function compileFilter(predicate: Node, vars: ReadonlySet<string>): ((input: unk
   }
   const test = compileNode(predicate, vars);
   if (!test) return null;
-  // A predicate of literals alone (`[[0..49]]`) has one value for every item: made once.
+  // A predicate of literals alone (`[[0..49]]`) has one value for every item: made once. One that
+  // reads no item (`$names[$i]`) has one value per filtering: made once there.
   const fixed = isConstant(predicate) ? valueOrNotPlain(() => test(undefined, new Scope())) : NOT_PLAIN;
+  const itemFree = readsNoItem(predicate);
   return (input, scope) => {
     const items = Array.isArray(input) ? input : [input];
     const kept = sequence();
+    const once = fixed !== NOT_PLAIN ? fixed : itemFree ? test(undefined, scope) : NOT_PLAIN;
     items.forEach((item, index) => {
-      let value = fixed === NOT_PLAIN ? test(item, scope) : fixed;
-      if (isNumeric(value)) value = [value];
-      if (Array.isArray(value) && value.every((v) => typeof v === 'number')) {
+      const value = once === NOT_PLAIN ? test(item, scope) : once;
+      if (isNumeric(value)) {
+        const i = Math.floor(value);
+        if ((i < 0 ? items.length + i : i) === index) kept.push(item);
+      } else if (Array.isArray(value) && value.every((v) => typeof v === 'number')) {
         for (const n of value as number[]) {
           if (!isNumeric(n)) notPlain();
           const i = Math.floor(n);
@@ -52,6 +57,15 @@ function compileFilter(predicate: Node, vars: ReadonlySet<string>): ((input: unk
     });
     return kept;
   };
+}
+
+/** Whether `node` reads nothing of the item it is evaluated on: no path, no name, no `$`. */
+function readsNoItem(node: unknown): boolean {
+  if (Array.isArray(node)) return node.every(readsNoItem);
+  if (!node || typeof node !== 'object') return true;
+  const { type, value } = node as Node;
+  if (type === 'path' || type === 'name' || (type === 'variable' && (value === '' || value === '$'))) return false;
+  return Object.values(node).every((inner) => typeof inner !== 'object' || readsNoItem(inner));
 }
 
 function isConstant(node: Node): boolean {
@@ -77,13 +91,16 @@ function compileFilters(stages: unknown, vars: ReadonlySet<string>): ((input: un
   return filters.every((f) => f !== null) ? (filters as ((input: unknown, scope: Scope) => unknown)[]) : null;
 }
 
+const MAY_GIVE_SEQUENCES = new Set(['path', 'name', 'variable', 'function']);
+
 /** Compiles `node` (its predicates and the unwrapping every JSONata node gets included); null when it is not plain. */
 function compileNode(node: Node, vars: ReadonlySet<string>): Eval | null {
   if (node.group !== undefined || node.keepArray || node.focus !== undefined || node.ancestor !== undefined || node.tuple) return null;
   const inner = compileBare(node, vars);
   const predicates = node.type === 'path' ? [] : compileFilters(node.predicate, vars);
   if (!inner || !predicates) return null;
-  if (predicates.length === 0) return (input, scope) => unwrap(inner(input, scope));
+  // Only these can give a sequence of one or none; the others give what their parts gave, unwrapped already.
+  if (predicates.length === 0) return MAY_GIVE_SEQUENCES.has(node.type) ? (input, scope) => unwrap(inner(input, scope)) : inner;
   return (input, scope) => {
     let value = inner(input, scope);
     for (const filter of predicates) value = filter(value, scope);

@@ -12,20 +12,20 @@ export type Node = { type: string; value?: unknown; [key: string]: unknown };
  * Object.create would do, but V8 slows down on every fresh object used as a prototype.)
  */
 export class Scope {
-  // A block binds a few names: two short lists cost less than a Map made for every block run.
-  readonly #names: string[] = [];
-  readonly #values: unknown[] = [];
+  // A block binds a few names: two short lists (made at the first) cost less than a Map.
+  #names: string[] | undefined;
+  #values: unknown[] | undefined;
   constructor(readonly parent: Scope | null = null) {}
   get(name: string): unknown {
-    const at = this.#names.indexOf(name);
-    return at >= 0 ? this.#values[at] : this.parent?.get(name);
+    const at = this.#names ? this.#names.indexOf(name) : -1;
+    return at >= 0 ? this.#values?.[at] : this.parent?.get(name);
   }
   set(name: string, value: unknown): unknown {
-    const at = this.#names.indexOf(name);
-    if (at >= 0) this.#values[at] = value;
+    const at = this.#names ? this.#names.indexOf(name) : -1;
+    if (at >= 0 && this.#values) this.#values[at] = value;
     else {
-      this.#names.push(name);
-      this.#values.push(value);
+      (this.#names ??= []).push(name);
+      (this.#values ??= []).push(value);
     }
     return value;
   }
