@@ -4,7 +4,8 @@
  * same run (throughput, stage hops, accepting 10,000 stories), and module-docs search. Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
  * the end. BENCH_STORIES (N, default 500), BENCH_HOP_STORIES (default 200) and
  * BENCH_ROUNDS (throughput rounds, default 7: a round that an AOF rewrite or a
- * neighbour's burst lands on is outvoted), BENCH_CONCURRENCY (per stage queue, default 8) and
+ * neighbour's burst lands on is outvoted), BENCH_CONCURRENCY (per stage queue, default 8),
+ * BENCH_ENGINE_PAIRS (engine/hand-built pairs per round, default 3) and
  * BENCH_DURABILITY_STORIES / BENCH_DURABILITY_ROUNDS (default 300 / 3) change the sizes.
  *
  *   npm run bench                       everything but the realistic part
@@ -63,6 +64,7 @@ const options = {
   hopStories: sizeFromEnv('BENCH_HOP_STORIES', 200),
   rounds: sizeFromEnv('BENCH_ROUNDS', 7),
   concurrency: sizeFromEnv('BENCH_CONCURRENCY', 8),
+  enginePairs: sizeFromEnv('BENCH_ENGINE_PAIRS', 3),
   batchItems: 10_000,
   acceptRepeats: 3,
   durabilityStories: sizeFromEnv('BENCH_DURABILITY_STORIES', 300),

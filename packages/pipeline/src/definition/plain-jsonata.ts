@@ -42,6 +42,13 @@ function compileFilter(predicate: Node, vars: ReadonlySet<string>): ((input: unk
     const items = Array.isArray(input) ? input : [input];
     const kept = sequence();
     const once = fixed !== NOT_PLAIN ? fixed : itemFree ? test(undefined, scope) : NOT_PLAIN;
+    if (isNumeric(once)) {
+      // One index for every item: the item there, once.
+      const i = Math.floor(once);
+      const item: unknown = items[i < 0 ? items.length + i : i];
+      if (item !== undefined) kept.push(item);
+      return kept;
+    }
     items.forEach((item, index) => {
       const value = once === NOT_PLAIN ? test(item, scope) : once;
       if (isNumeric(value)) {

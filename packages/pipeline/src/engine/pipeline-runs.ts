@@ -47,6 +47,14 @@ function listAtStart(step: CompiledStep, input: unknown, runId: string): Promise
   return list;
 }
 
+const keysOfList = new WeakMap<unknown[], string[]>();
+/** The branch keys of a constant list (the same list object for every run of a version): made once. */
+function keysOf(list: unknown[]): string[] {
+  let keys = keysOfList.get(list);
+  if (!keys) keysOfList.set(list, (keys = branchKeys(list)));
+  return keys;
+}
+
 const usableList = (items: unknown): items is unknown[] => Array.isArray(items) && items.length > 0 && items.length <= MAX_MAP_ITEMS;
 
 /**
@@ -65,7 +73,7 @@ async function branchesAtStart(step: CompiledStep, input: unknown, runId: string
 export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined }): Promise<StepJobSpec[]> {
   const { step } = options;
   const constant = step.map && !step.map.names('input') && !step.map.names('run_id') ? await listAtStart(step, null, options.runId) : null;
-  if (usableList(constant)) return withChainParents(options, branchKeys(constant).map((key, index) => stepJob({ ...options, branch: { key, index, item: constant[index] } })));
+  if (usableList(constant)) return withChainParents(options, keysOf(constant).map((key, index) => stepJob({ ...options, branch: { key, index, item: constant[index] } })));
   // A map's own job fans it out and completes before its branches do: nothing may wait on it.
   return step.map ? [stepJob(options)] : withChainParents(options, [stepJob(options)]);
 }

@@ -16,14 +16,17 @@ export const STEP_JOB_NAME = 'pipeline.step';
 /** The stage a step job records: the step, or `step.key` for a branch. */
 export const stageOf = (step: string, branchKey?: string) => (branchKey === undefined ? step : `${step}.${branchKey}`);
 
-/** A step's retry settings over the catalog's defaults. */
-export function stepJobOptions(step: CompiledStep): JobsOptions {
-  const retry = step.definition.retry;
-  return {
-    ...STAGE_JOB_OPTIONS,
-    attempts: retry?.attempts ?? MAX_STAGE_ATTEMPTS,
-    backoff: { type: 'exponential', delay: retry?.backoff ?? STAGE_JOB_OPTIONS.backoff.delay },
-  };
+const optionsOfStep = new WeakMap<CompiledStep, Readonly<JobsOptions>>();
+
+/** A step's retry settings over the catalog's defaults (made once per compiled step; not to be changed). */
+export function stepJobOptions(step: CompiledStep): Readonly<JobsOptions> {
+  let options = optionsOfStep.get(step);
+  if (!options) {
+    const retry = step.definition.retry;
+    options = { ...STAGE_JOB_OPTIONS, attempts: retry?.attempts ?? MAX_STAGE_ATTEMPTS, backoff: { type: 'exponential', delay: retry?.backoff ?? STAGE_JOB_OPTIONS.backoff.delay } };
+    optionsOfStep.set(step, options);
+  }
+  return options;
 }
 
 const BRANCH_KEY = /^[A-Za-z0-9_-]{1,60}$/;
