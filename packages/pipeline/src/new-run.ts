@@ -19,6 +19,14 @@ export interface NewRun {
 
 export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
 
+const texts = new WeakMap<object, string>();
+/** JSON of a run's shape (its stages, queues, branches): the same objects for every run of a version, written once. */
+function shapeJson(value: object): string {
+  let text = texts.get(value);
+  if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
+  return text;
+}
+
 /** The hash fields of a new run. */
 export function newRunFields(options: { run: NewRun; id: string; created: string }): Record<string, string | number> {
   const { run, id, created } = options;
@@ -30,11 +38,11 @@ export function newRunFields(options: { run: NewRun; id: string; created: string
     updated_at: created,
     batch_id: run.batchId ?? '',
     request: JSON.stringify(run.request),
-    stage_names: JSON.stringify(run.stages),
+    stage_names: shapeJson(run.stages),
     stage_count: run.stages.length,
     completed_stages: 0,
     ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
-    ...(run.stepQueues ? { step_queues: JSON.stringify(run.stepQueues) } : {}),
-    ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, JSON.stringify(names)])),
+    ...(run.stepQueues ? { step_queues: shapeJson(run.stepQueues) } : {}),
+    ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, shapeJson(names)])),
   };
 }

@@ -10,7 +10,7 @@ import { ToolTaskLostError, type RemoteTask } from '@switchyard/tool-client';
 import { StageFailedError } from '../stage-runner.js';
 import { ContentCoalescer } from './content-coalescer.js';
 import type { StepKinds } from './step-kinds.js';
-import type { StepTools } from '../tools.js';
+import type { StepToolCall, StepTools } from '../tools.js';
 
 export interface StepWorkDeps {
   store: RunStore;
@@ -54,44 +54,47 @@ function remoteTaskHooks(job: Job, remote: RemoteTaskRef | undefined): { resumeT
 
 /** One run of the step: evaluate its arguments, then call its tool or run its kind. */
 async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: ExpressionContext, pending: Promise<unknown>[]): Promise<unknown> {
-  const { step, stage, section, signal, job } = options;
+  const { step, stage, section, signal } = options;
   const args = await step.args.evaluate(context);
-  const { runId } = { runId: context.run_id };
+  const runId = context.run_id;
   if (step.target.kind === 'uses') {
     const kind = deps.kinds[step.target.uses as keyof StepKinds];
     if (!kind) throw new StageFailedError({ code: 'unknown_step_kind', message: `this worker has no step kind ${step.target.uses}` });
     return kind.run({ args, runId, stage, signal, attempt: options.attempt, store: deps.store, announce: options.announce });
   }
-  const hooks = remoteTaskHooks(job, options.remoteTask);
+  const call: StepToolCall = { service: step.target.service, tool: step.target.tool, args, mode: step.definition.mode, timeoutMs: step.definition.timeout, signal };
+  // Each mode is given the hooks it uses: a stream its chunks' and resets' (told as events), an
+  // async call its task's (kept in the job's data); a plain call none.
+  const mode = step.definition.mode ?? deps.tools.modeOf(step.target.service);
+  if (mode === 'async') return callAsync(deps, { call, job: options.job, remoteTask: options.remoteTask });
+  if (mode !== 'stream') return deps.tools.call(call);
   const append = (event: () => Promise<unknown>) => {
     options.announce();
     pending.push(event());
   };
-  // Made at the first chunk: most calls stream nothing.
+  // Made at the first chunk.
   let content: ContentCoalescer | undefined;
-  const coalescer = () => (content ??= new ContentCoalescer({ emit: (chunk) => append(() => deps.store.appendEvent(runId, 'content', { stage, section, chunk })), flushMs: deps.contentFlushMs }));
+  call.onChunk = (chunk) => (content ??= new ContentCoalescer({ emit: (text) => append(() => deps.store.appendEvent(runId, 'content', { stage, section, chunk: text })), flushMs: deps.contentFlushMs })).push(chunk);
+  call.onReset = () => {
+    content?.drop();
+    append(() => deps.store.appendEvent(runId, 'reset', { stage, section }));
+  };
   try {
-    return await deps.tools.call({
-      service: step.target.service,
-      tool: step.target.tool,
-      args,
-      mode: step.definition.mode,
-      timeoutMs: step.definition.timeout,
-      signal,
-      resumeTask: hooks.resumeTask,
-      onTaskAccepted: hooks.onTaskAccepted,
-      onChunk: (chunk) => coalescer().push(chunk),
-      onReset: () => {
-        content?.drop();
-        append(() => deps.store.appendEvent(runId, 'reset', { stage, section }));
-      },
-    });
-  } catch (error) {
-    await hooks.forget(error);
-    throw error;
+    return await deps.tools.call(call);
   } finally {
     // What arrived before the call ended is told, even when it failed (a reset follows a retry).
     content?.flush();
+  }
+}
+
+/** An async call: its accepted task goes into the job's data, and a task the service lost is dropped from it. */
+async function callAsync(deps: StepWorkDeps, options: { call: StepToolCall; job: Job; remoteTask: RemoteTaskRef | undefined }): Promise<unknown> {
+  const hooks = remoteTaskHooks(options.job, options.remoteTask);
+  try {
+    return await deps.tools.call({ ...options.call, resumeTask: hooks.resumeTask, onTaskAccepted: hooks.onTaskAccepted });
+  } catch (error) {
+    await hooks.forget(error);
+    throw error;
   }
 }
 
