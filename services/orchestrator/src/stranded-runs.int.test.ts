@@ -4,7 +4,7 @@
  * `done` event and their batch's counts, and never touches a healthy run.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { Queue } from 'bullmq';
 import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
@@ -74,7 +74,18 @@ test('a run whose job stalls past its limit, its worker SIGKILLed three times, e
   assert.equal(counts?.failed, 1, 'the batch counts the run and finishes');
 });
 
-test('a run whose jobs were removed is failed as stranded, not run on without them', async (t) => {
+/** Starts the workers and waits for `runId` to end failed as stranded, its message matching `message`. */
+async function expectStranded(t: TestContext, runId: string, message: RegExp): Promise<Record<string, unknown>> {
+  t.after(() => workers.killAll());
+  await workers.startListening(FAST_RECONCILE);
+  const run = await stack.waitForRun(runId, 20_000);
+  assert.equal(run.status, 'failed');
+  assert.equal((run.error as { code: string }).code, 'run_stranded');
+  assert.match((run.error as { message: string }).message, message);
+  return run;
+}
+
+test('a run whose first job was removed is failed as stranded, its next step never run without it', async (t) => {
   const searchQueue = await queueOf(toolQueue('search'), t);
   const outlineQueue = await queueOf(toolQueue('outline'), t);
   const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a letter nobody sent' }) });
@@ -82,28 +93,18 @@ test('a run whose jobs were removed is failed as stranded, not run on without th
   // parent, and BullMQ releases a parent whose last child is removed.
   assert.equal(await outlineQueue.getJobState(jobId(body.run_id, 'outline')), 'waiting-children');
   await searchQueue.remove(jobId(body.run_id, 'search'));
-  t.after(() => workers.killAll());
-  await workers.startListening(FAST_RECONCILE);
-  const run = await stack.waitForRun(body.run_id, 20_000);
-  assert.equal(run.status, 'failed');
-  assert.equal((run.error as { code: string }).code, 'run_stranded');
-  assert.match((run.error as { message: string }).message, /search[^.]* gone/);
+  const run = await expectStranded(t, body.run_id, /search[^.]* gone/);
   assert.ok(!(run.stages as { name: string; attempts: number }[]).some((stage) => stage.name === 'outline' && stage.attempts > 0), 'the outline never ran');
 });
 
-test('a run whose only job was removed is failed by the reconciler', async (t) => {
+test('a run whose jobs were all removed is failed by the reconciler', async (t) => {
   const searchQueue = await queueOf(toolQueue('search'), t);
   const outlineQueue = await queueOf(toolQueue('outline'), t);
   const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a letter nobody read' }) });
-  // Both of its jobs gone: nothing is left to run or to release.
+  // Nothing is left to run or to release.
   await outlineQueue.remove(jobId(body.run_id, 'outline'));
   await searchQueue.remove(jobId(body.run_id, 'search'));
-  t.after(() => workers.killAll());
-  await workers.startListening(FAST_RECONCILE);
-  const run = await stack.waitForRun(body.run_id, 20_000);
-  assert.equal(run.status, 'failed');
-  assert.equal((run.error as { code: string }).code, 'run_stranded');
-  assert.match((run.error as { message: string }).message, /search: gone/);
+  await expectStranded(t, body.run_id, /search: gone/);
 });
 
 test('the reconciler sweeping every 100 ms leaves a healthy batch alone: every story completes', async (t) => {
