@@ -26,6 +26,14 @@ test('an args object takes expressions for strings, literals otherwise, and leav
   assert.deepEqual(JSON.parse(JSON.stringify(await args.evaluate({ input: { topic: 'tides' }, steps: {}, run_id: 'r' }))), { topic: 'tides', depth: 3, nested: { title: 'T', flag: true } });
 });
 
+test('arguments are had at once when every expression runs as plain JavaScript, and wait for JSONata otherwise', async () => {
+  const context = { input: { x: 'tides' }, steps: {}, run_id: 'r' };
+  assert.deepEqual(compileArgs({ a: 'input.x', n: 2 }, 'steps.x.args').now(context), { a: 'tides', n: 2 });
+  const mixed = compileArgs({ a: 'input.x', sum: '$sum([1, 2])' }, 'steps.x.args');
+  assert.equal(mixed.now(context), undefined);
+  assert.deepEqual(await mixed.evaluate(context), { a: 'tides', sum: 3 });
+});
+
 test('plain paths are read as JSONata reads them, a list on the way included', async () => {
   const args = compileArgs({ words: 'steps.write.word_count', first: 'steps.write[0].word_count', title: 'steps.outline.title', missing: 'steps.none.x', quoted: "'as is'" }, 'steps.x.args');
   const context = { input: {}, steps: { write: [{ word_count: 3 }, { word_count: 4 }], outline: { title: 'T' } }, run_id: 'r' };

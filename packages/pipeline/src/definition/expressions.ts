@@ -108,6 +108,8 @@ export function isTruthy(value: unknown): boolean {
 
 export interface ArgsEvaluator {
   evaluate(context: ExpressionContext): Promise<Record<string, unknown>>;
+  /** The arguments at once when every expression has its value in plain JavaScript; else undefined (use `evaluate`). */
+  now(context: ExpressionContext): Record<string, unknown> | undefined;
 }
 
 type Leaf = { path: string[]; kind: 'literal'; value: unknown } | { path: string[]; kind: 'expression'; expression: Expression };
@@ -138,34 +140,43 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
  * expressions are answered at once in plain JavaScript; only the others wait on JSONata.
  */
 export function compileArgs(template: ArgsTemplate | undefined, place: string): ArgsEvaluator {
-  if (template === undefined) return { evaluate: async () => ({}) };
+  if (template === undefined) return { evaluate: async () => ({}), now: () => ({}) };
   if (typeof template === 'string') return wholeObject(compileExpression(template, place), place);
   const { leaves, objects } = leavesOf(template, place);
+  const valuesNow = (context: ExpressionContext) => leaves.map((leaf) => (leaf.kind === 'literal' ? leaf.value : leaf.expression.now(context)));
+  const build = (values: readonly unknown[]) => {
+    const result: Record<string, unknown> = {};
+    for (const path of objects.slice(1)) setAt(result, path, {});
+    leaves.forEach((leaf, i) => {
+      // An absent value leaves its argument out, so optional inputs stay optional.
+      if (values[i] !== undefined) setAt(result, leaf.path, values[i]);
+    });
+    return result;
+  };
   return {
+    now(context) {
+      const values = valuesNow(context);
+      return values.includes(NOT_PLAIN) ? undefined : build(values);
+    },
     async evaluate(context) {
-      const values = leaves.map((leaf) => (leaf.kind === 'literal' ? leaf.value : leaf.expression.now(context)));
-      if (values.includes(NOT_PLAIN)) {
-        const later = leaves.map((leaf, i) => (values[i] === NOT_PLAIN && leaf.kind === 'expression' ? leaf.expression.evaluate(context) : values[i]));
-        values.splice(0, values.length, ...(await Promise.all(later)));
-      }
-      const result: Record<string, unknown> = {};
-      for (const path of objects.slice(1)) setAt(result, path, {});
-      leaves.forEach((leaf, i) => {
-        // An absent value leaves its argument out, so optional inputs stay optional.
-        if (values[i] !== undefined) setAt(result, leaf.path, values[i]);
-      });
-      return result;
+      const values = valuesNow(context);
+      if (!values.includes(NOT_PLAIN)) return build(values);
+      return build(await Promise.all(leaves.map((leaf, i) => (values[i] === NOT_PLAIN && leaf.kind === 'expression' ? leaf.expression.evaluate(context) : values[i]))));
     },
   };
 }
 
 function wholeObject(expression: Expression, place: string): ArgsEvaluator {
+  const asArgs = (value: unknown): Record<string, unknown> => {
+    if (value === undefined) return {};
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ExpressionError(place, `gave ${JSON.stringify(value)?.slice(0, 200)}, not an object of arguments`);
+    return value as Record<string, unknown>;
+  };
   return {
-    async evaluate(context) {
-      const value = await expression.evaluate(context);
-      if (value === undefined) return {};
-      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ExpressionError(place, `gave ${JSON.stringify(value)?.slice(0, 200)}, not an object of arguments`);
-      return value as Record<string, unknown>;
+    now(context) {
+      const value = expression.now(context);
+      return value === NOT_PLAIN ? undefined : asArgs(value);
     },
+    evaluate: async (context) => asArgs(await expression.evaluate(context)),
   };
 }
