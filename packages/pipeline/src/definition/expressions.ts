@@ -131,7 +131,7 @@ function leavesOf(template: Record<string, unknown>, place: string, path: string
 
 function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let node = target;
-  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  for (let i = 0; i < path.length - 1; i += 1) node = node[path[i] as string] as Record<string, unknown>;
   node[path[path.length - 1] as string] = value;
 }
 
@@ -144,9 +144,10 @@ export function compileArgs(template: ArgsTemplate | undefined, place: string): 
   if (typeof template === 'string') return wholeObject(compileExpression(template, place), place);
   const { leaves, objects } = leavesOf(template, place);
   const valuesNow = (context: ExpressionContext) => leaves.map((leaf) => (leaf.kind === 'literal' ? leaf.value : leaf.expression.now(context)));
+  const nested = objects.slice(1);
   const build = (values: readonly unknown[]) => {
     const result: Record<string, unknown> = {};
-    for (const path of objects.slice(1)) setAt(result, path, {});
+    for (const path of nested) setAt(result, path, {});
     leaves.forEach((leaf, i) => {
       // An absent value leaves its argument out, so optional inputs stay optional.
       if (values[i] !== undefined) setAt(result, leaf.path, values[i]);

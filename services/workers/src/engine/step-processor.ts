@@ -7,7 +7,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { advanceRun, branchKeys, chainParentOf, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
-import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps } from '../stage-runner.js';
+import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import type { StageMetrics } from '../stage-metrics.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
@@ -93,6 +93,46 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
   await deps.steps.add(keys.map((key, index) => stepJob({ pipeline, step, runId, batchId: data.batch_id, branch: { key, index, item: list[index] } })));
 }
 
+const finalInputsOf = new WeakMap<CompiledPipeline, readonly string[]>();
+/** What the step every other leads to reads: every other step's output. */
+function finalInputs(pipeline: CompiledPipeline): readonly string[] {
+  let inputs = finalInputsOf.get(pipeline);
+  if (!inputs) finalInputsOf.set(pipeline, (inputs = pipeline.order.filter((name) => name !== pipeline.finalStep)));
+  return inputs;
+}
+
+/** The stage a step job runs: what it reads, what it watches, how it ends, and its work. */
+function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string | undefined; pipeline: CompiledPipeline; step: CompiledStep; data: StepJob; stage: string; final: boolean; watch: readonly string[] }): StageSpec<unknown> {
+  const { job, pipeline, step, data, stage, final } = options;
+  const work = async ({ signal, attempt, inputs, request, announce }: StageWork): Promise<unknown> => {
+    const context = contextOf(data, request, inputs);
+    try {
+      if (step.when && !data.branch && !isTruthy(await step.when.evaluate(context))) return SKIP_STAGE;
+    } catch (error) {
+      throw asStepFailure(error);
+    }
+    return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
+  };
+  const metrics = deps.stageMetrics;
+  const spec: StageSpec<unknown> = {
+    runId: data.run_id,
+    batchId: data.batch_id,
+    token: options.token,
+    name: stage,
+    inputs: final ? finalInputs(pipeline) : step.needs,
+    withRequest: true,
+    // A chain's parent is released by BullMQ, also when a child is removed: it checks first.
+    needsDone: step.needs.length === 1 && chainParentOf(pipeline, step.needs[0] as string) === step,
+    work: metrics ? (ctx) => metrics.time(data, { attempt: ctx.attempt, signal: ctx.signal }, () => work(ctx)) : work,
+  };
+  if (options.watch.length > 0) spec.watch = stepStateFields(options.watch);
+  const retry = step.definition.retry?.attempts;
+  if (retry) spec.budget = { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry };
+  // The last step's completion ends its run in the same write.
+  if (final) spec.endsRun = (done) => runEndOf({ pipeline, runId: data.run_id, input: done.request, steps: { ...contextOf(data, done.request, done.inputs).steps, [step.name]: done.output } });
+  return spec;
+}
+
 export function stepProcessor(deps: StepProcessorDeps) {
   return async (job: Job, token?: string): Promise<void> => {
     const data = parseStepJob(job);
@@ -100,39 +140,13 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const { pipeline, step } = await findStep(deps, job, data);
     if (step.map && !data.branch) return fanOut(deps, job, { pipeline, step, data });
     const stage = stageOf(step.name, data.branch?.key);
-    const retry = step.definition.retry?.attempts;
     // The step every other leads to reads every output when it starts, and ends the run itself.
     const final = step.name === pipeline.finalStep && !data.branch;
     // A job added as a BullMQ child (jobsForStep's chains) has one dependent, its parent, which
     // BullMQ releases once every child has completed: nothing to read or add after it.
     const parented = job.parentKey !== undefined;
     const next = final || parented ? [] : needsAfter(pipeline, step.name);
-    const { output, inputs, request, recorded, ended } = await runStage(deps, job, {
-      runId: data.run_id,
-      batchId: data.batch_id,
-      token,
-      name: stage,
-      inputs: final ? pipeline.order.filter((name) => name !== step.name) : step.needs,
-      withRequest: true,
-      // A chain's parent is released by BullMQ, also when a child is removed: it checks first.
-      needsDone: step.needs.length === 1 && chainParentOf(pipeline, step.needs[0] as string) === step,
-      ...(next.length > 0 ? { watch: stepStateFields(next) } : {}),
-      ...(retry ? { budget: { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry } } : {}),
-      // The last step's completion ends its run in the same write.
-      ...(final ? { endsRun: (done: { output: unknown; inputs: Record<string, unknown>; request: unknown }) => runEndOf({ pipeline, runId: data.run_id, input: done.request, steps: { ...contextOf(data, done.request, done.inputs).steps, [step.name]: done.output } }) } : {}),
-      work: async ({ signal, attempt, inputs, request, announce }) => {
-        const work = async () => {
-          const context = contextOf(data, request, inputs);
-          try {
-            if (step.when && !data.branch && !isTruthy(await step.when.evaluate(context))) return SKIP_STAGE;
-          } catch (error) {
-            throw asStepFailure(error);
-          }
-          return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
-        };
-        return deps.stageMetrics ? deps.stageMetrics.time(data, { attempt, signal }, work) : work();
-      },
-    });
+    const { output, inputs, request, recorded, ended } = await runStage(deps, job, stageSpec(deps, { job, token, pipeline, step, data, stage, final, watch: next }));
     if (parented) return;
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
     // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.
