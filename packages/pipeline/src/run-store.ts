@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
 import { EXPAND_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
+import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
 import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
@@ -21,6 +22,7 @@ import { newRunFields, newRunId, type NewRun } from './new-run.js';
 
 export { newRunId } from './new-run.js';
 export type { NewRun } from './new-run.js';
+export type { StageStart } from './stage-start.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
 import { settleKeys } from './run-settle.js';
 
@@ -41,16 +43,6 @@ export interface RunRecord {
   result: unknown;
   error: RunError | null;
 }
-
-/** What a stage finds when it starts. `inputs` are the outputs of the stages it asked for. */
-export type StageStart =
-  | { kind: 'missing' }
-  | { kind: 'ended'; status: RunStatus }
-  /** A wanted step is not done (asked with `needsDone`). */
-  | { kind: 'unready'; need: string }
-  | { kind: 'done'; output: unknown; inputs: Record<string, unknown>; request: unknown }
-  | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown }
-  | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown };
 
 export interface RunStoreOptions {
   redis: Redis;
@@ -323,33 +315,11 @@ export class RunStore {
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}${options.needsDone ? 'n' : ''}`;
     const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
-    // A map step's branches come as one list; an output never written (a skipped step) as null.
-    const first = options.withRequest ? 3 : 2;
-    const request = options.withRequest ? parseJson(reply[2]) : null;
-    const read: Record<string, unknown> = {};
-    inputs.forEach((name, i) => {
-      const text = reply[first + i];
-      read[name] = text ? (JSON.parse(text) as unknown) : null;
-    });
-    switch (reply[0]) {
-      case 'missing':
-        return { kind: 'missing' };
-      case 'ended':
-        return { kind: 'ended', status: reply[1] as RunStatus };
-      case 'unready':
-        return { kind: 'unready', need: reply[1] as string };
-      case 'done':
-        return { kind: 'done', output: JSON.parse(reply[1] as string) as unknown, inputs: read, request };
-      case 'peek':
-        return { kind: 'peek', inputs: read, request };
-      case 'running':
-        // This start moved the run from queued: its batch's counts follow, in the shared slot.
-        // Should that step be lost, the batch counts the run queued until it ends (no drift).
-        if (options.batchId) await this.#settle({ runId, batchId: options.batchId, to: 'running' });
-        return { kind: 'started', attempt: Number(reply[1]), inputs: read, request };
-      default:
-        return { kind: 'started', attempt: Number(reply[1]), inputs: read, request };
-    }
+    const { start, moved } = decodeStageStart(reply, { inputs, withRequest: options.withRequest === true });
+    // This start moved the run from queued: its batch's counts follow, in the shared slot. Should
+    // that step be lost, the batch counts the run queued until it ends (no drift).
+    if (moved && options.batchId) await this.#settle({ runId, batchId: options.batchId, to: 'running' });
+    return start;
   }
 
   /** Records a stage skipped (its condition was false): it counts as done, with no output. */
