@@ -118,6 +118,23 @@ const PLAIN = [
   'steps.nested.list.deep.x',
   'steps.nested.list.deep[0]',
   'steps.nested.list[deep].deep',
+  '($o := steps.outline; $o.sections.climax.title)',
+  '($w := steps.write; $w.content)',
+  '($n := steps.nested; $n.list.deep)',
+  '($n := steps.nested; $n.matrix.x)',
+  "$lookup(steps.nested, 'matrix').x",
+  "$lookup(steps.outline.sections, item).key_points",
+  '($m := steps.nested.matrix; $m[0])',
+  '($m := steps.nested.matrix; $i := 0; $m[$i])',
+  '($m := steps.nested.matrix; $m[-1][0])',
+  '($l := [[1, 2], [3]]; $l[0])',
+  'steps.nested.matrix[-1]',
+  'steps.write#$i.content.($i)',
+  'steps.nested.matrix#$i.{ "i": $i }',
+  'steps.search.results#$i.title',
+  'steps.write#$i.[content, $i]',
+  '($a := 1; $b := 2; $a := $b + 1; [$a, $b])',
+  '($a := 1; ($a := 2; $b := $a; $b) + $a)',
 ];
 
 /** Expressions left to JSONata, at compile time. */

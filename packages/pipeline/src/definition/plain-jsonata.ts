@@ -20,16 +20,21 @@ export { NOT_PLAIN };
 /** An expression compiled to plain JavaScript: its value in `context`, or NOT_PLAIN thrown. */
 export type PlainExpression = (context: unknown) => unknown;
 
-/** JSONata's filter `[…]`: an index (negative from the end), a list of indexes, or a condition per item. */
-function compileFilter(predicate: Node, vars: ReadonlySet<string>): ((input: unknown, scope: Scope) => unknown) | null {
+/**
+ * JSONata's filter `[…]`: an index (negative from the end), a list of indexes, or a condition per
+ * item. With `unwrapped`, what it gives is unwrapped as a node's value is (the last predicate of a
+ * node): one item by index is then given without making a sequence of it.
+ */
+function compileFilter(predicate: Node, vars: ReadonlySet<string>, unwrapped = false): ((input: unknown, scope: Scope) => unknown) | null {
   if (predicate.type === 'number') {
     if (!isNumeric(predicate.value)) return null;
     const at = Math.floor(predicate.value as number);
     return (input) => {
       const items = Array.isArray(input) ? input : [input];
       const item = items[at < 0 ? items.length + at : at];
-      if (item === undefined) return sequence();
-      return Array.isArray(item) ? item : sequence([item]);
+      if (item === undefined) return unwrapped ? undefined : sequence();
+      if (Array.isArray(item)) return unwrapped ? unwrap(item) : item;
+      return unwrapped ? item : sequence([item]);
     };
   }
   const test = compileNode(predicate, vars);
@@ -46,6 +51,7 @@ function compileFilter(predicate: Node, vars: ReadonlySet<string>): ((input: unk
       // One index for every item: the item there, once.
       const i = Math.floor(once);
       const item: unknown = items[i < 0 ? items.length + i : i];
+      if (unwrapped) return item;
       if (item !== undefined) kept.push(item);
       return kept;
     }
@@ -62,7 +68,7 @@ function compileFilter(predicate: Node, vars: ReadonlySet<string>): ((input: unk
         }
       } else if (truth(value)) kept.push(item);
     });
-    return kept;
+    return unwrapped ? unwrap(kept) : kept;
   };
 }
 
@@ -91,10 +97,11 @@ function valueOrNotPlain(evaluate: () => unknown): unknown {
   }
 }
 
-function compileFilters(stages: unknown, vars: ReadonlySet<string>): ((input: unknown, scope: Scope) => unknown)[] | null {
+/** @param unwrapLast the last filter's value is unwrapped (see compileFilter) */
+function compileFilters(stages: unknown, vars: ReadonlySet<string>, unwrapLast = false): ((input: unknown, scope: Scope) => unknown)[] | null {
   if (stages === undefined) return [];
   if (!Array.isArray(stages)) return null;
-  const filters = (stages as Node[]).map((stage) => (stage.type === 'filter' ? compileFilter(stage.expr as Node, vars) : null));
+  const filters = (stages as Node[]).map((stage, i) => (stage.type === 'filter' ? compileFilter(stage.expr as Node, vars, unwrapLast && i === stages.length - 1) : null));
   return filters.every((f) => f !== null) ? (filters as ((input: unknown, scope: Scope) => unknown)[]) : null;
 }
 
@@ -104,14 +111,17 @@ const MAY_GIVE_SEQUENCES = new Set(['path', 'name', 'variable', 'function']);
 function compileNode(node: Node, vars: ReadonlySet<string>): Eval | null {
   if (node.group !== undefined || node.keepArray || node.focus !== undefined || node.ancestor !== undefined || node.tuple) return null;
   const inner = compileBare(node, vars);
-  const predicates = node.type === 'path' ? [] : compileFilters(node.predicate, vars);
+  const predicates = node.type === 'path' ? [] : compileFilters(node.predicate, vars, true);
   if (!inner || !predicates) return null;
   // Only these can give a sequence of one or none; the others give what their parts gave, unwrapped already.
   if (predicates.length === 0) return MAY_GIVE_SEQUENCES.has(node.type) ? (input, scope) => unwrap(inner(input, scope)) : inner;
+  // The last predicate unwraps what it gives.
+  const [only] = predicates;
+  if (predicates.length === 1 && only) return (input, scope) => only(inner(input, scope), scope);
   return (input, scope) => {
     let value = inner(input, scope);
     for (const filter of predicates) value = filter(value, scope);
-    return unwrap(value);
+    return value;
   };
 }
 
@@ -197,10 +207,14 @@ function compilePath(node: Node, vars: ReadonlySet<string>): Eval | null {
     }
     return rest ? rest(items, scope) : items;
   };
-  return namesOnly(steps) ? objectWalk(steps.map((step) => step.value as string), general) : general;
+  if (namesOnly(steps)) return objectWalk(steps.map((step) => step.value as string), general);
+  const [first, ...names] = steps;
+  const value = first && names.length > 0 && namesOnly(names) && first.stages === undefined && !first.consarray && (first.type === 'variable' || first.type === 'function') ? compileNode(first, vars) : null;
+  return value ? headWalk({ head: value, names: names.map((step) => step.value as string), general, absolute }) : general;
 }
 
-const namesOnly = (steps: readonly Node[]) => steps.every((step) => step.type === 'name' && Object.keys(step).every((key) => key === 'type' || key === 'value' || key === 'position'));
+const isPlainName = (step: Node) => step.type === 'name' && Object.keys(step).every((key) => key === 'type' || key === 'value' || key === 'position');
+const namesOnly = (steps: readonly Node[]) => steps.every(isPlainName);
 
 /**
  * A path of names (`input.topic`) read by walking objects, as JSONata's steps do when no list is
@@ -220,6 +234,25 @@ function objectWalk(names: readonly string[], general: Eval): Eval {
 }
 
 /**
+ * A path of a value then names (`$lookup($outline, $name).title`, `$section.title`) read as
+ * objectWalk reads one: the value once, then its fields; a list on the way is the general path's.
+ */
+function headWalk(options: { head: Eval; names: readonly string[]; general: Eval; absolute: boolean }): Eval {
+  const { head, names, general, absolute } = options;
+  return (input, scope) => {
+    // JSONata evaluates a first step once per item of a list it is given (a variable once).
+    if (!absolute && Array.isArray(input)) return general(input, scope);
+    let value = head(input, scope);
+    for (const name of names) {
+      if (Array.isArray(value)) return general(input, scope);
+      if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
+      value = (value as Record<string, unknown>)[name];
+    }
+    return isSequence(value) ? general(input, scope) : value;
+  };
+}
+
+/**
  * From a step with a positional variable (`steps.write#$i.{…}`) on, JSONata carries a tuple per
  * item: every array is split into items and the variable holds each one's position in its step.
  */
@@ -231,17 +264,34 @@ function compileIndexed(steps: Node[], vars: ReadonlySet<string>): ((items: read
   const evaluateFirst = compileNode({ ...first, index: undefined, tuple: undefined }, vars);
   const later = after.map((step) => (step.stages === undefined && step.index === undefined ? compileNode(step, inner) : null));
   if (!evaluateFirst || later.some((c) => c === null)) return null;
-  const spread = (value: unknown): readonly unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+  const next = later as Eval[];
+  // What step `at - 1` gave, spread (a list is its items), through the steps from `at` on, into `out`.
+  const follow = (value: unknown, at: number, bound: Scope, out: unknown[]): void => {
+    if (value === undefined) return;
+    const step = next[at];
+    if (!Array.isArray(value)) {
+      if (step) follow(step(value, bound), at + 1, bound, out);
+      else out.push(value);
+      return;
+    }
+    for (const element of value as unknown[]) {
+      if (step) follow(step(element, bound), at + 1, bound, out);
+      else out.push(element);
+    }
+  };
   return (items, scope) => {
     const out = sequence();
     for (const item of items) {
-      spread(evaluateFirst(item, scope)).forEach((element, position) => {
-        const bound = new Scope(scope);
-        bound.set(name, position);
-        let current: readonly unknown[] = [element];
-        for (const step of later as Eval[]) current = current.flatMap((x) => spread(step(x, bound)));
-        for (const value of current) out.push(value);
-      });
+      const value = evaluateFirst(item, scope);
+      if (value === undefined) continue;
+      const elements: readonly unknown[] = Array.isArray(value) ? value : [value];
+      for (let position = 0; position < elements.length; position++) {
+        const bound = new Scope(scope, name, position);
+        const element = elements[position];
+        const step = next[0];
+        if (step) follow(step(element, bound), 1, bound, out);
+        else out.push(element);
+      }
     }
     return out;
   };

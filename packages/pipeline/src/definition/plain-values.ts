@@ -12,15 +12,31 @@ export type Node = { type: string; value?: unknown; [key: string]: unknown };
  * Object.create would do, but V8 slows down on every fresh object used as a prototype.)
  */
 export class Scope {
-  // A block binds a few names: two short lists (made at the first) cost less than a Map.
+  // Most frames bind one name (a positional variable, a block's first): it is held in fields,
+  // any further names in two short lists, made when needed (cheaper than a Map).
+  #name: string | undefined;
+  #value: unknown;
   #names: string[] | undefined;
   #values: unknown[] | undefined;
-  constructor(readonly parent: Scope | null = null) {}
+  constructor(
+    readonly parent: Scope | null = null,
+    name?: string,
+    value?: unknown,
+  ) {
+    this.#name = name;
+    this.#value = value;
+  }
   get(name: string): unknown {
+    if (this.#name === name) return this.#value;
     const at = this.#names ? this.#names.indexOf(name) : -1;
     return at >= 0 ? this.#values?.[at] : this.parent?.get(name);
   }
   set(name: string, value: unknown): unknown {
+    if (this.#name === undefined || this.#name === name) {
+      this.#name = name;
+      this.#value = value;
+      return value;
+    }
     const at = this.#names ? this.#names.indexOf(name) : -1;
     if (at >= 0 && this.#values) this.#values[at] = value;
     else {
