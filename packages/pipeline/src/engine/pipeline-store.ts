@@ -109,6 +109,11 @@ export class PipelineStore {
       .sort((a, b) => a.definition.version - b.definition.version);
   }
 
+  /** A version compiled before in this process, at once (a step job's lookup needs no promise); else undefined. */
+  compiledNow(name: string, version: number): CompiledPipeline | undefined {
+    return this.#compiled.get(`${name}@${version}`);
+  }
+
   /** A version compiled, from this process's cache when it has been compiled before. */
   async compiled(name: string, version?: number): Promise<CompiledPipeline | null> {
     const v = version ?? (await this.latestVersion(name));

@@ -51,11 +51,11 @@ export interface StepJobSpec {
 /** The job of `step` (or of one branch of it) in run `runId`. */
 export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; branch?: StepJob['branch'] }): StepJobSpec {
   const { pipeline, step, runId, branch } = options;
-  return {
-    queue: step.queue,
-    data: { run_id: runId, ...(options.batchId ? { batch_id: options.batchId } : {}), pipeline: pipeline.name, version: pipeline.version, step: step.name, ...(branch ? { branch } : {}) },
-    opts: { ...stepJobOptions(step), jobId: jobId(runId, stageOf(step.name, branch?.key)) },
-  };
+  // Filled field by field: optional fields are left out, not set to undefined (the job's JSON is the same).
+  const data: StepJob = { run_id: runId, pipeline: pipeline.name, version: pipeline.version, step: step.name };
+  if (options.batchId) data.batch_id = options.batchId;
+  if (branch) data.branch = branch;
+  return { queue: step.queue, data, opts: { ...stepJobOptions(step), jobId: jobId(runId, stageOf(step.name, branch?.key)) } };
 }
 
 /** The group of a turn's adds that go as flows (a parent with its children), not to one queue. */

@@ -30,6 +30,13 @@ function parseStepJob(job: Job): StepJob {
   throw new UnrecoverableError(toRunError(parsed.error, job.name).message);
 }
 
+/** The job's step in a version this process has compiled before, at once. */
+function knownStep(deps: StepProcessorDeps, data: StepJob): { pipeline: CompiledPipeline; step: CompiledStep } | undefined {
+  const pipeline = deps.pipelines.compiledNow(data.pipeline, data.version);
+  const step = pipeline?.steps.get(data.step);
+  return pipeline && step ? { pipeline, step } : undefined;
+}
+
 async function findStep(deps: StepProcessorDeps, job: Job, data: StepJob): Promise<{ pipeline: CompiledPipeline; step: CompiledStep }> {
   const pipeline = await deps.pipelines.compiled(data.pipeline, data.version);
   const step = pipeline?.steps.get(data.step);
@@ -137,7 +144,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
   return async (job: Job, token?: string): Promise<void> => {
     const data = parseStepJob(job);
     if (tracingEnabled()) annotateActiveSpan({ 'switchyard.run.id': data.run_id, 'switchyard.stage': stageOf(data.step, data.branch?.key), 'switchyard.pipeline.name': data.pipeline });
-    const { pipeline, step } = await findStep(deps, job, data);
+    const { pipeline, step } = knownStep(deps, data) ?? (await findStep(deps, job, data));
     if (step.map && !data.branch) return fanOut(deps, job, { pipeline, step, data });
     const stage = stageOf(step.name, data.branch?.key);
     // The step every other leads to reads every output when it starts, and ends the run itself.
