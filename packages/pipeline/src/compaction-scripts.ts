@@ -23,7 +23,8 @@ function luaNames(names: readonly string[]): string {
  * writes it `/` again (archiveText), which in Lua (gsub) cost a third of the script's time.
  * KEYS: per run, run, events, outputs, archive. ARGV: none.
  * Returns per run: {} when there is nothing to do (gone, compacted already, or not ended), else
- *   {status, archive text, step_queues, stage_names} ('' for a field the run lacks).
+ *   {status, archive text, step_queues, stage_names, the refused stages comma-separated} ('' for a
+ *   field the run lacks).
  */
 export const COMPACT_READ_SCRIPT = String.raw`
 local kept = {}
@@ -41,7 +42,7 @@ local archived = {}
 local function is_archived(field)
   local verdict = archived[field]
   if verdict == nil then
-    verdict = not kept[field] and string.sub(field, 1, 3) ~= 'ev.' and string.sub(field, -3) ~= '.op'
+    verdict = not kept[field] and string.sub(field, 1, 3) ~= 'ev.' and string.sub(field, -3) ~= '.op' and string.sub(field, -8) ~= '.refused'
     archived[field] = verdict
   end
   return verdict
@@ -86,15 +87,16 @@ for k = 0, #KEYS - 4, 4 do
   local reply = {}
   if redis.call('EXISTS', KEYS[k + 4]) == 0 then
     local flat = redis.call('HGETALL', KEYS[k + 1])
-    local run = {}
+    local run, refused = {}, {}
     for i = 1, #flat, 2 do
       local field = flat[i]
-      if field == 'id' or field == 'status' or field == 'step_queues' or field == 'stage_names' then run[field] = flat[i + 1] end
+      if field == 'id' or field == 'status' or field == 'step_queues' or field == 'stage_names' then run[field] = flat[i + 1]
+      elseif string.sub(field, -8) == '.refused' then refused[#refused + 1] = string.sub(field, 1, -9) end
     end
     if run.id and run.id ~= '' and ended[run.status] then
       local text, problem = archive_text(k, flat)
       if not text then return redis.error_reply(problem) end
-      reply = {run.status, text, run.step_queues or '', run.stage_names or ''}
+      reply = {run.status, text, run.step_queues or '', run.stage_names or '', table.concat(refused, ',')}
     end
   end
   replies[#replies + 1] = reply

@@ -48,8 +48,11 @@ export const OUTPUTS_TOMBSTONE = '.compacted';
  */
 const QUALITY = 6;
 
-/** Run fields only a live run needs: who appended what (`ev.<writer>`), the last start's id (`<stage>.op`). */
-const isWriteBookkeeping = (field: string) => field.startsWith('ev.') || field.endsWith('.op');
+/**
+ * Run fields only a live run needs: who appended what (`ev.<writer>`), the last start's id
+ * (`<stage>.op`), a start refused once the run had ended (`<stage>.refused`, for compaction).
+ */
+const isWriteBookkeeping = (field: string) => field.startsWith('ev.') || field.endsWith('.op') || field.endsWith('.refused');
 
 /** Splits a run's hash into what it keeps and what goes into the archive (bookkeeping of writes dropped). */
 export function splitRunFields(hash: Record<string, string>): { kept: Record<string, string>; archived: Record<string, string> } {

@@ -46,7 +46,7 @@ export interface CompactionReport {
   deferred: number;
   /** Bytes of the archives written. */
   archive_bytes: number;
-  /** The step jobs each compacted run may have left (queue and job id of each of its stages), for the caller to tidy. */
+  /** The step jobs each compacted run may have left failed (queue and job id; see stepJobsOf), for the caller to tidy. */
   jobs: { queue: string; jobId: string }[];
 }
 
@@ -56,11 +56,17 @@ function add(a: CompactionReport, b: CompactionReport): CompactionReport {
   return { compacted: a.compacted + b.compacted, dropped: a.dropped + b.dropped, deferred: a.deferred + b.deferred, archive_bytes: a.archive_bytes + b.archive_bytes, jobs: [...a.jobs, ...b.jobs] };
 }
 
-/** A run's step jobs, from its hash: each stage's (a branch `step.key` is on its step's queue). */
-function stepJobsOf(runId: string, hash: { step_queues: string; stage_names: string }): { queue: string; jobId: string }[] {
+/**
+ * The step jobs a compacted run may have left failed, from its hash (a branch `step.key` is on its
+ * step's queue): of a completed run, those whose start was refused (`<stage>.refused`); of a
+ * failed or cancelled one, every stage's too, since a parent failed by its child never starts.
+ */
+function stepJobsOf(runId: string, hash: { status: string; step_queues: string; stage_names: string; refused: string }): { queue: string; jobId: string }[] {
   try {
+    const refused = hash.refused ? hash.refused.split(',') : [];
+    if (hash.status === 'completed' && refused.length === 0) return [];
     const queues = JSON.parse(hash.step_queues || '{}') as Record<string, string>;
-    const stages = JSON.parse(hash.stage_names || '[]') as string[];
+    const stages = hash.status === 'completed' ? refused : [...new Set([...(JSON.parse(hash.stage_names || '[]') as string[]), ...refused])];
     return stages.flatMap((stage) => {
       const queue = queues[stage.split('.')[0] ?? ''];
       return queue ? [{ queue, jobId: jobId(runId, stage) }] : [];
@@ -102,7 +108,7 @@ async function compactChunk(options: CompactionOptions, runIds: readonly string[
     const archives: Buffer[] = [];
     let ranSince = performance.now();
     for (const [i, id] of runIds.entries()) {
-      const [status, text, queues, names] = replies[i] ?? [];
+      const [status, text, queues, names, refused] = replies[i] ?? [];
       // Gone (retention), compacted already, or not ended (the transition lists it again when it ends).
       if (!status || !text) {
         report.dropped += 1;
@@ -119,7 +125,7 @@ async function compactChunk(options: CompactionOptions, runIds: readonly string[
       archives.push(value);
       report.compacted += 1;
       report.archive_bytes += value.length;
-      report.jobs.push(...stepJobsOf(id, { step_queues: queues?.toString() ?? '', stage_names: names?.toString() ?? '' }));
+      report.jobs.push(...stepJobsOf(id, { status: status.toString(), step_queues: queues?.toString() ?? '', stage_names: names?.toString() ?? '', refused: refused?.toString() ?? '' }));
     }
     if (written.length === 0) await redis.unwatch();
     else {

@@ -19,7 +19,9 @@ test('a completed run\'s step job refused after the run ended is removed with th
   const runId = await store.createRun({ kind: 'story', request: {}, stages: ['a', 'b', 'c'], stepQueues: { a: 'tool-x', b: 'tool-x', c: 'tool-x' } });
   await store.transition({ runId, from: ['queued'], to: 'completed', result: {} });
   const queue = new Queue('tool-x', { connection: redis, prefix: store.prefix });
-  // A job added again (or retried after a stall) once its run had completed is refused as stage-runner.ts refuses it.
+  // A job added again (or retried after a stall) once its run had completed is refused as
+  // stage-runner.ts refuses it: its start finds the run ended (which marks it), and it fails.
+  assert.equal((await store.startStage({ runId, stage: 'a' })).kind, 'ended');
   const reasons: Record<string, string> = { [`${runId}.a`]: `run ${runId} is completed`, [`${runId}.b`]: 'the tool broke' };
   const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
   let failed = 0;
