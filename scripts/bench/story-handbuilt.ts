@@ -20,7 +20,8 @@ import { MANUAL_COMPACTION_MS } from './story-switchyard.js';
 import { createInstantTools } from './instant-tools.js';
 import { deletePrefix, type StageQueueNames } from './story-stats.js';
 
-export const HANDBUILT_QUEUES: StageQueueNames = { search: 'hb-search', outline: 'hb-outline', write: 'hb-write', polish: 'hb-polish' };
+/** The queues of the job catalog before pipelines were data (its QUEUES), under the hand-built flow's own prefix. */
+export const HANDBUILT_QUEUES: StageQueueNames = { search: 'story-search', outline: 'story-outline', write: 'story-write', polish: 'story-polish' };
 const STAGES = ['search', 'outline', ...SECTION_ORDER.map((s) => `write.${s}`), 'polish'];
 const CHUNK = 250;
 

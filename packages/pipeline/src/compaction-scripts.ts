@@ -36,13 +36,13 @@ local function list(values)
   return cjson.encode(values)
 end
 
--- Whether a field goes into the archive: not kept, and not bookkeeping of writes (ev.<writer>,
--- <stage>.op) only a live run needs. Decided once per name: the runs of a call share most names.
+-- Whether a field goes into the archive: not kept, and not bookkeeping only a live run needs
+-- (see run-archive.ts's isLiveBookkeeping). Decided once per name: the runs of a call share most names.
 local archived = {}
 local function is_archived(field)
   local verdict = archived[field]
   if verdict == nil then
-    verdict = not kept[field] and string.sub(field, 1, 3) ~= 'ev.' and string.sub(field, -3) ~= '.op' and string.sub(field, -8) ~= '.refused'
+    verdict = not kept[field] and field ~= 'step_queues' and string.sub(field, 1, 3) ~= 'ev.' and string.sub(field, -3) ~= '.op' and string.sub(field, -8) ~= '.refused'
     archived[field] = verdict
   end
   return verdict

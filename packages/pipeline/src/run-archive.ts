@@ -50,9 +50,10 @@ const QUALITY = 6;
 
 /**
  * Run fields only a live run needs: who appended what (`ev.<writer>`), the last start's id
- * (`<stage>.op`), a start refused once the run had ended (`<stage>.refused`, for compaction).
+ * (`<stage>.op`), a start refused once the run had ended (`<stage>.refused`) and the queue of each
+ * step (`step_queues`), both read by the compaction that archives the run.
  */
-const isWriteBookkeeping = (field: string) => field.startsWith('ev.') || field.endsWith('.op') || field.endsWith('.refused');
+const isLiveBookkeeping = (field: string) => field === 'step_queues' || field.startsWith('ev.') || field.endsWith('.op') || field.endsWith('.refused');
 
 /** Splits a run's hash into what it keeps and what goes into the archive (bookkeeping of writes dropped). */
 export function splitRunFields(hash: Record<string, string>): { kept: Record<string, string>; archived: Record<string, string> } {
@@ -60,7 +61,7 @@ export function splitRunFields(hash: Record<string, string>): { kept: Record<str
   const archived: Record<string, string> = {};
   for (const [field, value] of Object.entries(hash)) {
     if (KEPT_RUN_FIELDS.includes(field)) kept[field] = value;
-    else if (!isWriteBookkeeping(field)) archived[field] = value;
+    else if (!isLiveBookkeeping(field)) archived[field] = value;
   }
   return { kept, archived };
 }
