@@ -7,7 +7,7 @@
 import { createRedisClient, uniquePrefix } from '@switchyard/redis';
 import { startBaseline } from './story-baseline.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
-import { HopRecorder, JobHopReader, median, round, say } from './story-stats.js';
+import { HopRecorder, JobHopReader, median, medianInterval, round, say } from './story-stats.js';
 import { startHandbuilt } from './story-handbuilt.js';
 import { startSwitchyard } from './story-switchyard.js';
 
@@ -133,6 +133,14 @@ export function cpuRatio(switchyardRounds: readonly StoryCost[], baselineRounds:
   };
 }
 
+/** The median ratio's 95 % interval (medianInterval), and what it says of the engine's cost. */
+function ratioInterval(ratios: readonly number[]) {
+  const interval = medianInterval(ratios);
+  if (!interval) return { verdict: 'too few pairs for an interval' };
+  const verdict = interval.high <= 1 ? 'no dearer' : interval.low > 1 ? 'dearer' : 'equal within the measurement';
+  return { ...interval, verdict };
+}
+
 /**
  * The pipeline engine running the story definition against the hand-built flows it replaced, in
  * the same rounds: CPU per story of this process and of Redis, and the ratio (≤ 1: no dearer).
@@ -147,6 +155,8 @@ function engineVersusHandbuilt(engineRounds: readonly StoryCost[], handbuiltRoun
     engine_cpu_us_per_story: cpuOf(engine),
     handbuilt_cpu_us_per_story: cpuOf(handbuilt),
     cpu_ratio: median(pairRatios),
+    // How far the pairs' spread leaves the median uncertain; ≤ 1 at its high end: no dearer.
+    cpu_ratio_interval: ratioInterval(pairRatios),
     pair_cpu_ratios: pairRatios,
     node_cpu_ratio: round(engine.node_cpu_us / handbuilt.node_cpu_us),
     redis_cpu_ratio: round(engine.redis_cpu_us / handbuilt.redis_cpu_us),

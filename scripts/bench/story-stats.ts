@@ -13,6 +13,29 @@ export const say = (line: string) => process.stderr.write(`${line}\n`);
 export const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
 export const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/**
+ * A distribution-free confidence interval of the median (order statistics: the median lies
+ * below the k-th smallest of n values with the binomial probability P(B(n, ½) ≥ k)): the
+ * k-th smallest and k-th largest values for the largest k that keeps the coverage at least
+ * `confidence` (default 0.95). Null when there are too few values for any (n < 6 at 95 %).
+ */
+export function medianInterval(values: readonly number[], confidence = 0.95): { low: number; high: number; coverage: number } | null {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  // P(B(n, ½) < k) for k = 0…: the chance the median is below the k-th smallest value.
+  let below = 0;
+  let best: { k: number; coverage: number } | null = null;
+  for (let k = 1, choose = 1; k <= Math.floor(n / 2); k += 1) {
+    below += choose / 2 ** n;
+    choose = (choose * (n - k + 1)) / k;
+    const coverage = 1 - 2 * below;
+    if (coverage < confidence) break;
+    best = { k, coverage };
+  }
+  if (!best) return null;
+  return { low: sorted[best.k - 1] as number, high: sorted[n - best.k] as number, coverage: round(best.coverage) };
+}
+
 export interface Summary {
   count: number;
   p50_ms: number;
