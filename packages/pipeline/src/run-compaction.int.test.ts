@@ -169,21 +169,24 @@ test('a run with no events archives an empty list of them', async () => {
   assert.deepEqual((await readArchive(redis, store.keys, runId))?.events, []);
 });
 
-test('of a completed run only the stages started after its end are listed to tidy; of a cancelled one every stage, and the refusals are not archived', async () => {
+test('of a completed run only the stages whose jobs were refused are listed to tidy; of a cancelled one every stage, and the refusals are not archived', async () => {
   const store = new RunStore({ redis, prefix: uniquePrefix('compaction-refused'), retentionSeconds: 600 });
   const stepQueues = { a: 'tool-a', b: 'tool-b', m: 'tool-m' };
   const completed = await store.createRun({ kind: 'story', request: {}, stages: ['a', 'b', 'm.x'], stepQueues });
   const cancelled = await store.createRun({ kind: 'story', request: {}, stages: ['a', 'b'], stepQueues });
   await store.transition({ runId: completed, from: ['queued'], to: 'completed', result: {} });
   await store.transition({ runId: cancelled, from: ['queued'], to: 'cancelled' });
-  // A job added again, or retried after a stall, once its run had ended: its start is refused.
-  for (const [runId, stage] of [[completed, 'b'], [completed, 'm.x'], [completed, 'm'], [cancelled, 'a']] as const) assert.equal((await store.startStage({ runId, stage })).kind, 'ended');
+  // Jobs added again, or retried after a stall, once their run had ended: refused, and marked so.
+  for (const [runId, stage] of [[completed, 'b'], [completed, 'm.x'], [completed, 'm'], [cancelled, 'a']] as const) await store.markRefused(runId, stage);
   const report = await compactNow(store);
   const listed = (runId: string) => report.jobs.filter((job) => job.jobId.startsWith(`${runId}.`)).map((job) => `${job.queue} ${job.jobId.slice(runId.length + 1)}`).sort();
   assert.deepEqual(listed(completed), ['tool-b b', 'tool-m m', 'tool-m m.x'], 'a map step\'s own job is listed too when it was refused');
   assert.deepEqual(listed(cancelled), ['tool-a a', 'tool-b b']);
   const archived = (await readArchive(redis, store.keys, completed))?.fields ?? {};
   assert.deepEqual(Object.keys(archived).filter((field) => field.endsWith('.refused')), []);
+  await redis.del(store.keys.run(completed));
+  await store.markRefused(completed, 'a');
+  assert.equal(await redis.exists(store.keys.run(completed)), 0, 'a run that is gone is not written back');
 });
 
 test('a run whose stream ids are past 2^53 ms is not compacted: the pass fails and the run is left whole', async () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
 import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
-import { EXPAND_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
+import { EXPAND_SCRIPT, MARK_REFUSED_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
 import { StageWrites } from './stage-writes.js';
@@ -327,6 +327,11 @@ export class RunStore {
     const { runId } = options;
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     return this.#stageWrites.submit({ kind: 'skip', keys, stage: options.stage, watch: options.watch }).reply.then(countsOf);
+  }
+
+  /** Marks a stage's job as refused because its run had ended: compaction removes such jobs. */
+  async markRefused(runId: string, stage: string): Promise<void> {
+    await this.redis.eval(MARK_REFUSED_SCRIPT, 1, this.keys.run(runId), `${stage}.refused`);
   }
 
   /** Records a map step's branches (once; a second call answers the first call's). Null when the run is gone. */

@@ -18,8 +18,6 @@ import { SETTLE_SCRIPT } from './run-settle.js';
  *   '', the retention seconds and the output JSON to keep ('' when it is in the result). All are
  *   idempotent: a start seen before (its id) and a completion of a completed stage change nothing,
  *   so a command resent after a reconnect writes no event twice.
- * A start that finds its run ended marks `<stage>.refused` on the run: its job fails, and the
- * compaction of the run removes it (see services/workers' compactor.ts).
  * Returns one reply per operation, in order:
  *   start: {'missing'} | {'ended', status} | {'unready', step} | {'done' | 'peek', output, [request], inputs...}
  *     | {'started' | 'running', attempt, [request], inputs...} ('running': this start moved the run
@@ -77,11 +75,7 @@ local function start(k, stage, op, flags, wanted)
   local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts', stage .. '.op', 'request')
   local status = run[1]
   if not status then return {'missing'} end
-  if status == 'completed' or status == 'failed' or status == 'cancelled' then
-    -- The job is refused: marked, so that compaction removes it (of a completed run, only these).
-    redis.call('HSET', k[1], stage .. '.refused', '1')
-    return {'ended', status}
-  end
+  if status == 'completed' or status == 'failed' or status == 'cancelled' then return {'ended', status} end
   -- The wanted outputs; with check, the first wanted step that is not done instead (a step's
   -- status is read only when its output is not there).
   local outs
@@ -218,6 +212,16 @@ while a <= #ARGV do
   replies[#replies + 1] = reply
 end
 return replies
+`;
+
+/**
+ * Marks a stage's job refused because its run had ended (`<stage>.refused`), so that compaction
+ * removes the failed job; nothing when the run is gone (a write would bring it back unexpiring).
+ * KEYS: run. ARGV: the field.
+ */
+export const MARK_REFUSED_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], '1') end
+return 0
 `;
 
 /**

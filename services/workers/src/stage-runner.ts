@@ -242,8 +242,12 @@ export async function handleFailure(deps: StageDeps, job: Job, failure: { runId:
   return new UnrecoverableError(runError.message);
 }
 
-/** A stage that will not run because its run ended: shown as cancelled unless it had finished. */
-export async function markEnded(deps: StageDeps, runId: string, name: string): Promise<void> {
+/**
+ * A stage that will not run because its run ended: shown as cancelled unless it had finished, and
+ * its job, which fails as a refusal, marked for the run's compaction to remove (compactor.ts).
+ */
+export async function markEnded(deps: Pick<StageDeps, 'store'>, runId: string, name: string): Promise<void> {
+  await deps.store.markRefused(runId, name);
   const run = await deps.store.getRun(runId);
   const stage = run?.stages.find((s) => s.name === name);
   if (stage && !['completed', 'skipped', 'failed', 'cancelled'].includes(stage.status)) {
