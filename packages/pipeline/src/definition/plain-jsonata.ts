@@ -12,6 +12,7 @@
  * throws NOT_PLAIN, on which the caller evaluates that once with JSONata. plain-jsonata.test.ts
  * holds both to the same answers.
  */
+import { compileFilters } from './plain-filters.js';
 import { compileCall } from './plain-functions.js';
 import { isCons, isNumeric, isSequence, lookup, markCons, NOT_PLAIN, notPlain, sequence, truth, unwrap, ROOT_SCOPE, Scope, type Eval, type Node } from './plain-values.js';
 
@@ -20,98 +21,13 @@ export { NOT_PLAIN };
 /** An expression compiled to plain JavaScript: its value in `context`, or NOT_PLAIN thrown. */
 export type PlainExpression = (context: unknown) => unknown;
 
-/**
- * JSONata's filter `[…]`: an index (negative from the end), a list of indexes, or a condition per
- * item. With `unwrapped`, what it gives is unwrapped as a node's value is (the last predicate of a
- * node): one item by index is then given without making a sequence of it.
- */
-function compileFilter(predicate: Node, vars: ReadonlySet<string>, unwrapped = false): ((input: unknown, scope: Scope) => unknown) | null {
-  if (predicate.type === 'number') {
-    if (!isNumeric(predicate.value)) return null;
-    const at = Math.floor(predicate.value as number);
-    return (input) => {
-      const items = Array.isArray(input) ? input : [input];
-      const item = items[at < 0 ? items.length + at : at];
-      if (item === undefined) return unwrapped ? undefined : sequence();
-      if (Array.isArray(item)) return unwrapped ? unwrap(item) : item;
-      return unwrapped ? item : sequence([item]);
-    };
-  }
-  const test = compileNode(predicate, vars);
-  if (!test) return null;
-  // A predicate of literals alone (`[[0..49]]`) has one value for every item: made once. One that
-  // reads no item (`$names[$i]`) has one value per filtering: made once there.
-  const fixed = isConstant(predicate) ? valueOrNotPlain(() => test(undefined, new Scope())) : NOT_PLAIN;
-  const itemFree = readsNoItem(predicate);
-  return (input, scope) => {
-    const items = Array.isArray(input) ? input : [input];
-    const kept = sequence();
-    const once = fixed !== NOT_PLAIN ? fixed : itemFree ? test(undefined, scope) : NOT_PLAIN;
-    if (isNumeric(once)) {
-      // One index for every item: the item there, once.
-      const i = Math.floor(once);
-      const item: unknown = items[i < 0 ? items.length + i : i];
-      if (unwrapped) return item;
-      if (item !== undefined) kept.push(item);
-      return kept;
-    }
-    items.forEach((item, index) => {
-      const value = once === NOT_PLAIN ? test(item, scope) : once;
-      if (isNumeric(value)) {
-        const i = Math.floor(value);
-        if ((i < 0 ? items.length + i : i) === index) kept.push(item);
-      } else if (Array.isArray(value) && value.every((v) => typeof v === 'number')) {
-        for (const n of value as number[]) {
-          if (!isNumeric(n)) notPlain();
-          const i = Math.floor(n);
-          if ((i < 0 ? items.length + i : i) === index) kept.push(item);
-        }
-      } else if (truth(value)) kept.push(item);
-    });
-    return unwrapped ? unwrap(kept) : kept;
-  };
-}
-
-/** Whether `node` reads nothing of the item it is evaluated on: no path, no name, no `$`. */
-function readsNoItem(node: unknown): boolean {
-  if (Array.isArray(node)) return node.every(readsNoItem);
-  if (!node || typeof node !== 'object') return true;
-  const { type, value } = node as Node;
-  if (type === 'path' || type === 'name' || (type === 'variable' && (value === '' || value === '$'))) return false;
-  return Object.values(node).every((inner) => typeof inner !== 'object' || readsNoItem(inner));
-}
-
-function isConstant(node: Node): boolean {
-  if (node.predicate !== undefined || node.stages !== undefined) return false;
-  if (node.type === 'string' || node.type === 'number' || node.type === 'value') return true;
-  if (node.type === 'unary' && node.value === '[') return (node.expressions as Node[]).every(isConstant);
-  if (node.type === 'unary' && node.value === '-') return isConstant(node.expression as Node);
-  return node.type === 'binary' && isConstant(node.lhs as Node) && isConstant(node.rhs as Node);
-}
-
-function valueOrNotPlain(evaluate: () => unknown): unknown {
-  try {
-    return evaluate();
-  } catch {
-    return NOT_PLAIN;
-  }
-}
-
-/** @param unwrapLast the last filter's value is unwrapped (see compileFilter) */
-function compileFilters(stages: unknown, vars: ReadonlySet<string>, unwrapLast = false): ((input: unknown, scope: Scope) => unknown)[] | null {
-  if (stages === undefined) return [];
-  if (!Array.isArray(stages)) return null;
-  const filters = (stages as Node[]).map((stage, i) => (stage.type === 'filter' ? compileFilter(stage.expr as Node, vars, unwrapLast && i === stages.length - 1) : null));
-  return filters.every((f) => f !== null) ? (filters as ((input: unknown, scope: Scope) => unknown)[]) : null;
-}
-
 const MAY_GIVE_SEQUENCES = new Set(['path', 'name', 'variable', 'function']);
 
 /** Compiles `node` (its predicates and the unwrapping every JSONata node gets included); null when it is not plain. */
 function compileNode(node: Node, vars: ReadonlySet<string>): Eval | null {
   if (node.group !== undefined || node.keepArray || node.focus !== undefined || node.ancestor !== undefined || node.tuple) return null;
   const inner = compileBare(node, vars);
-  const predicates = node.type === 'path' ? [] : compileFilters(node.predicate, vars, true);
+  const predicates = node.type === 'path' ? [] : compileFilters({ stages: node.predicate, vars, compile: compileNode, unwrapLast: true });
   if (!inner || !predicates) return null;
   // Only these can give a sequence of one or none; the others give what their parts gave, unwrapped already.
   if (predicates.length === 0) return MAY_GIVE_SEQUENCES.has(node.type) ? (input, scope) => unwrap(inner(input, scope)) : inner;
@@ -166,7 +82,7 @@ function compileVariable(node: Node, vars: ReadonlySet<string>): Eval | null {
 /** JSONata's evaluateStep: each item in, flattened out (one array from the last step is kept whole). */
 function compileStep(step: Node, vars: ReadonlySet<string>, last: boolean): ((items: readonly unknown[], scope: Scope) => unknown[]) | null {
   const evaluate = compileNode(step, vars);
-  const filters = compileFilters(step.stages, vars);
+  const filters = compileFilters({ stages: step.stages, vars, compile: compileNode });
   if (!evaluate || !filters) return null;
   return (items, scope) => {
     const flat = sequence();
