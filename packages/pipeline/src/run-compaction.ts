@@ -58,8 +58,9 @@ function add(a: CompactionReport, b: CompactionReport): CompactionReport {
 
 /**
  * The step jobs a compacted run may have left failed, from its hash (a branch `step.key` is on its
- * step's queue): of a completed run, those whose start was refused (`<stage>.refused`); of a
- * failed or cancelled one, every stage's too, since a parent failed by its child never starts.
+ * step's queue): of a completed run, those refused because it had ended (marked `<stage>.refused`
+ * by the refusing worker); of a failed or cancelled one, every stage's too, since a parent failed
+ * by its child never starts, so never marks itself.
  */
 function stepJobsOf(runId: string, hash: { status: string; step_queues: string; stage_names: string; refused: string }): { queue: string; jobId: string }[] {
   try {
