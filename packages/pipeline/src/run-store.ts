@@ -14,6 +14,7 @@ import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
 import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
+import { runRecordOf, type RunRecord } from './run-record.js';
 import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
@@ -27,22 +28,7 @@ import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunI
 import { settleKeys } from './run-settle.js';
 
 export type { ActiveRun } from './run-index.js';
-
-export interface RunRecord {
-  id: string;
-  kind: string;
-  status: RunStatus;
-  created_at: string;
-  updated_at: string;
-  batch_id: string | null;
-  request: unknown;
-  /** The pipeline and version the run was started with. */
-  pipeline: { name: string; version: number } | null;
-  stages: StageView[];
-  progress: number;
-  result: unknown;
-  error: RunError | null;
-}
+export type { RunRecord } from './run-record.js';
 
 export interface RunStoreOptions {
   redis: Redis;
@@ -65,10 +51,6 @@ const EVENT_STREAM_MAXLEN = '20000';
 /** Runs added to the index per ZADD when many are created at once. */
 const INDEX_IDS_PER_COMMAND = 1000;
 const now = () => new Date().toISOString();
-
-function parseJson(value: string | undefined | null): unknown {
-  return value ? JSON.parse(value) : null;
-}
 
 export class RunStore {
   readonly redis: Redis;
@@ -137,25 +119,7 @@ export class RunStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     // A compacted run's fields are in its archive (run-archive.ts); the hash's own win.
-    const hash = await readRunFields(this.redis, this.keys, runId);
-    if (!hash.id) return null;
-    const names = parseJson(hash.stage_names) as string[];
-    const stages = names.map((name) => readStageView(hash, name));
-    const completed = stages.filter((s) => s.status === 'completed' || s.status === 'skipped').length;
-    return {
-      id: hash.id,
-      kind: hash.kind ?? 'story',
-      status: hash.status as RunStatus,
-      created_at: hash.created_at ?? '',
-      updated_at: hash.updated_at ?? '',
-      batch_id: hash.batch_id || null,
-      request: parseJson(hash.request),
-      pipeline: hash.pipeline ? { name: hash.pipeline, version: Number(hash.pipeline_version) } : null,
-      stages,
-      progress: stages.length === 0 ? 0 : Math.round((100 * completed) / stages.length),
-      result: parseJson(hash.result),
-      error: parseJson(hash.error) as RunError | null,
-    };
+    return runRecordOf(await readRunFields(this.redis, this.keys, runId));
   }
 
   /**

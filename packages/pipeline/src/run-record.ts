@@ -1,0 +1,48 @@
+/**
+ * A run as readers see it (`getRun`, the API's run view, MCP resources): made from the run's
+ * hash, or from a compacted run's kept fields with its archived ones under them (run-archive.ts).
+ */
+import type { RunError, RunStatus, StageView } from '@switchyard/contracts';
+import { readStageView } from './stage-records.js';
+
+export interface RunRecord {
+  id: string;
+  kind: string;
+  status: RunStatus;
+  created_at: string;
+  updated_at: string;
+  batch_id: string | null;
+  request: unknown;
+  /** The pipeline and version the run was started with. */
+  pipeline: { name: string; version: number } | null;
+  stages: StageView[];
+  progress: number;
+  result: unknown;
+  error: RunError | null;
+}
+
+function parseJson(value: string | undefined | null): unknown {
+  return value ? JSON.parse(value) : null;
+}
+
+/** The run a hash's fields describe; null when they describe none (no id: gone, or never created). */
+export function runRecordOf(hash: Record<string, string>): RunRecord | null {
+  if (!hash.id) return null;
+  const names = parseJson(hash.stage_names) as string[];
+  const stages = names.map((name) => readStageView(hash, name));
+  const completed = stages.filter((s) => s.status === 'completed' || s.status === 'skipped').length;
+  return {
+    id: hash.id,
+    kind: hash.kind ?? 'story',
+    status: hash.status as RunStatus,
+    created_at: hash.created_at ?? '',
+    updated_at: hash.updated_at ?? '',
+    batch_id: hash.batch_id || null,
+    request: parseJson(hash.request),
+    pipeline: hash.pipeline ? { name: hash.pipeline, version: Number(hash.pipeline_version) } : null,
+    stages,
+    progress: stages.length === 0 ? 0 : Math.round((100 * completed) / stages.length),
+    result: parseJson(hash.result),
+    error: parseJson(hash.error) as RunError | null,
+  };
+}
