@@ -48,8 +48,8 @@ export interface CompiledPipeline {
    * has run, the run is done, so it reads every output when it starts and ends the run itself.
    */
   finalStep?: string | undefined;
-  /** The run's result from its input and its steps' outputs. */
-  output?: { evaluate(context: ExpressionContext): Promise<unknown> } | undefined;
+  /** The run's result from its input and its steps' outputs (a value, or a promise of one). */
+  output?: { evaluate(context: ExpressionContext): unknown } | undefined;
   /** Checks a run's input against the definition's `input` schema. */
   checkInput(input: unknown): DefinitionProblem[];
 }

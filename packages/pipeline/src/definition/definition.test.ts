@@ -28,10 +28,25 @@ test('an args object takes expressions for strings, literals otherwise, and leav
 
 test('arguments are had at once when every expression runs as plain JavaScript, and wait for JSONata otherwise', async () => {
   const context = { input: { x: 'tides' }, steps: {}, run_id: 'r' };
-  assert.deepEqual(compileArgs({ a: 'input.x', n: 2 }, 'steps.x.args').now(context), { a: 'tides', n: 2 });
+  const plain = compileArgs({ a: 'input.x', n: 2 }, 'steps.x.args').evaluate(context);
+  assert.ok(!(plain instanceof Promise));
+  assert.deepEqual(plain, { a: 'tides', n: 2 });
+  const mixed = compileArgs({ a: 'input.x', sum: '$sum([1, 2])' }, 'steps.x.args').evaluate(context);
+  assert.ok(mixed instanceof Promise);
+  assert.deepEqual(await mixed, { a: 'tides', sum: 3 });
+});
+
+test('arguments that wait for JSONata read each plain value once', async () => {
+  let reads = 0;
+  const input = {
+    get x() {
+      reads += 1;
+      return 'tides';
+    },
+  };
   const mixed = compileArgs({ a: 'input.x', sum: '$sum([1, 2])' }, 'steps.x.args');
-  assert.equal(mixed.now(context), undefined);
-  assert.deepEqual(await mixed.evaluate(context), { a: 'tides', sum: 3 });
+  assert.deepEqual(await mixed.evaluate({ input, steps: {}, run_id: 'r' }), { a: 'tides', sum: 3 });
+  assert.equal(reads, 1);
 });
 
 test('plain paths are read as JSONata reads them, a list on the way included', async () => {
@@ -60,7 +75,7 @@ test('a $lookup of a path by a path gives what JSONata gives, whatever the value
   for (const [label, object, item] of cases) {
     const context = { input: {}, steps: object === undefined ? {} : { outline: { sections: object } }, run_id: 'r', item };
     const expected = await expression.evaluate(context).then((v) => JSON.stringify(v), (e: Error) => `error ${e.message}`);
-    const got = await args.evaluate(context).then((v) => JSON.stringify(v.value), (e: Error) => `error ${e.message}`);
+    const got = await Promise.resolve(context).then((c) => args.evaluate(c)).then((v) => JSON.stringify(v.value), (e: Error) => `error ${e.message}`);
     assert.equal(got, expected, label);
   }
 });

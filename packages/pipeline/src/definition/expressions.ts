@@ -36,6 +36,8 @@ export interface Expression {
   evaluate(context: ExpressionContext): Promise<unknown>;
   /** The value at once when plain JavaScript has it (plain-jsonata.ts), else NOT_PLAIN: then `evaluate` is JSONata's. */
   now(context: ExpressionContext): unknown;
+  /** JSONata's value, without trying plain JavaScript first: for an expression whose `now` gave NOT_PLAIN. */
+  viaJsonata(context: ExpressionContext): Promise<unknown>;
   /** Whether the expression names `field` anywhere (e.g. `steps`): what its value can depend on. */
   names(field: string): boolean;
 }
@@ -93,6 +95,7 @@ export function compileExpression(source: string, place: string): Expression {
       return found;
     },
     now,
+    viaJsonata,
     evaluate(context) {
       const value = now(context);
       return value === NOT_PLAIN ? viaJsonata(context) : Promise.resolve(value);
@@ -107,9 +110,11 @@ export function isTruthy(value: unknown): boolean {
 }
 
 export interface ArgsEvaluator {
-  evaluate(context: ExpressionContext): Promise<Record<string, unknown>>;
-  /** The arguments at once when every expression has its value in plain JavaScript; else undefined (use `evaluate`). */
-  now(context: ExpressionContext): Record<string, unknown> | undefined;
+  /**
+   * The arguments: at once when every expression has its value in plain JavaScript (no promise,
+   * so no extra turn of the event loop), else a promise that asks JSONata for the others only.
+   */
+  evaluate(context: ExpressionContext): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 type Leaf = { path: string[]; kind: 'literal'; value: unknown } | { path: string[]; kind: 'expression'; expression: Expression };
@@ -140,7 +145,7 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
  * expressions are answered at once in plain JavaScript; only the others wait on JSONata.
  */
 export function compileArgs(template: ArgsTemplate | undefined, place: string): ArgsEvaluator {
-  if (template === undefined) return { evaluate: async () => ({}), now: () => ({}) };
+  if (template === undefined) return { evaluate: () => ({}) };
   if (typeof template === 'string') return wholeObject(compileExpression(template, place), place);
   const { leaves, objects } = leavesOf(template, place);
   const valuesNow = (context: ExpressionContext) => leaves.map((leaf) => (leaf.kind === 'literal' ? leaf.value : leaf.expression.now(context)));
@@ -155,14 +160,11 @@ export function compileArgs(template: ArgsTemplate | undefined, place: string): 
     return result;
   };
   return {
-    now(context) {
-      const values = valuesNow(context);
-      return values.includes(NOT_PLAIN) ? undefined : build(values);
-    },
-    async evaluate(context) {
+    evaluate(context) {
       const values = valuesNow(context);
       if (!values.includes(NOT_PLAIN)) return build(values);
-      return build(await Promise.all(leaves.map((leaf, i) => (values[i] === NOT_PLAIN && leaf.kind === 'expression' ? leaf.expression.evaluate(context) : values[i]))));
+      // Each value is computed once: the plain ones are kept, JSONata gives the rest.
+      return Promise.all(leaves.map((leaf, i) => (values[i] === NOT_PLAIN && leaf.kind === 'expression' ? leaf.expression.viaJsonata(context) : values[i]))).then(build);
     },
   };
 }
@@ -174,10 +176,9 @@ function wholeObject(expression: Expression, place: string): ArgsEvaluator {
     return value as Record<string, unknown>;
   };
   return {
-    now(context) {
+    evaluate(context) {
       const value = expression.now(context);
-      return value === NOT_PLAIN ? undefined : asArgs(value);
+      return value === NOT_PLAIN ? expression.viaJsonata(context).then(asArgs) : asArgs(value);
     },
-    evaluate: async (context) => asArgs(await expression.evaluate(context)),
   };
 }

@@ -55,7 +55,8 @@ function remoteTaskHooks(job: Job, remote: RemoteTaskRef | undefined): { resumeT
 /** One run of the step: evaluate its arguments, then call its tool or run its kind. */
 async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: ExpressionContext, pending: Promise<unknown>[]): Promise<unknown> {
   const { step, stage, section, signal } = options;
-  const args = step.args.now(context) ?? (await step.args.evaluate(context));
+  const evaluated = step.args.evaluate(context);
+  const args = evaluated instanceof Promise ? await evaluated : evaluated;
   const runId = context.run_id;
   if (step.target.kind === 'uses') {
     const kind = deps.kinds[step.target.uses as keyof StepKinds];
