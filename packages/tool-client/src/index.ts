@@ -1,4 +1,6 @@
 export { ToolServiceClient } from './client.js';
+export { serviceDirectory } from './service-directory.js';
+export type { ServiceDirectory } from './service-directory.js';
 export type { ToolClientOptions, ToolCallOptions, HealthResult } from './client.js';
 export { createStoryToolClients, callStoryTool } from './story-clients.js';
 export type { StoryToolClients } from './story-clients.js';

@@ -169,8 +169,19 @@ test('a loop whose condition never holds stops at its bound, and fails there whe
   assert.equal(stageOf(failed, 'draft')?.iterations, 2);
 });
 
+/** The calls the writing service answered in `mode`, from its own metrics. */
+async function writeCalls(mode: string): Promise<number> {
+  const text = await (await fetch(`${stack.tools.services.writing.url}/metrics`)).text();
+  let calls = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('switchyard_tool_requests_total{') && line.includes('tool="write_story_section"') && line.includes(`mode="${mode}"`)) calls += Number(line.split(' ').at(-1));
+  }
+  return calls;
+}
+
 for (const mode of ['sync', 'async', 'stream'] as const) {
   test(`a step in ${mode} mode calls its tool that way${mode === 'stream' ? ' and its chunks are content events' : ''}`, async () => {
+    const before = { sync: await writeCalls('sync'), async: await writeCalls('async'), stream: await writeCalls('stream') };
     await registerPipeline(stack, {
       name: `write-${mode}`,
       steps: { write: { tool: 'write_story_section', mode, timeout: '20s', args: { section_name: "'climax'", outline: { title: "'The wreck'", key_points: "['a ship in trouble', 'the lamp fails']" } } } },
@@ -184,6 +195,8 @@ for (const mode of ['sync', 'async', 'stream'] as const) {
     const chunks = (await readSse(await stack.request(`/v1/runs/${runId}/events`))).filter((e) => e.event === 'content').map((e) => (JSON.parse(e.data) as { chunk: string }).chunk);
     if (mode === 'stream') assert.equal(chunks.join(''), content);
     else assert.equal(chunks.length, 0);
+    // The service itself saw one call, in that mode (the writing service streams unless told otherwise).
+    for (const seen of ['sync', 'async', 'stream'] as const) assert.equal((await writeCalls(seen)) - before[seen], seen === mode ? 1 : 0, `${seen} calls`);
   });
 }
 

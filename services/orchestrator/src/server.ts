@@ -3,12 +3,12 @@
  * `main.ts` uses it with the environment's configuration; tests and the local launcher too.
  */
 import type { Express } from 'express';
-import { pipelineToolServices, type ToolServicesConfig } from '@switchyard/contracts';
+import type { ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue, type ToolDirectory } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
-import { ToolServiceClient } from '@switchyard/tool-client';
+import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import { configuredQueueNames, createQueueBoard } from './dashboard/queue-board.js';
 import type { HealthReport } from './deps.js';
@@ -48,19 +48,10 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
   await registerShippedPipelines(pipelines);
-  const services = pipelineToolServices(options.toolServices);
-  const clients = Object.fromEntries(services.map((s) => [s.name, new ToolServiceClient({ service: s.name, baseUrl: s.url, apiKey: options.toolServices.apiKey, timeoutMs: Math.min(s.timeoutMs, 10_000), retry: { retries: 0 } })]));
-  const urls = Object.fromEntries(services.map((s) => [s.name, s.url]));
-  const tools: ToolDirectory = {
-    services: () => services.map((s) => s.name),
-    tools: async (service) => {
-      const client = clients[service];
-      if (!client) throw new Error(`no service ${service}`);
-      return client.listTools();
-    },
-  };
+  const tools = serviceDirectory(options.toolServices);
+  const { clients, urls } = tools;
   const streams = new SseStreams();
-  const queueNames = [...services.map((s) => toolQueue(s.name)), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
+  const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
   metrics.watch({ redis, queues, queueNames, streams });
 
   // While Redis is known to be down the report is degraded whatever the services say, and it must
@@ -80,7 +71,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     return { status: healthy ? 'healthy' : 'degraded', redis: redisCheck, services: lastServices };
   };
 
-  const queueBoard = createQueueBoard({ redis, prefix, queueNames: configuredQueueNames(services.map((s) => s.name)) });
+  const queueBoard = createQueueBoard({ redis, prefix, queueNames: configuredQueueNames(tools.services()) });
   const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {

@@ -6,7 +6,7 @@
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
 import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, runLinks, sameDefinition, startPipelineRun, STEP_KINDS, validateDefinition, type CompiledPipeline } from '@switchyard/pipeline';
+import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
@@ -27,14 +27,14 @@ function pipelineName(req: Request): string {
 }
 
 /** The body as a definition: JSON as parsed, YAML (or JSON sent as text) parsed here. */
-function definitionOf(req: Request, name: string): unknown {
+function definitionOf(req: Request, name: string): { name: string; version?: unknown } {
   let raw: unknown = req.body;
   if (typeof raw === 'string') raw = parseDefinitionText(raw);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new HttpError({ status: 400, code: 'invalid_pipeline', message: 'Send a pipeline definition as a YAML or JSON object', details: {} });
   const body = raw as Record<string, unknown>;
   if (body.name === undefined) return { ...body, name };
   if (body.name !== name) throw new HttpError({ status: 400, code: 'invalid_pipeline', message: `The definition is named ${JSON.stringify(body.name)} but was sent to /v1/pipelines/${name}`, details: { problems: [{ path: 'name', message: `must be ${name}` }] } });
-  return body;
+  return { ...body, name };
 }
 
 async function requireVersion(deps: AppDeps, name: string, version?: number): Promise<CompiledPipeline> {
@@ -60,23 +60,11 @@ export function pipelinesRouter(deps: AppDeps): Router {
       throw new HttpError({ status: 415, code: 'unsupported_media_type', message: 'Send the definition as application/json or application/yaml', details: {} });
     }
     try {
-      const raw = definitionOf(req, name);
-      const asked = (raw as { version?: unknown }).version;
-      const latest = await deps.pipelines.get(name);
-      const version = typeof asked === 'number' ? asked : (latest?.definition.version ?? 0) + 1;
-      const stored = await validateDefinition({ raw, version, tools: deps.tools, kinds: STEP_KINDS });
-      // Sending the latest definition again, with no version, is a repeat, not a new version.
-      if (latest && typeof asked !== 'number' && sameDefinition(latest, stored)) {
-        const unchanged: PipelineRegistered = { name, version: latest.definition.version, outcome: 'unchanged' };
-        res.status(200).location(`/v1/pipelines/${name}`).json(unchanged);
-        return;
-      }
-      const outcome = await deps.pipelines.register(stored);
-      if (outcome.outcome === 'conflict') throw new HttpError({ status: 409, code: 'version_conflict', message: outcome.reason, details: { version: outcome.version, latest: outcome.latest } });
-      const registered: PipelineRegistered = { name, version: outcome.version, outcome: outcome.outcome };
-      res.status(outcome.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json(registered);
+      const registered: PipelineRegistered = await registerDefinition(deps, definitionOf(req, name));
+      res.status(registered.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json(registered);
     } catch (error) {
       if (error instanceof DefinitionError) throw definitionProblems(error, 'invalid_pipeline', `Pipeline ${name} is not valid`);
+      if (error instanceof VersionConflictError) throw new HttpError({ status: 409, code: 'version_conflict', message: error.message, details: { version: error.version, latest: error.latest } });
       throw error;
     }
   });

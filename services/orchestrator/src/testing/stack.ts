@@ -16,7 +16,8 @@ import { createHttpStageWriter, createHttpTools, startWorkers, type RunningWorke
 import { startOrchestrator, type RunningOrchestrator } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
-const TOOL_KEY = 'tool-key-test';
+/** The key the stack's tool services accept and its workers send (TOOL_SERVICE_API_KEY). */
+export const TOOL_KEY = 'tool-key-test';
 
 export interface TestStack {
   api: RunningOrchestrator;

@@ -1,0 +1,45 @@
+/**
+ * Registering a definition, the one way every entry point does it (the HTTP API's PUT and the
+ * MCP bridge's register_pipeline): validated against the tool services, stored as a new
+ * immutable version, or answered as unchanged when it is the latest definition sent again.
+ */
+import { validateDefinition, type ToolDirectory } from '../definition/validate.js';
+import { sameDefinition, type PipelineStore } from './pipeline-store.js';
+import { STEP_KINDS } from './shipped.js';
+
+export interface PipelineRegistration {
+  name: string;
+  version: number;
+  /** `unchanged`: the definition was the latest already, or that version held it. */
+  outcome: 'created' | 'unchanged';
+}
+
+/** The version asked for is taken by another definition, or older than the latest. */
+export class VersionConflictError extends Error {
+  override name = 'VersionConflictError';
+  readonly version: number;
+  readonly latest: number;
+  constructor(options: { reason: string; version: number; latest: number }) {
+    super(options.reason);
+    this.version = options.version;
+    this.latest = options.latest;
+  }
+}
+
+/**
+ * Registers `raw` (a parsed definition naming its pipeline) as the version it asks for, or as
+ * the next one. Throws DefinitionError listing every problem (nothing is stored) or
+ * VersionConflictError.
+ */
+export async function registerDefinition(deps: { pipelines: PipelineStore; tools: ToolDirectory }, raw: { name: string; version?: unknown }): Promise<PipelineRegistration> {
+  const { name } = raw;
+  const asked = typeof raw.version === 'number' ? raw.version : undefined;
+  const latest = await deps.pipelines.get(name);
+  const version = asked ?? (latest?.definition.version ?? 0) + 1;
+  const stored = await validateDefinition({ raw, version, tools: deps.tools, kinds: STEP_KINDS });
+  // Sending the latest definition again, with no version, is a repeat, not a new version.
+  if (latest && asked === undefined && sameDefinition(latest, stored)) return { name, version: latest.definition.version, outcome: 'unchanged' };
+  const outcome = await deps.pipelines.register(stored);
+  if (outcome.outcome === 'conflict') throw new VersionConflictError(outcome);
+  return { name, version: outcome.version, outcome: outcome.outcome };
+}
