@@ -3,9 +3,11 @@
  * batch stores, the queues that start pipelines, and the tool registry built from the suites.
  */
 import type { Redis } from 'ioredis';
+import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues, type RunObserver } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { SupervisorStore } from '@switchyard/supervisor';
+import { serviceDirectory } from '@switchyard/tool-client';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { completionSources } from './completions/sources.js';
 import { conformanceFixtureSuite } from './conformance/fixtures.js';
@@ -29,6 +31,8 @@ export interface BridgeDepsOptions {
   onError?: (error: unknown) => void;
   /** Milliseconds over which a subscribed run's events make one resources/updated (default 200). */
   subscriptionDebounceMs?: number;
+  /** The tool services pipelines call: with them, agents register pipelines (register_pipeline; default none). */
+  toolServices?: ToolServicesConfig | undefined;
   /** Runs per page of resources/list (default 50). */
   resourcePageSize?: number | undefined;
   /** Serve the MCP conformance suite's fixtures (default false; see conformance/fixtures.ts). */
@@ -65,7 +69,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     options.onError?.(error);
     notices.warn('the shipped pipelines could not be registered by this bridge', { error: error instanceof Error ? error.message : String(error) });
   });
-  const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot });
+  const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot, tools: options.toolServices ? serviceDirectory(options.toolServices) : undefined });
   const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? []), ...(options.conformanceFixtures ? [conformanceFixtureSuite()] : [])]);
   // While Redis is away every read fails: clients hear of it once in 30 s, not at each retry.
   let warnedAt = 0;

@@ -30,6 +30,7 @@ const running = await startBridgeHttp({
   supervisorRoot: config.supervisorRoot,
   resourcePageSize: config.resourcePageSize,
   conformanceFixtures: config.conformanceFixtures,
+  toolServices: config.toolServices,
   extraSuites,
   apiKeys,
   allowedOrigins: config.allowedOrigins,

@@ -12,7 +12,7 @@ let bridge: RunningBridge;
 
 before(async () => {
   stack = await startTestStack({ label: 'mcp-pipelines' });
-  bridge = await startBridgeHttp({ redisUrl: stack.redisUrl, prefix: stack.prefix, apiKeys: [TEST_API_KEY], logger: createLogger({ name: 'mcp-pipelines-test', level: 'silent' }) });
+  bridge = await startBridgeHttp({ redisUrl: stack.redisUrl, prefix: stack.prefix, apiKeys: [TEST_API_KEY], toolServices: stack.toolConfig, logger: createLogger({ name: 'mcp-pipelines-test', level: 'silent' }) });
 });
 after(async () => {
   await bridge.close();
@@ -83,4 +83,55 @@ test('list_pipelines and get_pipeline describe what is registered, the shipped p
   assert.deepEqual(Object.keys(story.definition.steps), ['search', 'outline', 'write', 'polish']);
   const missing = await client.callTool({ name: 'get_pipeline', arguments: { name: 'nope' } });
   assert.equal(missing.isError, true);
+});
+
+const coastNotes = `name: coast-notes
+description: Notes on a coast, tidied.
+input:
+  type: object
+  required: [coast]
+  properties:
+    coast: { type: string, description: Which coast }
+steps:
+  notes:
+    tool: search_relevant_information
+    args:
+      topic: "'notes on ' & input.coast"
+  tidy:
+    tool: polish_story
+    needs: [notes]
+    args:
+      draft: "$join(steps.notes.results.snippet, ' ')"
+output: '{ "text": steps.tidy.polished_content }'
+`;
+
+test('a pipeline registered over MCP is checked as over HTTP: a bad one is refused with every problem and nothing stored, a good one becomes a tool and runs', async (t) => {
+  const client = await connect();
+  t.after(() => client.close());
+  let changes = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+
+  const bad = await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes.replace('needs: [notes]', 'needs: [nowhere]').replace('tool: polish_story', 'tool: polish_stories') } });
+  assert.equal(bad.isError, true);
+  const refusal = structured<{ error: { code: string; details: { problems: { path: string; message: string }[] } } }>(bad).error;
+  assert.equal(refusal.code, 'invalid_pipeline');
+  const places = refusal.details.problems.map((p) => p.path);
+  assert.ok(places.some((p) => p.startsWith('steps.tidy.needs')) && places.includes('steps.tidy.tool'), JSON.stringify(refusal.details.problems));
+  assert.equal((await stack.json('/v1/pipelines/coast-notes')).status, 404, 'nothing was stored');
+  const unnamed = await client.callTool({ name: 'register_pipeline', arguments: { definition: 'steps: [' } });
+  assert.equal(unnamed.isError, true);
+  assert.match(JSON.stringify(unnamed.structuredContent), /invalid_pipeline.*line 1/);
+
+  const registered = structured<{ name: string; version: number; outcome: string; tool: string }>(await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes } }));
+  assert.deepEqual(registered, { name: 'coast-notes', version: 1, outcome: 'created', tool: 'pipeline_coast_notes' });
+  const again = structured<{ outcome: string; version: number }>(await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes } }));
+  assert.deepEqual([again.outcome, again.version], ['unchanged', 1]);
+  const deadline = Date.now() + 5000;
+  while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(changes > 0, 'tools/list_changed arrived');
+  assert.equal((await stack.json<{ latest: number }>('/v1/pipelines/coast-notes')).body.latest, 1, 'the API sees the same version');
+
+  const run = structured<{ status: string; result: { text: string } }>(await client.callTool({ name: 'pipeline_coast_notes', arguments: { coast: 'a fjord' } }));
+  assert.equal(run.status, 'completed');
+  assert.ok(run.result.text.length > 20);
 });

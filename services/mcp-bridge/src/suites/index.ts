@@ -3,7 +3,7 @@
  * factory; adding one is adding its line below. The job tools come first.
  */
 import type { Redis } from 'ioredis';
-import type { PipelineRunsDeps } from '@switchyard/pipeline';
+import type { PipelineRunsDeps, ToolDirectory } from '@switchyard/pipeline';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { aceflowSuite } from './aceflow/index.js';
 import { jobsSuite } from './jobs/index.js';
@@ -19,6 +19,8 @@ export interface SuiteDeps extends PipelineRunsDeps {
   aceflowRoot?: string | undefined;
   /** Root of Supervisor workspaces (default: the Supervisor package's, `.data/supervisor`). */
   supervisorRoot?: string | undefined;
+  /** The configured tool services, for pipelines registered over MCP (default none: no register_pipeline). */
+  tools?: ToolDirectory | undefined;
 }
 
 /** The suites, and the pipelines suite apart: it follows registrations until closed. */

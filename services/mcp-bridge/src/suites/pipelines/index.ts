@@ -3,17 +3,22 @@
  * input schema the definition's `input`), which starts a run of the latest version and waits a
  * while for it, with progress; plus `list_pipelines` and `get_pipeline`. A pipeline registered
  * while clients are connected becomes a tool at once, and they are told (tools/list_changed).
+ * With the tool services' directory, agents register pipelines too (`register_pipeline`).
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { InputError, startPipelineRun, toRunView, type PipelineRunsDeps, type StoredPipeline } from '@switchyard/pipeline';
+import { InputError, startPipelineRun, toRunView, type PipelineRunsDeps, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
 import { waitForRun } from '../jobs/wait.js';
 import { admittingErrorBody } from '../error-body.js';
+import { registerPipelineTool } from './register.js';
+import { pipelineToolName } from './tool-name.js';
 
 export interface PipelinesSuiteDeps extends PipelineRunsDeps {
   redis: Redis;
+  /** The configured tool services, that registrations are checked against (default none: no register_pipeline). */
+  tools?: ToolDirectory | undefined;
 }
 
 export interface PipelinesSuite extends ToolSuite {
@@ -23,8 +28,6 @@ export interface PipelinesSuite extends ToolSuite {
   close(): Promise<void>;
 }
 
-/** A pipeline's tool name: MCP names take letters, digits, `_`, `-` and `.`. */
-export const pipelineToolName = (pipeline: string) => `pipeline_${pipeline.replace(/-/g, '_')}`;
 
 const GetPipelineInput = z.strictObject({
   name: z.string().min(1).max(60).describe('The pipeline, as list_pipelines names it'),
@@ -127,6 +130,7 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
       },
     },
   ];
+  if (deps.tools) tools.push(registerPipelineTool({ pipelines: deps.pipelines, tools: deps.tools }));
   return {
     name: 'pipelines',
     description: 'Registered pipelines, each a tool.',
