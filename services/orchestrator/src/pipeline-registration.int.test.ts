@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { DefinitionError, parseDefinitionText, SHIPPED_PIPELINES_DIR, STEP_KINDS, validateDefinition } from '@switchyard/pipeline';
+import { serviceDirectory } from '@switchyard/tool-client';
 import { putPipeline, registerPipeline, startRun } from './testing/pipelines.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
 
@@ -94,4 +97,17 @@ test('the definition format is published as a JSON Schema, without a key', async
   const schema = (await res.json()) as { properties: Record<string, unknown>; required: string[] };
   assert.ok(schema.properties.steps && schema.properties.input);
   assert.ok(schema.required.includes('name'));
+});
+
+test("the shipped definitions pass every check a user's does, against the tools the reference services publish", async () => {
+  const tools = serviceDirectory(stack.toolConfig);
+  for (const file of ['story.yaml', 'aceflow.yaml']) {
+    const raw = parseDefinitionText(readFileSync(`${SHIPPED_PIPELINES_DIR}/${file}`, 'utf8')) as { steps: Record<string, { args?: Record<string, unknown> }> };
+    await validateDefinition({ raw, version: 1, tools, kinds: STEP_KINDS });
+    if (file !== 'story.yaml') continue;
+    // The same check refuses the story once an argument no longer fits its tool's inputSchema.
+    const broken = structuredClone(raw);
+    (broken.steps.write as { args: Record<string, unknown> }).args.section_name = 42;
+    await assert.rejects(validateDefinition({ raw: broken, version: 1, tools, kinds: STEP_KINDS }), (error: unknown) => error instanceof DefinitionError && error.problems.some((p) => p.path === 'steps.write.args.section_name'));
+  }
 });
