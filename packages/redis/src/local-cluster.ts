@@ -51,28 +51,42 @@ function spawnNode(options: { binary: string; port: number; busPort: number; dir
   return child;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+/** Waits until `check` holds; on timeout the error ends with what `explain` says of the last look. */
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, explain?: () => Promise<string>): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check()) return;
     await sleep(100);
   }
-  throw new Error(`local cluster: ${what} not within ${timeoutMs} ms`);
+  const seen = explain ? `; last seen: ${await explain()}` : '';
+  throw new Error(`local cluster: ${what} not within ${timeoutMs} ms${seen}`);
 }
 
-/** True when the node at `url` says the cluster is ok and it knows every master. */
-async function clusterOk(url: string, masters: number): Promise<boolean> {
+/** The node's CLUSTER INFO, or why it could not be read. */
+async function clusterInfo(url: string): Promise<string> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const info = (await client.call('CLUSTER', 'INFO')) as string;
-    return /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${masters}\\b`).test(info);
-  } catch {
-    return false;
+    return (await client.call('CLUSTER', 'INFO')) as string;
+  } catch (error) {
+    return `unreadable: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
     client.disconnect();
   }
+}
+
+/** True when the node says the cluster is ok and it knows every master. */
+const clusterOk = (info: string, masters: number) => /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${masters}\\b`).test(info);
+
+/** Each node's state, known nodes and assigned slots: what a cluster that is not ok shows. */
+async function describeNodes(nodes: readonly string[]): Promise<string> {
+  const infos = await Promise.all(nodes.map((node) => clusterInfo(`redis://${node}`)));
+  const field = (info: string, name: string) => new RegExp(`${name}:(\\S+)`).exec(info)?.[1] ?? '?';
+  return nodes.map((node, i) => {
+    const info = infos[i] ?? '';
+    return info.startsWith('unreadable') ? `${node} ${info}` : `${node} state ${field(info, 'cluster_state')}, knows ${field(info, 'cluster_known_nodes')}, slots ok ${field(info, 'cluster_slots_ok')}`;
+  }).join('; ');
 }
 
 /** Starts `masters` cluster nodes, joins them, and waits until the cluster serves every slot. */
@@ -103,7 +117,7 @@ export async function startLocalCluster(options: StartLocalClusterOptions): Prom
     const created = spawnSync(cli, ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
     const timeout = options.readyTimeoutMs ?? 20_000;
-    await waitFor('cluster_state:ok on every node', async () => (await Promise.all(nodes.map((node) => clusterOk(`redis://${node}`, masters)))).every(Boolean), timeout);
+    await waitFor('cluster_state:ok on every node', async () => (await Promise.all(nodes.map((node) => clusterInfo(`redis://${node}`)))).every((info) => clusterOk(info, masters)), timeout, () => describeNodes(nodes));
   } catch (error) {
     await stop();
     throw error;
