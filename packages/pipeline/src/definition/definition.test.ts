@@ -7,6 +7,7 @@ import { orderSteps } from './compile.js';
 import { compileArgs, compileExpression } from './expressions.js';
 import { pipelineJsonSchema } from './schema.js';
 import { parseDefinitionText, validateDefinition } from './validate.js';
+import { DefinitionError } from './problems.js';
 
 const steps = (graph: Record<string, string[]>) => Object.fromEntries(Object.entries(graph).map(([name, needs]) => [name, { needs }]));
 
@@ -104,4 +105,18 @@ test('the shipped definitions are valid, each naming the services of its tools',
     const stored = await validateDefinition({ raw, version: 1, kinds: ['aceflow.stage'] });
     assert.ok(Object.keys(stored.definition.steps).length >= 4, file);
   }
+});
+
+test('a definition broken in places is still checked everywhere else, with nothing said of what stands in for a broken step', async () => {
+  const raw = {
+    name: 'partly-broken',
+    input: 'not a schema',
+    steps: {
+      broken: { tool: 'search', repeat: { until: 'true' } },
+      after: { uses: 'aceflow.stage', needs: ['broken', 'ghost'], when: '((' },
+    },
+  };
+  const error = await validateDefinition({ raw, version: 1, kinds: ['aceflow.stage'] }).then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof DefinitionError);
+  assert.deepEqual(error.problems.map((p) => p.path), ['input', 'steps.broken.repeat.max', 'steps.after.needs.1', 'steps.after.when']);
 });

@@ -9,6 +9,7 @@ import { parseDocument } from 'yaml';
 import type { ToolDescriptor } from '@switchyard/contracts';
 import { compilePipeline, type StoredPipeline } from './compile.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
+import { atStandIn, salvageDefinition } from './salvage.js';
 import { PipelineDefinition, type StepDefinition } from './schema.js';
 
 /** What registration needs to know of the tool services. */
@@ -103,16 +104,30 @@ function resolveTools(steps: Record<string, StepDefinition>, tools: { found: Fou
 
 /**
  * Validates a definition (already parsed from YAML or JSON) and returns it as it is stored, with
- * `version` given; throws a DefinitionError with every problem.
- */
-/**
+ * `version` given; throws a DefinitionError with every problem: the format's, and, where the
+ * format holds, the graph's, the tools' and the expressions' (salvage.ts).
+ *
  * @param options.tools the configured services; without it (definitions shipped with the code)
  *   each tool step must name its `service`, and tools are checked when they are called
  */
 export async function validateDefinition(options: { raw: unknown; version: number; tools?: ToolDirectory | undefined; kinds: readonly string[]; now?: string }): Promise<StoredPipeline> {
   const parsed = PipelineDefinition.safeParse(options.raw);
-  if (!parsed.success) throw new DefinitionError(parsed.error.issues.slice(0, 50).map((issue) => ({ path: pathOf(issue.path), message: issue.message })));
-  const definition = { ...parsed.data, version: options.version };
+  if (parsed.success) {
+    const { stored, problems } = await checkDefinition({ ...options, definition: parsed.data });
+    if (problems.length > 0) throw new DefinitionError(problems);
+    return stored;
+  }
+  const format = parsed.error.issues.slice(0, 50).map((issue) => ({ path: pathOf(issue.path), message: issue.message }));
+  const salvaged = salvageDefinition({ raw: options.raw, issues: parsed.error.issues, kinds: options.kinds });
+  if (!salvaged) throw new DefinitionError(format);
+  const { problems } = await checkDefinition({ ...options, definition: salvaged.definition });
+  const more = problems.filter((p) => !atStandIn(p.path, salvaged.standIns) && !format.some((f) => f.path === p.path));
+  throw new DefinitionError([...format, ...more]);
+}
+
+/** Everything but the format: step kinds, services and tools, arguments, the graph, expressions, the input schema. */
+async function checkDefinition(options: { definition: PipelineDefinition; version: number; tools?: ToolDirectory | undefined; kinds: readonly string[]; now?: string }): Promise<{ stored: StoredPipeline; problems: DefinitionProblem[] }> {
+  const definition = { ...options.definition, version: options.version };
   const problems: DefinitionProblem[] = [];
   const { tools } = options;
   const services = tools?.services();
@@ -131,6 +146,5 @@ export async function validateDefinition(options: { raw: unknown; version: numbe
     // Unresolved tools were reported above with their reason.
     problems.push(...error.problems.filter((p) => !problems.some((known) => known.path === p.path)));
   }
-  if (problems.length > 0) throw new DefinitionError(problems);
-  return stored;
+  return { stored, problems };
 }
