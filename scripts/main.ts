@@ -81,7 +81,7 @@ if (plan.compiled) {
   say(`build        compiled JavaScript in each workspace's dist/ (${((Date.now() - building) / 1000).toFixed(1)} s)`);
 }
 
-const stack = await startStack({ redisUrl: (redis as RedisHandle).url, env: process.env, workers: plan.workers, port: plan.port, children, say, runtime: plan.compiled ? 'compiled' : 'tsx' }).catch(async (error: unknown) => {
+const stack = await startStack({ redisUrl: (redis as RedisHandle).url, env: process.env, workers: plan.workers, port: plan.port, children, say, runtime: plan.compiled ? 'compiled' : 'tsx', mcp: plan.serve }).catch(async (error: unknown) => {
   explain(error);
   return shutdown(1);
 });
@@ -110,6 +110,7 @@ if (plan.serve) {
   say(`\nServing at ${stack.apiUrl}   API key: ${stack.apiKey}`);
   say(`  dashboard   ${stack.apiUrl}/   (give it the API key once; it lasts the browser session)`);
   say(`  Bull Board  ${stack.apiUrl}/admin/queues   (after the dashboard, or with the key)`);
+  if (stack.mcpUrl) say(`  MCP         ${stack.mcpUrl}   (Streamable HTTP; Authorization: Bearer <the API key>)`);
   say(`  curl -s ${stack.apiUrl}/health`);
   say(`  curl -s -X POST ${stack.apiUrl}/v1/stories -H "Authorization: Bearer ${stack.apiKey}" -H 'Content-Type: application/json' -d '{"topic":"a robot baker"}'`);
   say('Ctrl-C stops everything.');

@@ -1,10 +1,13 @@
 /**
  * The production build: `npm run build` compiles every workspace, and the stack runs from that
- * JavaScript alone (no tsx in any service process), as the container image runs it.
+ * JavaScript alone (no tsx in any service process), as the container image runs it, the MCP
+ * bridge included.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { testRedis, uniquePrefix } from '@switchyard/redis';
 import { apiClient } from './api.js';
 import { Children } from './processes.js';
@@ -18,7 +21,7 @@ before(async () => {
   buildCompiled();
   const redis = await testRedis();
   const say = () => undefined;
-  stack = await startStack({ redisUrl: redis.url, env: { QUEUE_PREFIX: uniquePrefix('compiled'), LOG_LEVEL: 'info' }, workers: 1, port: undefined, children, say, runtime: 'compiled' });
+  stack = await startStack({ redisUrl: redis.url, env: { QUEUE_PREFIX: uniquePrefix('compiled'), LOG_LEVEL: 'info' }, workers: 1, port: undefined, children, say, runtime: 'compiled', mcp: true });
 });
 after(() => children.stopAll());
 
@@ -55,4 +58,22 @@ test('the compiled orchestrator serves the dashboard, its files read from outsid
   assert.equal(page.status, 200);
   assert.match(await page.text(), /<html/i);
   assert.equal((await fetch(`${stack.apiUrl}/ui/app.js`)).status, 200);
+});
+
+test("the compiled MCP bridge answers with the stack's key, over the stack's pipelines and tool services", async () => {
+  assert.ok(stack.mcpUrl);
+  const refused = await fetch(stack.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  assert.equal(refused.status, 401);
+  const client = new Client({ name: 'launcher-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${stack.apiKey}` } } }));
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('pipeline_story') && names.includes('register_pipeline'), names.join(', '));
+    // Registration reaches the stack's own tool services (their ports and key are this launch's).
+    const definition = { name: 'launcher-check', steps: { find: { tool: 'search_relevant_information', args: { topic: "'a harbour'" } } } };
+    const registered = await client.callTool({ name: 'register_pipeline', arguments: { definition } });
+    assert.notEqual(registered.isError, true, JSON.stringify(registered.structuredContent));
+  } finally {
+    await client.close();
+  }
 });

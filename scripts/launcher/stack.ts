@@ -1,11 +1,15 @@
 /**
  * Starts the whole stack on this machine as separate processes: the reference tool services
- * (unless all four service URLs are given), the orchestrator, and WORKERS worker processes (each
- * serving `/metrics` on a free port of its own, printed), and waits until each is ready.
+ * (unless all four service URLs are given), the orchestrator, WORKERS worker processes (each
+ * serving `/metrics` on a free port of its own, printed), and when serving the MCP bridge, and
+ * waits until each is ready. Without API_KEYS every one of them takes the local key
+ * (`.data/api-key`), so a service started beside the stack takes it too.
  */
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { taggedPrefix } from '@switchyard/config';
-import { freePort } from '@switchyard/redis';
+import { localApiKey } from '@switchyard/http-kit';
+import { freePort, REPO_ROOT } from '@switchyard/redis';
 import { choosePort } from './ports.js';
 import { startService, waitUntilHealthy, type Children } from './processes.js';
 import type { Runtime } from './runtime.js';
@@ -22,6 +26,8 @@ export interface Stack {
   workerMetricsUrls: string[];
   /** True when the four *_SERVICE_URL variables were given and no reference service was started. */
   external: boolean;
+  /** The MCP bridge's Streamable HTTP endpoint, when it was started (`mcp`). */
+  mcpUrl?: string;
 }
 
 /** Which variables the children get from the launcher's environment, before its own. */
@@ -38,12 +44,14 @@ export async function startStack(options: {
   say: (line: string) => void;
   /** Run the services' sources through tsx, or their compiled JavaScript (default tsx). */
   runtime?: Runtime;
+  /** Start the MCP bridge too, on MCP_PORT or 8090 (default false: a batch needs no bridge). */
+  mcp?: boolean;
 }): Promise<Stack> {
   const { env, say, children } = options;
   const runtime = options.runtime ?? 'tsx';
   const passed = passedThrough(env);
   const logLevel = env.LOG_LEVEL || 'warn';
-  const apiKey = env.API_KEYS?.split(',')[0]?.trim() || `sy_${randomBytes(16).toString('hex')}`;
+  const apiKey = env.API_KEYS?.split(',')[0]?.trim() || localApiKey(path.join(REPO_ROOT, '.data')).key;
   const external = SERVICES.every((s) => env[`${s}_SERVICE_URL`]);
 
   const serviceUrls: Record<string, string> = {};
@@ -92,6 +100,18 @@ export async function startStack(options: {
   say(`workers      ${options.workers} process${options.workers === 1 ? '' : 'es'}${ready.note ? ` (${ready.note})` : ', listening on every queue'}`);
   const workerMetricsUrls = metricsPorts.map((p) => `http://127.0.0.1:${p}/metrics`);
   say(`metrics      ${apiUrl}/metrics, workers ${workerMetricsUrls.join(' ')}${external ? '' : ', tool services <url>/metrics'}`);
+  const mcpUrl = options.mcp ? await startBridge({ env: { ...common, API_KEYS: env.API_KEYS || apiKey }, wanted: env.MCP_PORT ? Number(env.MCP_PORT) : undefined, children, say, runtime }) : undefined;
   say(`logs         .data/logs/<name>.log: ${children.all.map((c) => c.name).join(', ')}`);
-  return { apiUrl, apiKey, workerMetricsUrls, external };
+  return { apiUrl, apiKey, workerMetricsUrls, external, ...(mcpUrl ? { mcpUrl } : {}) };
+}
+
+/** The MCP bridge on the stack's Redis, key and tool services; answers its `/mcp` URL once healthy. */
+async function startBridge(options: { env: Record<string, string>; wanted: number | undefined; children: Children; say: (line: string) => void; runtime: Runtime }): Promise<string> {
+  const { port, note } = await choosePort(options.wanted, { fallback: 8090, what: 'the MCP bridge' });
+  if (note) options.say(note);
+  const bridge = options.children.add(startService({ name: 'mcp-bridge', entry: 'services/mcp-bridge/src/main.ts', runtime: options.runtime, tier: 1, env: { ...options.env, PORT: String(port) } }));
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilHealthy({ url: `${url}/health`, child: bridge });
+  options.say(`mcp bridge   ${url}/mcp   (Streamable HTTP, the same API key)`);
+  return `${url}/mcp`;
 }
