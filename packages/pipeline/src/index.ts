@@ -52,6 +52,6 @@ export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys
 export type { StepJobSpec } from './engine/step-jobs.js';
 export { advanceRun, finishRun, runEndOf, stepDone, needsAfter } from './engine/advance.js';
 export { registerShippedPipelines, STEP_KINDS, SHIPPED_PIPELINES_DIR } from './engine/shipped.js';
-export { registerDefinition, VersionConflictError } from './engine/register.js';
+export { definitionProblemsOf, registerDefinition, VersionConflictError } from './engine/register.js';
 export type { PipelineRegistration } from './engine/register.js';
 export type { StepKindName } from './engine/shipped.js';

@@ -31,7 +31,7 @@ async function refused(definition: Record<string, unknown> & { name: string }): 
 const cases: [string, Record<string, unknown> & { name: string }, RegExp[]][] = [
   ['a cycle', { name: 'cyclic', steps: { a: { ...search, needs: ['b'] }, b: { ...search, needs: ['a'] } } }, [/^steps\.[ab]\.needs: cycle: (a → b → a|b → a → b)$/]],
   ['an unknown need', { name: 'needy', steps: { a: { ...search, needs: ['ghost'] } } }, [/^steps\.a\.needs\.0: needs "ghost", which is not a step/]],
-  ['an unknown tool', { name: 'toolless', steps: { a: { tool: 'summon_dragon' } } }, [/^steps\.a\.tool: unknown tool summon_dragon: any configured service does not publish it; .*known tools: .*search_relevant_information/]],
+  ['an unknown tool', { name: 'toolless', steps: { a: { tool: 'summon_dragon' } } }, [/^steps\.a\.tool: unknown tool summon_dragon: no configured service publishes it; .*known tools: .*search_relevant_information/]],
   ['args that break the tool\'s inputSchema', { name: 'misfit', steps: { a: { tool: 'search_relevant_information', args: { depth: 'input.depth' } }, b: { tool: 'search_relevant_information', args: { topic: "'x'", depth: 'five' } } } }, [/^steps\.a\.args: misses topic, which tool search_relevant_information requires$/]],
   ['a literal argument of the wrong type', { name: 'literal', steps: { a: { tool: 'search_relevant_information', args: { topic: "'x'", depth: 50 } } } }, [/^steps\.a\.args\.depth: 50 does not fit tool search_relevant_information's inputSchema/]],
   ['a bad expression', { name: 'garbled', steps: { a: { tool: 'search_relevant_information', args: { topic: 'input.(' } } } }, [/^steps\.a\.args\.topic: not a valid JSONata expression/]],
@@ -53,6 +53,19 @@ test('every problem of a definition is listed at once', async () => {
   const problems = await refused({ name: 'many-faults', steps: { a: { tool: 'summon_dragon', needs: ['ghost'] }, b: { ...search, when: '((' }, c: { ...search, repeat: { until: 'x' } } } });
   // The format's problems first; the rest of the definition is checked all the same.
   assert.deepEqual(problems.map((p) => p.path), ['steps.c.repeat.max', 'steps.a.tool', 'steps.a.needs.0', 'steps.b.when'], JSON.stringify(problems));
+});
+
+test('a definition named otherwise than its URL is refused with that and its other problems together', async () => {
+  const { status, body } = await stack.json<{ error: { code: string; details: { problems: { path: string; message: string }[] } } }>('/v1/pipelines/right-name', {
+    method: 'PUT',
+    body: JSON.stringify({ name: 'wrong-name', steps: { a: { tool: 'summon_dragon', timeout: 'soon' } } }),
+  });
+  assert.equal(status, 400);
+  assert.equal(body.error.code, 'invalid_pipeline');
+  assert.deepEqual(body.error.details.problems.map((p) => p.path), ['name', 'steps.a.timeout', 'steps.a.tool']);
+  assert.match(body.error.details.problems[0]?.message ?? '', /must be right-name/);
+  assert.equal((await stack.json('/v1/pipelines/right-name')).status, 404);
+  assert.equal((await stack.json('/v1/pipelines/wrong-name')).status, 404);
 });
 
 test('a definition is accepted as YAML, versions are immutable, and the same definition again changes nothing', async () => {

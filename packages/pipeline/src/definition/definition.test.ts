@@ -107,16 +107,29 @@ test('the shipped definitions are valid, each naming the services of its tools',
   }
 });
 
-test('a definition broken in places is still checked everywhere else, with nothing said of what stands in for a broken step', async () => {
+test('a definition broken in places is still checked everywhere else, with nothing said of what was left out or stood in for', async () => {
   const raw = {
     name: 'partly-broken',
     input: 'not a schema',
     steps: {
-      broken: { tool: 'search', repeat: { until: 'true' } },
-      after: { uses: 'aceflow.stage', needs: ['broken', 'ghost'], when: '((' },
+      // Its timeout is left out, and the rest of it is checked.
+      trimmed: { uses: 'aceflow.stage', timeout: 'soon', when: '((' },
+      // Not a step even without a field: a stand-in that needs nothing takes its place.
+      stoodIn: { tool: 'search', uses: 'aceflow.stage' },
+      after: { uses: 'aceflow.stage', needs: ['stoodIn', 'ghost'], args: { x: '$$$(' } },
     },
   };
   const error = await validateDefinition({ raw, version: 1, kinds: ['aceflow.stage'] }).then(() => undefined, (e: unknown) => e);
   assert.ok(error instanceof DefinitionError);
-  assert.deepEqual(error.problems.map((p) => p.path), ['input', 'steps.broken.repeat.max', 'steps.after.needs.1', 'steps.after.when']);
+  const paths = error.problems.map((p) => p.path);
+  // The format's problems first, then the rest.
+  assert.deepEqual(paths.slice(0, 3).sort(), ['input', 'steps.stoodIn', 'steps.trimmed.timeout']);
+  assert.deepEqual(paths.slice(3).sort(), ['steps.after.args.x', 'steps.after.needs.1', 'steps.trimmed.when']);
+  assert.match(error.problems.find((p) => p.path === 'steps.trimmed.timeout')?.message ?? '', /such as 500ms, 30s or 2m/);
+});
+
+test('a missing field is said to be required', async () => {
+  const error = await validateDefinition({ raw: { name: 'loopy', steps: { a: { uses: 'aceflow.stage', repeat: { until: 'true' } } } }, version: 1, kinds: ['aceflow.stage'] }).then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof DefinitionError);
+  assert.deepEqual(error.problems.map((p) => [p.path, p.message]), [['steps.a.repeat.max', 'required (number)']]);
 });

@@ -1,32 +1,46 @@
 /**
  * So that one answer lists every problem of a definition, a definition whose format is broken in
- * places is still checked everywhere else: a broken step is replaced by a stand-in that needs
- * nothing (what is wrong with it is the format's to say), a broken top-level field by its
- * default. Problems found at a stand-in's own place are the stand-in's, not the user's.
+ * places is still checked everywhere else: a step's broken field is left out (and the step is
+ * checked without it), a step that still does not hold is replaced by a stand-in that needs
+ * nothing, and a broken top-level field by its default. What is wrong at those places is the
+ * format's to say: problems found there afterwards are the salvage's, not the user's.
  */
 import type { z } from 'zod';
 import { PipelineDefinition, STEP_NAME, StepDefinition } from './schema.js';
 
 export interface Salvaged {
   definition: PipelineDefinition;
-  /** Steps replaced by stand-ins. */
-  standIns: ReadonlySet<string>;
+  /** Places left out or stood in for (`steps.<name>`, `steps.<name>.<field>`). */
+  replaced: ReadonlySet<string>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
+
+/** The step without its broken fields, or undefined when even that does not hold. */
+function trimmedStep(step: unknown): { step: Record<string, unknown>; fields: string[] } | undefined {
+  if (!isObject(step)) return undefined;
+  const parsed = StepDefinition.safeParse(step);
+  if (parsed.success) return { step, fields: [] };
+  const fields = [...new Set(parsed.error.issues.map((issue) => issue.path[0]).filter((field): field is string => typeof field === 'string'))];
+  const trimmed = Object.fromEntries(Object.entries(step).filter(([field]) => !fields.includes(field)));
+  return fields.length > 0 && StepDefinition.safeParse(trimmed).success ? { step: trimmed, fields } : undefined;
+}
 
 /** The definition with its broken parts replaced, or undefined when too little of it holds (no steps object). */
 export function salvageDefinition(options: { raw: unknown; issues: readonly z.core.$ZodIssue[]; kinds: readonly string[] }): Salvaged | undefined {
   const { raw } = options;
   if (!isObject(raw) || !isObject(raw.steps)) return undefined;
-  const standIns = new Set<string>();
+  const replaced = new Set<string>();
   const steps: Record<string, unknown> = {};
   for (const [name, step] of Object.entries(raw.steps)) {
     // A step with a name no step may have is left out: a need of it is then not a step, rightly.
     if (!STEP_NAME.test(name)) continue;
-    if (StepDefinition.safeParse(step).success) steps[name] = step;
-    else {
-      standIns.add(name);
+    const kept = trimmedStep(step);
+    if (kept) {
+      steps[name] = kept.step;
+      for (const field of kept.fields) replaced.add(`steps.${name}.${field}`);
+    } else {
+      replaced.add(`steps.${name}`);
       steps[name] = { uses: options.kinds[0] ?? 'stand-in', needs: [] };
     }
   }
@@ -37,8 +51,8 @@ export function salvageDefinition(options: { raw: unknown; issues: readonly z.co
   }
   if (salvaged.name === undefined) salvaged.name = 'unnamed';
   const parsed = PipelineDefinition.safeParse(salvaged);
-  return parsed.success ? { definition: parsed.data, standIns } : undefined;
+  return parsed.success ? { definition: parsed.data, replaced } : undefined;
 }
 
-/** Whether `path` is a stand-in's own place (`steps.<name>` or below). */
-export const atStandIn = (path: string, standIns: ReadonlySet<string>) => [...standIns].some((name) => path === `steps.${name}` || path.startsWith(`steps.${name}.`));
+/** Whether `path` is at or under a place the salvage replaced. */
+export const atReplaced = (path: string, replaced: ReadonlySet<string>) => [...replaced].some((place) => path === place || path.startsWith(`${place}.`));

@@ -28,7 +28,7 @@ export const Duration = z.union([
       if (ms <= 0 || ms > 24 * 3600_000) ctx.addIssue({ code: 'custom', message: 'a duration must be above 0 and at most 24h' });
       return Math.round(ms);
     }),
-]);
+], { error: 'a duration above 0 and at most 24h: milliseconds as a whole number, or a number with ms, s, m or h, such as 500ms, 30s or 2m' });
 
 /**
  * `args` is one expression giving the whole object, or an object whose string values are

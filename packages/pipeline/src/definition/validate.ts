@@ -6,10 +6,11 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseDocument } from 'yaml';
+import type { z } from 'zod';
 import type { ToolDescriptor } from '@switchyard/contracts';
 import { compilePipeline, type StoredPipeline } from './compile.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
-import { atStandIn, salvageDefinition } from './salvage.js';
+import { atReplaced, salvageDefinition } from './salvage.js';
 import { PipelineDefinition, type StepDefinition } from './schema.js';
 
 /** What registration needs to know of the tool services. */
@@ -30,6 +31,12 @@ export function parseDefinitionText(text: string): unknown {
 }
 
 const pathOf = (path: readonly PropertyKey[]) => path.map(String).join('.') || '(definition)';
+
+/** A format problem as users read it: a missing field says it is required. */
+function formatProblem(issue: z.core.$ZodIssue): DefinitionProblem {
+  const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
+  return { path: pathOf(issue.path), message: missing ? `required (${issue.expected})` : issue.message };
+}
 
 interface FoundTool {
   service: string;
@@ -94,9 +101,9 @@ function resolveTools(steps: Record<string, StepDefinition>, tools: { found: Fou
       problems.push({ path: `steps.${name}.tool`, message: `tool ${step.tool} is published by ${candidates.map((c) => c.service).join(' and ')}: say which with \`service\`` });
     } else {
       const down = [...tools.unreachable.entries()].map(([service, error]) => `${service} (unreachable: ${error})`);
-      const where = step.service ? `service ${step.service}` : 'any configured service';
+      const where = step.service ? `service ${step.service} does not publish it` : 'no configured service publishes it';
       const known = [...new Set(tools.found.map((t) => t.descriptor.name))].sort();
-      problems.push({ path: `steps.${name}.tool`, message: `unknown tool ${step.tool}: ${where} does not publish it${down.length > 0 ? `; not reached: ${down.join(', ')}` : ''}; known tools: ${known.join(', ') || 'none'}` });
+      problems.push({ path: `steps.${name}.tool`, message: `unknown tool ${step.tool}: ${where}${down.length > 0 ? `; not reached: ${down.join(', ')}` : ''}; known tools: ${known.join(', ') || 'none'}` });
     }
   }
   return services;
@@ -117,11 +124,11 @@ export async function validateDefinition(options: { raw: unknown; version: numbe
     if (problems.length > 0) throw new DefinitionError(problems);
     return stored;
   }
-  const format = parsed.error.issues.slice(0, 50).map((issue) => ({ path: pathOf(issue.path), message: issue.message }));
+  const format = parsed.error.issues.slice(0, 50).map(formatProblem);
   const salvaged = salvageDefinition({ raw: options.raw, issues: parsed.error.issues, kinds: options.kinds });
   if (!salvaged) throw new DefinitionError(format);
   const { problems } = await checkDefinition({ ...options, definition: salvaged.definition });
-  const more = problems.filter((p) => !atStandIn(p.path, salvaged.standIns) && !format.some((f) => f.path === p.path));
+  const more = problems.filter((p) => !atReplaced(p.path, salvaged.replaced) && !format.some((f) => f.path === p.path));
   throw new DefinitionError([...format, ...more]);
 }
 

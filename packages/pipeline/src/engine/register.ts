@@ -3,6 +3,7 @@
  * MCP bridge's register_pipeline): validated against the tool services, stored as a new
  * immutable version, or answered as unchanged when it is the latest definition sent again.
  */
+import { DefinitionError, type DefinitionProblem } from '../definition/problems.js';
 import { validateDefinition, type ToolDirectory } from '../definition/validate.js';
 import { sameDefinition, type PipelineStore } from './pipeline-store.js';
 import { STEP_KINDS } from './shipped.js';
@@ -42,4 +43,15 @@ export async function registerDefinition(deps: { pipelines: PipelineStore; tools
   const outcome = await deps.pipelines.register(stored);
   if (outcome.outcome === 'conflict') throw new VersionConflictError(outcome);
   return { name, version: outcome.version, outcome: outcome.outcome };
+}
+
+/** Every problem registration would find in `raw`, storing nothing: to list them beside one found before it (e.g. a name that is not the URL's). */
+export async function definitionProblemsOf(deps: { tools: ToolDirectory }, raw: { name: string }): Promise<readonly DefinitionProblem[]> {
+  try {
+    await validateDefinition({ raw, version: 1, tools: deps.tools, kinds: STEP_KINDS });
+    return [];
+  } catch (error) {
+    if (error instanceof DefinitionError) return error.problems;
+    throw error;
+  }
 }

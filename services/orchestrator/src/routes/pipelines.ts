@@ -6,7 +6,7 @@
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
 import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline } from '@switchyard/pipeline';
+import { definitionProblemsOf, DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
@@ -26,15 +26,17 @@ function pipelineName(req: Request): string {
   return name;
 }
 
-/** The body as a definition: JSON as parsed, YAML (or JSON sent as text) parsed here. */
-function definitionOf(req: Request, name: string): { name: string; version?: unknown } {
+/**
+ * The body as a definition: JSON as parsed, YAML (or JSON sent as text) parsed here. A name that
+ * is not the URL's is a problem, told with the definition's others (checked under the URL's).
+ */
+function definitionOf(req: Request, name: string): { definition: { name: string; version?: unknown }; misnamed?: DefinitionProblem } {
   let raw: unknown = req.body;
   if (typeof raw === 'string') raw = parseDefinitionText(raw);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new HttpError({ status: 400, code: 'invalid_pipeline', message: 'Send a pipeline definition as a YAML or JSON object', details: {} });
   const body = raw as Record<string, unknown>;
-  if (body.name === undefined) return { ...body, name };
-  if (body.name !== name) throw new HttpError({ status: 400, code: 'invalid_pipeline', message: `The definition is named ${JSON.stringify(body.name)} but was sent to /v1/pipelines/${name}`, details: { problems: [{ path: 'name', message: `must be ${name}` }] } });
-  return { ...body, name };
+  const misnamed = body.name !== undefined && body.name !== name ? { path: 'name', message: `is ${JSON.stringify(body.name)}, but the definition was sent to /v1/pipelines/${name}: it must be ${name}` } : undefined;
+  return { definition: { ...body, name }, ...(misnamed ? { misnamed } : {}) };
 }
 
 async function requireVersion(deps: AppDeps, name: string, version?: number): Promise<CompiledPipeline> {
@@ -60,7 +62,9 @@ export function pipelinesRouter(deps: AppDeps): Router {
       throw new HttpError({ status: 415, code: 'unsupported_media_type', message: 'Send the definition as application/json or application/yaml', details: {} });
     }
     try {
-      const registered: PipelineRegistered = await registerDefinition(deps, definitionOf(req, name));
+      const { definition, misnamed } = definitionOf(req, name);
+      if (misnamed) throw new DefinitionError([misnamed, ...(await definitionProblemsOf(deps, definition))]);
+      const registered: PipelineRegistered = await registerDefinition(deps, definition);
       res.status(registered.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json(registered);
     } catch (error) {
       if (error instanceof DefinitionError) throw definitionProblems(error, 'invalid_pipeline', `Pipeline ${name} is not valid`);
