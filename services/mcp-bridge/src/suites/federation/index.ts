@@ -112,9 +112,12 @@ export async function federationSuite(options: FederationOptions): Promise<Feder
           }
           return key;
         } catch (error) {
-          // Said once; the retries every few seconds would otherwise fill the log while a service is down.
-          if (warned.has(key)) options.logger.debug({ service: key, err: error }, 'tool service still not reachable');
-          else options.logger.warn({ service: key, err: error }, 'tool service not reachable: its tools are federated once it answers');
+          // Said once, in one line (a service not up yet is expected, not a fault of the bridge); the
+          // retries every few seconds would otherwise fill the log while a service is down.
+          const reason = error instanceof Error ? error.message : String(error);
+          const url = options.config.services[key].url;
+          if (warned.has(key)) options.logger.debug({ service: key, url, reason }, 'tool service still not reachable');
+          else options.logger.warn({ service: key, url, reason }, 'tool service not reachable: its tools are federated once it answers');
           warned.add(key);
           return undefined;
         }
