@@ -1,7 +1,7 @@
 /**
  * A pipeline over a tool service of the user's own (TOOL_SERVICES, not one of the four reference
  * services), and what a definition sets per step for its calls: `timeout`, `retry`, and an
- * Idempotency-Key on its runs and batches.
+ * Idempotency-Key on its runs and batches; a stream reset and Last-Event-ID on a pipeline of its own.
  */
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
@@ -125,4 +125,32 @@ test('a batch of a pipeline sent again with its Idempotency-Key is the same batc
   assert.deepEqual(again.body.run_ids, first.body.run_ids);
   const events = await readSse(await stack.request(`/v1/batches/${first.body.batch_id}/events`), (e) => e.event === 'done');
   assert.equal(JSON.parse(events.at(-1)?.data ?? '{}').counts.completed, 2);
+});
+
+test("a user pipeline's streamed branch cut mid-stream starts over with a reset, and a client resuming with Last-Event-ID gets exactly what it missed", async (t) => {
+  Object.assign(stack.tools.services.writing.faults, { streamCutAfterChunks: 2, streamCutsLeft: 1 });
+  t.after(() => Object.assign(stack.tools.services.writing.faults, { streamCutAfterChunks: null, streamCutsLeft: null }));
+  await registerPipeline(stack, {
+    name: 'tally-stream',
+    steps: {
+      write: { tool: 'write_story_section', mode: 'stream', map: "['climax', 'conclusion']", args: { section_name: 'item', outline: { title: "'The wreck'", key_points: "['a ship in trouble', 'the lamp fails']" } } },
+      count: { tool: 'count_words', needs: ['write'], args: { text: "$join(steps.write.content, ' ')" } },
+    },
+    output: '{ "sections": steps.write.content, "words": steps.count.words }',
+  });
+  const runId = await startRun(stack, 'tally-stream', {});
+  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
+  const run = await finishedRun(stack, runId);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  const resets = events.filter((e) => e.event === 'reset').map((e) => (JSON.parse(e.data) as { section: string }).section);
+  assert.equal(resets.length, 1);
+  const resetAt = events.findIndex((e) => e.event === 'reset');
+  const [cutSection] = resets;
+  const afterReset = events.slice(resetAt).filter((e) => e.event === 'content' && JSON.parse(e.data).section === cutSection).map((e) => JSON.parse(e.data).chunk as string);
+  const sections = (run.result as { sections: string[] }).sections;
+  assert.equal(afterReset.join(''), sections[['climax', 'conclusion'].indexOf(cutSection ?? '')], 'what streams after the reset is the section as written');
+
+  const cut = Math.floor(events.length / 2);
+  const resumed = await readSse(await stack.request(`/v1/runs/${runId}/events`, { headers: { 'Last-Event-ID': events[cut - 1]?.id ?? '' } }));
+  assert.deepEqual(resumed.map((e) => e.id), events.slice(cut).map((e) => e.id));
 });
