@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { countingAuthor } from './testing/authors.js';
+import { finishedRun, registerPipeline, startRun } from './testing/pipelines.js';
 import { readSse } from './testing/events.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
 import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
@@ -62,7 +63,11 @@ test('a worker killed with SIGKILL while polling an async task is replaced, and 
 
 test('a worker sent SIGTERM lets its active stages finish before it exits, and another worker carries the run on', async (t) => {
   stack.tools.services.writing.faults.chunkDelayMs = 40;
-  t.after(() => (stack.tools.services.writing.faults.chunkDelayMs = 0));
+  t.after(async () => {
+    stack.tools.services.writing.faults.chunkDelayMs = 0;
+    // The next test must be the only one with a worker.
+    await stopWorkerProcesses();
+  });
   const calls = { ...author.calls };
   const first = await startWorkerProcess({ SHUTDOWN_GRACE_MS: '20000' });
   const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a bell founder who casts silence' }) });
@@ -83,4 +88,39 @@ test('a worker sent SIGTERM lets its active stages finish before it exits, and a
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
   assert.equal(author.calls.writeSection - calls.writeSection, 4, 'no section was written twice');
   assert.equal(author.calls.polish - calls.polish, 1);
+});
+
+test('a worker killed with SIGKILL while polling the async task of a user-defined pipeline is replaced, and the task is polled, not started again', async (t) => {
+  stack.tools.services.editing.faults.asyncPollsNeeded = 1_000_000;
+  t.after(() => (stack.tools.services.editing.faults.asyncPollsNeeded = 0));
+  const connection = createRedisClient(stack.redisUrl);
+  const editingQueue = new Queue(toolQueue('editing'), { connection, prefix: stack.prefix });
+  t.after(async () => {
+    await editingQueue.close();
+    await connection.quit();
+    await stopWorkerProcesses();
+  });
+  await registerPipeline(stack, {
+    name: 'async-notes',
+    steps: {
+      find: { tool: 'search_relevant_information', args: { topic: "'a lock keeper'" } },
+      tidy: { tool: 'polish_story', mode: 'async', needs: ['find'], args: { draft: "$join(steps.find.results.snippet, ' ')" } },
+    },
+    output: '{ "text": steps.tidy.polished_content }',
+  });
+  const calls = { ...author.calls };
+  const first = await startWorkerProcess();
+  const runId = await startRun(stack, 'async-notes', {});
+  await waitFor(() => editingQueue.getJob(jobId(runId, 'tidy')), (j) => Boolean(j?.data?.remote_task), 'the tidy job records its remote task');
+
+  first.kill('SIGKILL');
+  await once(first, 'exit');
+  stack.tools.services.editing.faults.asyncPollsNeeded = 0;
+  await startWorkerProcess();
+
+  const run = await finishedRun(stack, runId);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.ok((run.result as { text: string }).text.length > 20);
+  assert.deepEqual([author.calls.research - calls.research, author.calls.polish - calls.polish], [1, 1], 'each tool ran once: the new worker polled the task the first one recorded');
+  assert.deepEqual(run.stages.map((s) => [s.name, s.attempts]), [['find', 1], ['tidy', 2]]);
 });
