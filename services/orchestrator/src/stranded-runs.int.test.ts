@@ -9,6 +9,7 @@ import { Queue } from 'bullmq';
 import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
+import { registerPipeline, startRun } from './testing/pipelines.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
 import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
 
@@ -105,6 +106,23 @@ test('a run whose jobs were all removed is failed by the reconciler', async (t) 
   await outlineQueue.remove(jobId(body.run_id, 'outline'));
   await searchQueue.remove(jobId(body.run_id, 'search'));
   await expectStranded(t, body.run_id, /search: gone/);
+});
+
+test('a run of a user-defined pipeline whose root job was removed is failed as stranded, the step needing it never run', async (t) => {
+  await registerPipeline(stack, {
+    name: 'two-roots',
+    steps: {
+      left: { tool: 'search_relevant_information', args: { topic: "'the left bank'" } },
+      right: { tool: 'search_relevant_information', args: { topic: "'the right bank'" } },
+      // Two needs: not a flow parent, added by whichever root completes last.
+      both: { tool: 'polish_story', needs: ['left', 'right'], args: { draft: "steps.left.results[0].snippet & ' ' & steps.right.results[0].snippet" } },
+    },
+  });
+  const searchQueue = await queueOf(toolQueue('search'), t);
+  const runId = await startRun(stack, 'two-roots', {});
+  await searchQueue.remove(jobId(runId, 'left'));
+  const run = await expectStranded(t, runId, /left[^.]* gone/);
+  assert.ok(!(run.stages as { name: string; attempts: number }[]).some((stage) => stage.name === 'both' && stage.attempts > 0), 'the step needing it never ran');
 });
 
 test('the reconciler sweeping every 100 ms leaves a healthy batch alone: every story completes', async (t) => {
