@@ -100,9 +100,17 @@ export async function startStack(options: {
   say(`workers      ${options.workers} process${options.workers === 1 ? '' : 'es'}${ready.note ? ` (${ready.note})` : ', listening on every queue'}`);
   const workerMetricsUrls = metricsPorts.map((p) => `http://127.0.0.1:${p}/metrics`);
   say(`metrics      ${apiUrl}/metrics, workers ${workerMetricsUrls.join(' ')}${external ? '' : ', tool services <url>/metrics'}`);
-  const mcpUrl = options.mcp ? await startBridge({ env: { ...common, API_KEYS: env.API_KEYS || apiKey }, wanted: env.MCP_PORT ? Number(env.MCP_PORT) : undefined, children, say, runtime }) : undefined;
+  const mcpUrl = options.mcp ? await startBridge({ env: { ...common, API_KEYS: env.API_KEYS || apiKey }, wanted: mcpPort(env.MCP_PORT), children, say, runtime }) : undefined;
   say(`logs         .data/logs/<name>.log: ${children.all.map((c) => c.name).join(', ')}`);
   return { apiUrl, apiKey, workerMetricsUrls, external, ...(mcpUrl ? { mcpUrl } : {}) };
+}
+
+/** MCP_PORT as a port, or undefined when unset; anything else stops the launch with its name. */
+export function mcpPort(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`MCP_PORT must be a port (1-65535), not ${JSON.stringify(value)}`);
+  return port;
 }
 
 /** The MCP bridge on the stack's Redis, key and tool services; answers its `/mcp` URL once healthy. */
