@@ -39,7 +39,7 @@ export { compilePipeline, orderSteps } from './definition/compile.js';
 export type { CompiledPipeline, CompiledStep, StoredPipeline, StepTarget } from './definition/compile.js';
 export { compileExpression, compileArgs, isTruthy, ExpressionError } from './definition/expressions.js';
 export type { Expression, ExpressionContext } from './definition/expressions.js';
-export { DefinitionError } from './definition/problems.js';
+export { DefinitionError, problemsRefusal } from './definition/problems.js';
 export type { DefinitionProblem } from './definition/problems.js';
 export { parseDefinitionText, validateDefinition } from './definition/validate.js';
 export type { ToolDirectory } from './definition/validate.js';

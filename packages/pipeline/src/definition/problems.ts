@@ -13,3 +13,9 @@ export class DefinitionError extends Error {
     this.problems = problems;
   }
 }
+
+/** Problems listed for a caller: one line naming each (the first 50), and the list with its full count. */
+export function problemsRefusal(what: string, problems: readonly DefinitionProblem[]): { message: string; details: { problems: DefinitionProblem[]; issue_count: number } } {
+  const shown = problems.slice(0, 50);
+  return { message: `${what}: ${shown.map((p) => `${p.path}: ${p.message}`).join('; ')}`, details: { problems: shown, issue_count: problems.length } };
+}

@@ -6,7 +6,7 @@
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
 import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { definitionProblemsOf, DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
+import { definitionProblemsOf, DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
@@ -16,8 +16,7 @@ const DEFINITION_LIMIT = '1mb';
 
 /** A definition's problems, every one listed with its place; nothing is stored. */
 export function definitionProblems(error: DefinitionError, code: string, what: string): HttpError {
-  const problems = error.problems.slice(0, 50);
-  return new HttpError({ status: 400, code, message: `${what}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, details: { problems, issue_count: error.problems.length } });
+  return new HttpError({ status: 400, code, ...problemsRefusal(what, error.problems) });
 }
 
 function pipelineName(req: Request): string {

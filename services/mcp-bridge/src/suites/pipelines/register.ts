@@ -4,7 +4,7 @@
  * version), and it becomes a tool of its own at once (tools/list_changed).
  */
 import { z } from 'zod';
-import { DefinitionError, parseDefinitionText, PIPELINE_NAME, registerDefinition, VersionConflictError, type PipelineStore, type ToolDirectory } from '@switchyard/pipeline';
+import { DefinitionError, parseDefinitionText, PIPELINE_NAME, problemsRefusal, registerDefinition, VersionConflictError, type DefinitionProblem, type PipelineStore, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, jsonSchemaOf, success, type SuiteTool, type ToolOutcome } from '@switchyard/tool-suite';
 import { admittingErrorBody } from '../error-body.js';
 import { pipelineToolName } from './tool-name.js';
@@ -16,11 +16,10 @@ const RegisterPipelineInput = z.strictObject({
 });
 
 /** Every problem of a definition, each with its place (e.g. `steps.write.args.topic`); nothing was stored. */
-const invalid = (name: string, problems: readonly { path: string; message: string }[]): ToolOutcome =>
-  failure({ error: { code: 'invalid_pipeline', message: `Pipeline ${name} is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, details: { problems: problems.slice(0, 50), issue_count: problems.length } } });
+const invalid = (name: string, problems: readonly DefinitionProblem[]): ToolOutcome => failure({ error: { code: 'invalid_pipeline', ...problemsRefusal(`Pipeline ${name} is not valid`, problems) } });
 
 /** The definition as an object naming a pipeline, or the problems that make it none. */
-function definitionOf(definition: string | Record<string, unknown>): { raw: { name: string } } | { problems: { path: string; message: string }[] } {
+function definitionOf(definition: string | Record<string, unknown>): { raw: { name: string } } | { problems: DefinitionProblem[] } {
   let raw: unknown = definition;
   if (typeof definition === 'string') {
     try {
