@@ -27,11 +27,28 @@ async function connect(): Promise<Client> {
 
 const structured = <T>(result: unknown) => (result as { structuredContent: T }).structuredContent;
 
+/**
+ * Resolves once a tools/list_changed notification has been followed by a listing with `name`:
+ * another notification (the pipelines announced as the session starts) may come first.
+ */
+function toldOf(client: Client, name: string, timeoutMs = 10_000): Promise<void> {
+  const told = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no tools/list_changed brought ${name} within ${timeoutMs} ms`)), timeoutMs);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (!(await client.listTools()).tools.some((tool) => tool.name === name)) return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  // Awaited by the test; a test that fails before that must not leave a rejection unhandled.
+  told.catch(() => undefined);
+  return told;
+}
+
 test('a pipeline registered over HTTP becomes an MCP tool at once, connected clients are told, and it runs', async (t) => {
   const client = await connect();
   t.after(() => client.close());
-  let changes = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+  const told = toldOf(client, 'pipeline_tide_report');
   const before = (await client.listTools()).tools.map((tool) => tool.name);
   assert.ok(!before.includes('pipeline_tide_report'));
 
@@ -50,9 +67,7 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
     }),
   });
   assert.equal(put.status, 201);
-  const deadline = Date.now() + 5000;
-  while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(changes > 0, 'tools/list_changed arrived');
+  await told;
   const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'pipeline_tide_report');
   assert.ok(tool, 'the pipeline is a tool');
   assert.deepEqual(tool.inputSchema.required, ['coast']);
@@ -108,8 +123,7 @@ output: '{ "text": steps.tidy.polished_content }'
 test('a pipeline registered over MCP is checked as over HTTP: a bad one is refused with every problem and nothing stored, a good one becomes a tool and runs', async (t) => {
   const client = await connect();
   t.after(() => client.close());
-  let changes = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+  const told = toldOf(client, 'pipeline_coast_notes');
 
   const bad = await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes.replace('needs: [notes]', 'needs: [nowhere]').replace('tool: polish_story', 'tool: polish_stories') } });
   assert.equal(bad.isError, true);
@@ -126,9 +140,7 @@ test('a pipeline registered over MCP is checked as over HTTP: a bad one is refus
   assert.deepEqual(registered, { name: 'coast-notes', version: 1, outcome: 'created', tool: 'pipeline_coast_notes' });
   const again = structured<{ outcome: string; version: number }>(await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes } }));
   assert.deepEqual([again.outcome, again.version], ['unchanged', 1]);
-  const deadline = Date.now() + 5000;
-  while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(changes > 0, 'tools/list_changed arrived');
+  await told;
   assert.equal((await stack.json<{ latest: number }>('/v1/pipelines/coast-notes')).body.latest, 1, 'the API sees the same version');
 
   const run = structured<{ status: string; result: { text: string } }>(await client.callTool({ name: 'pipeline_coast_notes', arguments: { coast: 'a fjord' } }));
