@@ -27,7 +27,10 @@ export interface StartLocalClusterOptions {
   binary: string;
   /** How many masters (default 3, the fewest `redis-cli --cluster create` accepts). */
   masters?: number;
-  /** How long to wait for `cluster_state:ok` (default 20 s). */
+  /**
+   * How long to wait for `cluster_state:ok` (default 60 s: on a loaded machine the nodes' gossip
+   * can take well over the usual second or two; a cluster that is ok sooner is used at once).
+   */
   readyTimeoutMs?: number;
 }
 
@@ -116,7 +119,7 @@ export async function startLocalCluster(options: StartLocalClusterOptions): Prom
     await waitFor('every node answering PING', async () => (await Promise.all(nodes.map((node) => pingRedis(`redis://${node}`, 500)))).every(Boolean), 10_000);
     const created = spawnSync(cli, ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
-    const timeout = options.readyTimeoutMs ?? 20_000;
+    const timeout = options.readyTimeoutMs ?? 60_000;
     await waitFor('cluster_state:ok on every node', async () => (await Promise.all(nodes.map((node) => clusterInfo(`redis://${node}`)))).every((info) => clusterOk(info, masters)), timeout, () => describeNodes(nodes));
   } catch (error) {
     await stop();
