@@ -27,7 +27,7 @@ function trimmedStep(step: unknown): { step: Record<string, unknown>; fields: st
 }
 
 /** The definition with its broken parts replaced, or undefined when too little of it holds (no steps object). */
-export function salvageDefinition(options: { raw: unknown; issues: readonly z.core.$ZodIssue[]; kinds: readonly string[] }): Salvaged | undefined {
+export function salvageDefinition(options: { raw: unknown; issues: readonly z.core.$ZodIssue[] }): Salvaged | undefined {
   const { raw } = options;
   if (!isObject(raw) || !isObject(raw.steps)) return undefined;
   const replaced = new Set<string>();
@@ -41,7 +41,8 @@ export function salvageDefinition(options: { raw: unknown; issues: readonly z.co
       for (const field of kept.fields) replaced.add(`steps.${name}.${field}`);
     } else {
       replaced.add(`steps.${name}`);
-      steps[name] = { uses: options.kinds[0] ?? 'stand-in', needs: [] };
+      // Whatever is said of the stand-in (its kind is none) is at its own place, and left out.
+      steps[name] = { uses: 'stand-in', needs: [] };
     }
   }
   const salvaged: Record<string, unknown> = { ...raw, steps };

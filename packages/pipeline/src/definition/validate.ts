@@ -125,7 +125,7 @@ export async function validateDefinition(options: { raw: unknown; version: numbe
     return stored;
   }
   const format = parsed.error.issues.slice(0, 50).map(formatProblem);
-  const salvaged = salvageDefinition({ raw: options.raw, issues: parsed.error.issues, kinds: options.kinds });
+  const salvaged = salvageDefinition({ raw: options.raw, issues: parsed.error.issues });
   if (!salvaged) throw new DefinitionError(format);
   const { problems } = await checkDefinition({ ...options, definition: salvaged.definition });
   const more = problems.filter((p) => !atReplaced(p.path, salvaged.replaced) && !format.some((f) => f.path === p.path));
