@@ -68,6 +68,46 @@ export const pipelineEnvShape = {
   RUN_RETENTION_S: z.coerce.number().int().positive().max(365 * 24 * 3600).default(SEVEN_DAYS_S),
 };
 
+/**
+ * The budget of one evaluation of a user's JSONata expression, in every process that evaluates
+ * them (orchestrator, workers, MCP bridge): see docs/SECURITY.md, "Expressions".
+ */
+export const expressionEnvShape = {
+  /** Wall-clock time of one evaluation. Default 1000 ms. */
+  EXPRESSION_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  /** Nesting of an evaluation (recursion counts). Default 500. */
+  EXPRESSION_MAX_DEPTH: z.coerce.number().int().min(10).max(100_000).default(500),
+  /** Items of one sequence or range. Default 1,000,000. */
+  EXPRESSION_MAX_SEQUENCE: z.coerce.number().int().min(100).max(10_000_000).default(1_000_000),
+  /** Heap of a sandbox process. Default 256 MB. */
+  EXPRESSION_MEMORY_MB: z.coerce.number().int().min(32).max(16_384).default(256),
+  /** Bytes of an expression's value as JSON. Default 8 MiB. */
+  EXPRESSION_MAX_RESULT_BYTES: z.coerce.number().int().min(1024).max(512 * 1024 * 1024).default(8 * 1024 * 1024),
+  /** Sandbox processes evaluating at once, per service process. Default 2. */
+  EXPRESSION_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
+};
+
+/** The parsed expressionEnvShape variables, as the expression sandbox takes them. */
+export function expressionSandboxConfig(env: {
+  EXPRESSION_TIMEOUT_MS: number;
+  EXPRESSION_MAX_DEPTH: number;
+  EXPRESSION_MAX_SEQUENCE: number;
+  EXPRESSION_MEMORY_MB: number;
+  EXPRESSION_MAX_RESULT_BYTES: number;
+  EXPRESSION_PROCESSES: number;
+}) {
+  return {
+    processes: env.EXPRESSION_PROCESSES,
+    budget: {
+      timeoutMs: env.EXPRESSION_TIMEOUT_MS,
+      maxDepth: env.EXPRESSION_MAX_DEPTH,
+      maxSequence: env.EXPRESSION_MAX_SEQUENCE,
+      memoryMb: env.EXPRESSION_MEMORY_MB,
+      maxResultBytes: env.EXPRESSION_MAX_RESULT_BYTES,
+    },
+  };
+}
+
 /** The listening address and API keys of an HTTP service (orchestrator, MCP bridge). */
 export function httpServiceEnvShape(defaultPort: number) {
   return {

@@ -3,7 +3,7 @@
  * variables and ignores those of the HTTP endpoint.
  */
 import { z } from 'zod';
-import { booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { expressionEnvShape, expressionSandboxConfig, booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -14,6 +14,7 @@ export const BridgeEnv = z.object({
   /** API_KEYS: the orchestrator's keys. */
   ...httpServiceEnvShape(8090),
   ...pipelineEnvShape,
+  ...expressionEnvShape,
   /** Origins a browser may call from; a request with any other Origin is refused (403). */
   ALLOWED_ORIGINS: commaList.pipe(z.array(Origin)).default([]),
   LOG_LEVEL: z.enum(LogLevel).default('info'),
@@ -66,6 +67,8 @@ export interface BridgeConfig {
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
+  /** The budget of user expressions (EXPRESSION_*). */
+  expressions: ReturnType<typeof expressionSandboxConfig>;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
@@ -87,5 +90,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND, ckbEnabled: env.CKB_INTEGRATION_ENABLED },
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
+    expressions: expressionSandboxConfig(env),
   };
 }

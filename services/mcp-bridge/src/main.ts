@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { configuredOrLocalKeys } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
+import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
 import { REPO_ROOT, resolveRedis, reportRedisOutagesTo } from '@switchyard/redis';
 import { startTracing } from '@switchyard/telemetry';
 import { loadEnv } from './env.js';
@@ -17,6 +18,7 @@ const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel });
 reportRedisOutagesTo(logger);
 // Before the queues are made, so that the runs the bridge starts are traced when tracing is on.
 const tracing = await startTracing({ service: 'mcp-bridge', config: config.telemetry });
+await configureExpressionSandbox(config.expressions);
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
 const metrics = createBridgeMetrics();
@@ -52,6 +54,7 @@ async function stop(signal: string): Promise<void> {
   logger.info({ signal }, 'stopping: sessions stay in Redis for the next bridge');
   await running.close();
   await configured.close();
+  await closeExpressionSandbox();
   await tracing.shutdown();
   await redis.stop();
   process.exit(0);

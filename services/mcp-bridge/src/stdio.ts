@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@switchyard/logger';
+import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
 import { resolveRedis } from '@switchyard/redis';
 import { startTracing } from '@switchyard/telemetry';
 import { memorySession } from '@switchyard/tool-suite';
@@ -17,6 +18,7 @@ import { RedisTaskStore, taskLeases } from './tasks/redis-task-store.js';
 const config = loadEnv();
 const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream: 'stderr' });
 const tracing = await startTracing({ service: 'mcp-bridge', config: config.telemetry });
+await configureExpressionSandbox(config.expressions);
 const redis = await resolveRedis({ url: config.redisUrl });
 const configured = await configuredSuites(config, logger);
 const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize, conformanceFixtures: config.conformanceFixtures, toolServices: config.toolServices });
@@ -35,6 +37,7 @@ async function stop(reason: string): Promise<void> {
   await server.close().catch(() => undefined);
   await deps.close();
   await configured.close();
+  await closeExpressionSandbox();
   await tracing.shutdown();
   await redis.stop();
   process.exit(0);

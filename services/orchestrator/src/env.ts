@@ -2,7 +2,7 @@
  * Configuration of the orchestrator, parsed once at start-up.
  */
 import { z } from 'zod';
-import { httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { expressionEnvShape, expressionSandboxConfig, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -10,6 +10,7 @@ import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switc
 export const OrchestratorEnv = z.object({
   ...httpServiceEnvShape(8080),
   ...pipelineEnvShape,
+  ...expressionEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
@@ -26,6 +27,8 @@ export interface OrchestratorConfig {
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
+  /** The budget of user expressions (EXPRESSION_*). */
+  expressions: ReturnType<typeof expressionSandboxConfig>;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -36,5 +39,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     logLevel: env.LOG_LEVEL,
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
+    expressions: expressionSandboxConfig(env),
   };
 }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { configuredOrLocalKeys } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
+import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
 import { REPO_ROOT, reportRedisOutagesTo, resolveRedis } from '@switchyard/redis';
 import { startTracing } from '@switchyard/telemetry';
 import { loadEnv } from './env.js';
@@ -15,6 +16,7 @@ const logger = createLogger({ name: 'orchestrator', level: config.logLevel });
 reportRedisOutagesTo(logger);
 // Before the queues are made, so that they carry BullMQ's telemetry when tracing is on.
 const tracing = await startTracing({ service: 'orchestrator', config: config.telemetry });
+await configureExpressionSandbox(config.expressions);
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
 const running = await startOrchestrator({
@@ -35,6 +37,7 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   logger.info({ signal }, 'stopping: no new requests');
   await running.close();
+  await closeExpressionSandbox();
   await tracing.shutdown();
   await redis.stop();
   process.exit(0);

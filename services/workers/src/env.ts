@@ -3,7 +3,7 @@
  * how much each stage queue takes at once, and where the tool services are and how to call them.
  */
 import { z } from 'zod';
-import { loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { expressionEnvShape, expressionSandboxConfig, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -44,6 +44,7 @@ const perQueue = Object.fromEntries(
 
 export const WorkersEnv = z.object({
   ...pipelineEnvShape,
+  ...expressionEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   /**
    * Jobs a process runs at once per step queue, unless a queue's own variable says otherwise.
@@ -122,6 +123,8 @@ export interface WorkersConfig {
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
+  /** The budget of user expressions (EXPRESSION_*). */
+  expressions: ReturnType<typeof expressionSandboxConfig>;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
@@ -146,5 +149,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
+    expressions: expressionSandboxConfig(env),
   };
 }

@@ -3,6 +3,7 @@
  * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
 import { createLogger } from '@switchyard/logger';
+import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
 import { startMetricsServer, type MetricsServer } from '@switchyard/metrics';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { checkRedis, createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
@@ -28,6 +29,7 @@ async function stop(signal: string): Promise<void> {
   logger.info({ signal }, 'stopping: finishing active stages');
   await started.workers?.close(config.shutdownGraceMs);
   await started.metrics?.close();
+  await closeExpressionSandbox();
   await started.tracing?.shutdown();
   await started.redis?.stop();
   process.exit(0);
@@ -37,6 +39,7 @@ process.once('SIGINT', () => void stop('SIGINT'));
 
 // Before the workers and queues are made, so that they carry BullMQ's telemetry when tracing is on.
 started.tracing = await startTracing({ service: 'workers', config: config.telemetry });
+await configureExpressionSandbox(config.expressions);
 const redis = await resolveRedis({ url: config.redisUrl });
 started.redis = redis;
 const metrics = createWorkerMetrics();

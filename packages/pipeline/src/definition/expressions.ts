@@ -6,7 +6,10 @@
  * of a loop's previous run).
  */
 import jsonata from 'jsonata';
+import { describeJsonataError as describe } from './jsonata-errors.js';
 import { compilePlain, NOT_PLAIN } from './plain-jsonata.js';
+import { sharedSandbox } from './sandbox/shared.js';
+import { SandboxEvaluationError } from './sandbox/sandbox.js';
 import type { ArgsTemplate } from './schema.js';
 
 export interface ExpressionContext {
@@ -20,13 +23,18 @@ export interface ExpressionContext {
   previous?: unknown;
 }
 
+/** `expression_budget_exceeded` when an evaluation ran past its budget (sandbox/budget.ts). */
+export type ExpressionErrorCode = 'expression_failed' | 'expression_budget_exceeded';
+
 /** An expression that failed to parse or to evaluate, with the place it was written. */
 export class ExpressionError extends Error {
   override name = 'ExpressionError';
   readonly place: string;
-  constructor(place: string, message: string) {
+  readonly code: ExpressionErrorCode;
+  constructor(place: string, message: string, code: ExpressionErrorCode = 'expression_failed') {
     super(`${place}: ${message}`);
     this.place = place;
+    this.code = code;
   }
 }
 
@@ -50,12 +58,15 @@ function namesIn(node: unknown, field: string): boolean {
   return Object.values(node).some((inner) => typeof inner === 'object' && namesIn(inner, field));
 }
 
-function describe(error: unknown): string {
-  if (error && typeof error === 'object' && 'message' in error) {
-    const { message, position } = error as { message: string; position?: number };
-    return position !== undefined ? `${message} (at character ${position})` : message;
-  }
-  return String(error);
+const CONTEXT_FIELDS = ['input', 'steps', 'run_id', 'item', 'index', 'output', 'iteration', 'previous'] as const;
+
+/** Whether an expression can read the context without naming its fields (`$`, `*`, `**`, `%`). */
+function readsWholeContext(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(readsWholeContext);
+  if (!node || typeof node !== 'object') return false;
+  const { type, value } = node as { type?: unknown; value?: unknown };
+  if (type === 'wildcard' || type === 'descendant' || type === 'parent' || (type === 'variable' && value === '')) return true;
+  return Object.values(node).some((inner) => typeof inner === 'object' && readsWholeContext(inner));
 }
 
 /** Compiles `source`; a syntax error throws an ExpressionError naming `place`. */
@@ -69,12 +80,22 @@ export function compileExpression(source: string, place: string): Expression {
   const ast = compiled.ast();
   const plain = compilePlain(ast);
   const named = new Map<string, boolean>();
+  const names = (field: string) => {
+    let found = named.get(field);
+    if (found === undefined) named.set(field, (found = namesIn(ast, field)));
+    return found;
+  };
+  // Only what the expression can read is sent to the sandbox.
+  const fields = readsWholeContext(ast) ? CONTEXT_FIELDS : CONTEXT_FIELDS.filter(names);
   const viaJsonata = async (context: ExpressionContext) => {
+    const sent: Record<string, unknown> = {};
+    for (const field of fields) if (context[field] !== undefined) sent[field] = context[field];
     try {
-      // Sequences carry JSONata's own markers as extra properties, which JSON leaves out.
-      return (await compiled.evaluate(context)) as unknown;
+      // User code runs in the sandbox, under its budget; its value comes back as JSON keeps it.
+      return await sharedSandbox().evaluate(source, sent);
     } catch (error) {
-      throw new ExpressionError(place, describe(error));
+      if (error instanceof SandboxEvaluationError && error.budget) throw new ExpressionError(place, error.message, 'expression_budget_exceeded');
+      throw new ExpressionError(place, error instanceof Error ? error.message : String(error));
     }
   };
   const now = (context: ExpressionContext): unknown => {
@@ -89,11 +110,7 @@ export function compileExpression(source: string, place: string): Expression {
   return {
     source,
     place,
-    names(field) {
-      let found = named.get(field);
-      if (found === undefined) named.set(field, (found = namesIn(ast, field)));
-      return found;
-    },
+    names,
     now,
     viaJsonata,
     evaluate(context) {

@@ -82,6 +82,7 @@ export async function runEndOf(options: { pipeline: CompiledPipeline; runId: str
     return { to: 'completed', result: result ?? null };
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
-    return { to: 'failed', error: { code: 'output_failed', message: `The run's output could not be computed: ${error.message}`, retryable: false } };
+    const code = error.code === 'expression_budget_exceeded' ? error.code : 'output_failed';
+    return { to: 'failed', error: { code, message: `The run's output could not be computed: ${error.message}`, retryable: false } };
   }
 }

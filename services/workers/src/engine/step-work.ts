@@ -36,7 +36,7 @@ export interface StepWorkOptions {
 
 /** An expression that fails at run time cannot pass by retrying. */
 export function asStepFailure(error: unknown): unknown {
-  return error instanceof ExpressionError ? new StageFailedError({ code: 'expression_failed', message: error.message, details: { place: error.place } }) : error;
+  return error instanceof ExpressionError ? new StageFailedError({ code: error.code, message: error.message, details: { place: error.place } }) : error;
 }
 
 function remoteTaskHooks(job: Job, remote: RemoteTaskRef | undefined): { resumeTask: RemoteTask | undefined; onTaskAccepted(task: RemoteTask): Promise<void>; forget(error: unknown): Promise<void> } {
