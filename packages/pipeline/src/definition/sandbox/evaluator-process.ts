@@ -6,7 +6,7 @@
 import jsonata from 'jsonata';
 import { describeJsonataError, jsonataCode } from '../jsonata-errors.js';
 import { JSONATA_BUDGET_CODES } from './budget.js';
-import { jsonFitsIn } from './json-size.js';
+import { isJsonataFunction, jsonFitsIn } from './json-size.js';
 import type { EvaluationReply, EvaluationRequest } from './protocol.js';
 
 const send = process.send?.bind(process);
@@ -29,6 +29,11 @@ function compile(request: EvaluationRequest): Compiled {
   return expression;
 }
 
+/** JSONata's functions are objects that hold their whole environment: JSON leaves them out. */
+function leaveOutFunctions(_key: string, value: unknown): unknown {
+  return isJsonataFunction(value) ? undefined : value;
+}
+
 async function evaluate(request: EvaluationRequest): Promise<EvaluationReply> {
   const { id, budget } = request;
   try {
@@ -36,7 +41,7 @@ async function evaluate(request: EvaluationRequest): Promise<EvaluationReply> {
     // JSON is what a run stores: sequences' markers and functions are left out here.
     // Measured before JSON.stringify, which would itself allocate the whole of a huge value.
     if (!jsonFitsIn(value, budget.maxResultBytes)) return { id, ok: false, message: 'result too large', budget: 'result_size' };
-    const json = value === undefined ? undefined : JSON.stringify(value);
+    const json = value === undefined ? undefined : JSON.stringify(value, leaveOutFunctions);
     return json === undefined ? { id, ok: true } : { id, ok: true, json };
   } catch (error) {
     const code = jsonataCode(error);

@@ -1,3 +1,8 @@
+/** A JSONata lambda or native function value: an object holding its environment, not data. */
+export function isJsonataFunction(value: unknown): boolean {
+  return typeof value === 'function' || (typeof value === 'object' && value !== null && ('_jsonata_lambda' in value || '_jsonata_function' in value));
+}
+
 /**
  * Whether a value's JSON stays within `limit` bytes, found without making the JSON: a string's
  * length is known at once even when it is a rope of a billion characters, which JSON.stringify
@@ -13,7 +18,7 @@ export function jsonFitsIn(value: unknown, limit: number): boolean {
     else if (typeof item === 'number') size += 1;
     else if (typeof item === 'boolean') size += 4;
     else if (item === null) size += 4;
-    else if (typeof item === 'object') {
+    else if (typeof item === 'object' && !isJsonataFunction(item)) {
       // A value reached twice is written twice, so it counts twice (and a cycle ends at the limit).
       if (Array.isArray(item)) {
         size += 1 + item.length;

@@ -182,6 +182,8 @@ export class ExpressionSandbox {
       current.task.reject(error);
     }
     if (replaced && !this.#closed) this.stats.processesReplaced += 1;
+    // A process that could not even start would fail again: what waits fails now, not in a loop.
+    if (!slot.ready) for (const task of this.#queue.splice(0)) task.reject(new SandboxEvaluationError(`the expression sandbox could not start: ${error.message}`));
     if (slot.child.exitCode === null && slot.child.signalCode === null) {
       const exited = new Promise((resolve) => slot.child.once('exit', resolve));
       hold(slot.child, true);
