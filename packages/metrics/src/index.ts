@@ -7,4 +7,6 @@ export type { RunCounts } from './runs.js';
 export { toolCallMetrics } from './tool-calls.js';
 export type { ToolCallMetrics } from './tool-calls.js';
 export { redisMetrics } from './redis.js';
+export { startEventLoopWatchdog } from './event-loop-watchdog.js';
+export type { EventLoopWatchdog, EventLoopWatchdogOptions } from './event-loop-watchdog.js';
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';

@@ -78,6 +78,11 @@ export const WorkersEnv = z.object({
   CONTENT_FLUSH_MS: z.coerce.number().int().min(0).max(5000).default(CONTENT_FLUSH_MS),
   /** On SIGTERM, how long active stages may take to finish before they are handed back. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
+  /**
+   * How long the event loop may be blocked before the process kills itself to be replaced
+   * (no lock renewal, cancel or shutdown runs meanwhile). Default 30 s; 0 turns the watchdog off.
+   */
+  EVENT_LOOP_STALL_MS: z.coerce.number().int().nonnegative().max(600_000).default(30_000),
   /** Where AceFlow project workspaces live (default `.data/aceflow`). */
   ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
   ACEFLOW_MAX_REGENERATIONS: z.coerce.number().int().min(0).max(10).default(2),
@@ -113,6 +118,8 @@ export interface WorkersConfig {
   retentionPassMs: number;
   compaction: { intervalMs: number; afterMs: number };
   shutdownGraceMs: number;
+  /** EVENT_LOOP_STALL_MS: 0 for no watchdog. */
+  eventLoopStallMs: number;
   /** Content chunks joined per this many ms into one event. */
   contentFlushMs: number;
   retentionSeconds: number;
@@ -143,6 +150,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     retentionPassMs: env.RETENTION_PASS_MS,
     compaction: { intervalMs: env.COMPACT_INTERVAL_MS, afterMs: env.COMPACT_AFTER_MS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    eventLoopStallMs: env.EVENT_LOOP_STALL_MS,
     contentFlushMs: env.CONTENT_FLUSH_MS,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },

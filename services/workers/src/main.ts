@@ -4,7 +4,7 @@
  */
 import { createLogger } from '@switchyard/logger';
 import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
-import { startMetricsServer, type MetricsServer } from '@switchyard/metrics';
+import { startEventLoopWatchdog, startMetricsServer, type MetricsServer } from '@switchyard/metrics';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { checkRedis, createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
 import { startTracing, type RunningTracing } from '@switchyard/telemetry';
@@ -19,6 +19,8 @@ import { createHttpTools } from './tools.js';
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
 reportRedisOutagesTo(logger);
+// A worker whose event loop stalls holds its jobs' locks without renewing them: better replaced.
+startEventLoopWatchdog({ stallMs: config.eventLoopStallMs, name: 'workers' });
 
 const started: { redis?: RedisHandle; workers?: RunningWorkers; tracing?: RunningTracing; metrics?: MetricsServer } = {};
 let stopping = false;
