@@ -7,6 +7,7 @@
  */
 import jsonata from 'jsonata';
 import { describeJsonataError as describe } from './jsonata-errors.js';
+import { LinearRegExp } from './linear-regex.js';
 import { compilePlain, NOT_PLAIN } from './plain-jsonata.js';
 import { sharedSandbox } from './sandbox/shared.js';
 import { SandboxEvaluationError } from './sandbox/sandbox.js';
@@ -60,6 +61,31 @@ function namesIn(node: unknown, field: string): boolean {
 
 const CONTEXT_FIELDS = ['input', 'steps', 'run_id', 'item', 'index', 'output', 'iteration', 'previous'] as const;
 
+/** The first regex literal RE2 cannot run (a backreference, lookaround), as its error; else undefined. */
+function unsupportedRegex(node: unknown): string | undefined {
+  if (Array.isArray(node)) {
+    for (const inner of node) {
+      const found = unsupportedRegex(inner);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!node || typeof node !== 'object') return undefined;
+  const { type, value } = node as { type?: unknown; value?: unknown };
+  if (type === 'regex' && value instanceof RegExp) {
+    try {
+      new LinearRegExp(value);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+  for (const inner of Object.values(node)) {
+    const found = typeof inner === 'object' ? unsupportedRegex(inner) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Whether an expression can read the context without naming its fields (`$`, `*`, `**`, `%`). */
 function readsWholeContext(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(readsWholeContext);
@@ -78,6 +104,8 @@ export function compileExpression(source: string, place: string): Expression {
     throw new ExpressionError(place, `not a valid JSONata expression: ${describe(error)}`);
   }
   const ast = compiled.ast();
+  const regexProblem = unsupportedRegex(ast);
+  if (regexProblem) throw new ExpressionError(place, regexProblem);
   const plain = compilePlain(ast);
   const named = new Map<string, boolean>();
   const names = (field: string) => {

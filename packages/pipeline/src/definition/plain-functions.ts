@@ -5,6 +5,7 @@
  * that JSONata raises its own error.
  */
 import { isNumeric, lookup, notPlain, truth, type Eval, type Node } from './plain-values.js';
+import { LinearRegExp } from './linear-regex.js';
 
 type Apply = (args: unknown[]) => unknown;
 
@@ -35,7 +36,7 @@ function trim(str: string): string {
 }
 
 /** JSONata's $replace of every match, with a replacement free of `$` substitutions. */
-function replace(str: string, pattern: string | RegExp, replacement: string): string {
+function replace(str: string, pattern: string | LinearRegExp, replacement: string): string {
   if (replacement.includes('$') || pattern === '') notPlain();
   if (typeof pattern === 'string') return str.split(pattern).join(replacement);
   // The pattern is the expression's own regex (JSONata's parser makes it global), used here one call at a time.
@@ -73,7 +74,7 @@ const FUNCTIONS: Record<string, { arities: readonly number[]; apply: Apply }> = 
     apply: ([str, pattern, replacement]) => {
       const s = string(str);
       if (s === undefined) return undefined;
-      const p = pattern instanceof RegExp ? pattern : typeof pattern === 'string' ? pattern : notPlain();
+      const p = pattern instanceof LinearRegExp ? pattern : typeof pattern === 'string' ? pattern : notPlain();
       return replace(s, p, typeof replacement === 'string' ? replacement : notPlain());
     },
   },
@@ -111,8 +112,8 @@ export function compileCall(node: Node, compileArgument: (node: Node) => Eval | 
   const fn = name && !bound.has(name) ? FUNCTIONS[name] : undefined;
   const args = node.arguments as Node[];
   if (!fn || !fn.arities.includes(args.length)) return null;
-  // A regex literal is a pattern only where $replace takes one.
-  const compiled = args.map((arg, i) => (arg.type === 'regex' && name === 'replace' && i === 1 && arg.value instanceof RegExp ? constant(arg.value) : compileArgument(arg)));
+  // A regex literal is a pattern only where $replace takes one; it runs in linear time, as in the sandbox.
+  const compiled = args.map((arg, i) => (arg.type === 'regex' && name === 'replace' && i === 1 && arg.value instanceof RegExp ? constant(new LinearRegExp(arg.value)) : compileArgument(arg)));
   if (compiled.some((c) => c === null)) return null;
   const evaluators = compiled as Eval[];
   return (input, scope) => fn.apply(evaluators.map((evaluate) => evaluate(input, scope)));

@@ -7,6 +7,7 @@ import jsonata from 'jsonata';
 import { describeJsonataError, jsonataCode } from '../jsonata-errors.js';
 import { JSONATA_BUDGET_CODES } from './budget.js';
 import { isJsonataFunction, jsonFitsIn } from './json-size.js';
+import { LinearRegExp } from '../linear-regex.js';
 import type { EvaluationReply, EvaluationRequest } from './protocol.js';
 
 const send = process.send?.bind(process);
@@ -22,7 +23,7 @@ function compile(request: EvaluationRequest): Compiled {
   const key = `${budget.timeoutMs}/${budget.maxDepth}/${budget.maxSequence}\n${source}`;
   let expression = compiled.get(key);
   if (!expression) {
-    expression = jsonata(source, { timeout: budget.timeoutMs, stack: budget.maxDepth, sequence: budget.maxSequence } as never);
+    expression = jsonata(source, { timeout: budget.timeoutMs, stack: budget.maxDepth, sequence: budget.maxSequence, RegexEngine: LinearRegExp } as never);
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
     compiled.set(key, expression);
   }

@@ -35,7 +35,6 @@ test('every hostile expression ends at a budget while the caller keeps answering
   const attacks: Array<[string, string]> = [
     ['($f := function($n){ $f($n+1) }; $f(0))', 'time'],
     ['($f := function($n){ 1 + $f($n+1) }; $f(0))', 'depth'],
-    ["$match('aaaaaaaaaaaaaaaaaaaaaaaaaaaab', /^(a+)+$/)", 'time'],
     ['$map([1..3000000], function($v){ $v * 2 })', 'sequence'],
     ['$pad("x", 400000000)', 'result_size'],
     ['($a := [1..900000]; $a.[$, $, $, $, $])', 'time'],
@@ -47,6 +46,13 @@ test('every hostile expression ends at a budget while the caller keeps answering
   process.stdout.write(`# caller's event-loop delay while ${attacks.length} attacks ran: p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms\n`);
   assert.ok(p99 < 100, `p99 ${p99} ms`);
   assert.equal(await sandbox.evaluate('1 + 1', {}), 2, 'the sandbox still evaluates after the attacks');
+});
+
+test('a regex that backtracks for seconds in JavaScript is answered at once, in linear time', async () => {
+  const started = performance.now();
+  assert.equal(await sandbox.evaluate('$count($match(input.s, /^(a+)+$/))', { input: { s: `${'a'.repeat(5000)}b` } }), 0);
+  assert.equal(await sandbox.evaluate("$replace('  a lamp  ', /^\\s+|\\s+$/, '')", {}), 'a lamp');
+  assert.ok(performance.now() - started < 1000);
 });
 
 test('a process that runs out of heap is replaced, and the next evaluation is answered', async () => {
