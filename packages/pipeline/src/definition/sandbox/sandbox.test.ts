@@ -4,7 +4,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ExpressionSandbox, SandboxEvaluationError } from './sandbox.js';
 import { jsonFitsIn } from './json-size.js';
 
-const sandbox = new ExpressionSandbox({ budget: { timeoutMs: 300, memoryMb: 96 } });
+/** An evaluation in this process would block it at least this long. */
+const BUDGET_MS = 1000;
+const sandbox = new ExpressionSandbox({ budget: { timeoutMs: BUDGET_MS, memoryMb: 96 } });
 after(() => sandbox.close());
 
 /** The budget an evaluation ran past, or 'none' when it gave a value. */
@@ -42,9 +44,10 @@ test('every hostile expression ends at a budget while the caller keeps answering
   const seen = await Promise.all(attacks.map(([source]) => overrun(source)));
   delay.disable();
   assert.deepEqual(seen, attacks.map(([, kind]) => kind));
-  const p99 = delay.percentile(99) / 1e6;
-  process.stdout.write(`# caller's event-loop delay while ${attacks.length} attacks ran: p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms\n`);
-  assert.ok(p99 < 100, `p99 ${p99} ms`);
+  const maxMs = delay.max / 1e6;
+  process.stdout.write(`# caller's event-loop delay while ${attacks.length} attacks ran: p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${maxMs.toFixed(1)} ms\n`);
+  // A loaded machine delays any loop by tens of ms; an evaluation here would stall it for its budget.
+  assert.ok(maxMs < BUDGET_MS / 2, `max ${maxMs} ms`);
   assert.equal(await sandbox.evaluate('1 + 1', {}), 2, 'the sandbox still evaluates after the attacks');
 });
 
