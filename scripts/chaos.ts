@@ -5,12 +5,13 @@
  *
  *   npm run chaos                         every scenario (about 10 minutes on 2 cores)
  *   npm run chaos -- redis-restart        only the named ones: tool-faults, stalled-job,
- *                                         worker-kill, redis-restart, malformed, retention
+ *                                         worker-kill, redis-restart, malformed, retention, hostile
  *   CHAOS_SCALE=0.2 npm run chaos         smaller batches (a fifth of the stories)
  */
 import { ensureRedisServer, RestartableRedis } from '@switchyard/redis';
 import { say } from './chaos/harness.js';
-import { SCENARIOS, type ScenarioName, type ScenarioResult } from './chaos/scenarios.js';
+import type { ScenarioResult } from './chaos/harness.js';
+import { SCENARIOS, type ScenarioName } from './chaos/scenarios.js';
 
 const names = Object.keys(SCENARIOS) as ScenarioName[];
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

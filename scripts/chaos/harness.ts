@@ -8,6 +8,18 @@ import type { RestartableRedis } from '@switchyard/redis';
 import { Children, type Child } from '../launcher/processes.js';
 import { startStack } from '../launcher/stack.js';
 
+export interface ScenarioResult {
+  scenario: string;
+  passed: boolean;
+  figures: Record<string, unknown>;
+}
+
+export interface ScenarioOptions {
+  redis: RestartableRedis;
+  /** Stories per batch scenario (the issue's sizes by default). */
+  size: (fallback: number) => number;
+}
+
 export const say = (line: string) => process.stderr.write(`${line}\n`);
 
 export interface ChaosStack {
@@ -18,6 +30,8 @@ export interface ChaosStack {
   /** The reference tool services: name → URL, and the key they take. */
   toolServices: Record<string, string>;
   toolKey: string;
+  /** `/metrics` of the orchestrator, then of each worker process. */
+  metricsUrls: string[];
   /** The worker processes now running (a killed one is restarted by the launcher). */
   workers(): Child[];
   post<T>(path: string, body: unknown): Promise<T>;
@@ -46,6 +60,7 @@ export async function startChaosStack(options: { redis: Pick<RestartableRedis, '
     prefix,
     toolServices,
     toolKey,
+    metricsUrls: [`${stack.apiUrl}/metrics`, ...stack.workerMetricsUrls],
     workers: () => children.all.filter((c) => c.name.startsWith('worker-') && c.process.exitCode === null && c.process.signalCode === null),
     /** POSTs as a careful client does: a 503 is tried again after its Retry-After, for up to 30 s. */
     async post<T>(path: string, body: unknown) {
@@ -64,6 +79,16 @@ export async function startChaosStack(options: { redis: Pick<RestartableRedis, '
     },
     close: () => children.stopAll(),
   };
+}
+
+/** Runs `work` on a stack of its own, stopped afterwards whatever happens. */
+export async function withStack<T>(options: Parameters<typeof startChaosStack>[0], work: (stack: ChaosStack) => Promise<T>): Promise<T> {
+  const stack = await startChaosStack(options);
+  try {
+    return await work(stack);
+  } finally {
+    await stack.close();
+  }
 }
 
 export interface RunEvent {

@@ -2,34 +2,14 @@
  * The fault scenarios of `npm run chaos`, each on a stack of its own (separate processes, loopback
  * only, every loop bounded in count and time). Each returns its figures and whether it passed.
  */
-import type { RestartableRedis } from '@switchyard/redis';
 import { malformedBodies, malformedRunPaths } from '../../services/orchestrator/src/testing/malformed.js';
 import { auditRuns } from './audit.js';
-import { readRunEvents, say, startChaosStack, until, type ChaosStack } from './harness.js';
+import { hostile } from './hostile.js';
+import { readRunEvents, say, until, withStack, type ChaosStack, type ScenarioOptions, type ScenarioResult } from './harness.js';
 import { redisFootprint } from './redis-footprint.js';
-
-export interface ScenarioResult {
-  scenario: string;
-  passed: boolean;
-  figures: Record<string, unknown>;
-}
-
-export interface ScenarioOptions {
-  redis: RestartableRedis;
-  /** Stories per batch scenario (the issue's sizes by default). */
-  size: (fallback: number) => number;
-}
 
 const topics = (n: number, label: string) => Array.from({ length: n }, (_, i) => ({ topic: `${label} ${i}` }));
 
-async function withStack<T>(options: Parameters<typeof startChaosStack>[0], work: (stack: ChaosStack) => Promise<T>): Promise<T> {
-  const stack = await startChaosStack(options);
-  try {
-    return await work(stack);
-  } finally {
-    await stack.close();
-  }
-}
 
 /** 100 stories while every tool service fails 30 % of its calls with 503 and cuts 20 % of its streams. */
 export async function toolFaults({ redis, size }: ScenarioOptions): Promise<ScenarioResult> {
@@ -167,5 +147,5 @@ export async function retention({ redis, size }: ScenarioOptions): Promise<Scena
   });
 }
 
-export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'redis-restart': redisRestart, malformed, retention } as const;
+export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'redis-restart': redisRestart, malformed, retention, hostile } as const;
 export type ScenarioName = keyof typeof SCENARIOS;
