@@ -12,6 +12,8 @@
  *   npm run stack -- --compiled                the services' compiled JavaScript (built first)
  */
 import path from 'node:path';
+import { z } from 'zod';
+import { parseEnv, pipelineEnvShape, redisUrlOf } from '@switchyard/config';
 import { resolveRedis, type RedisHandle } from '@switchyard/redis';
 import { apiClient } from './launcher/api.js';
 import { parseLaunch, USAGE } from './launcher/args.js';
@@ -63,8 +65,10 @@ function explain(error: unknown): void {
 }
 
 try {
-  redis = await resolveRedis({ url: process.env.REDIS_URL });
-  say(`redis        ${redis.url}${process.env.REDIS_URL ? '  (given)' : redis.owned ? '  (started; data in .data/redis)' : '  (already running from .data/redis)'}`);
+  // REDIS_URL or REDIS_CLUSTER_NODES (not both), read as the services read them: a bad value stops here.
+  const given = redisUrlOf(parseEnv({ service: 'npm start', schema: z.object({ REDIS_URL: pipelineEnvShape.REDIS_URL, REDIS_CLUSTER_NODES: pipelineEnvShape.REDIS_CLUSTER_NODES }), source: process.env }));
+  redis = await resolveRedis({ url: given });
+  say(`redis        ${redis.url}${given ? '  (given)' : redis.owned ? '  (started; data in .data/redis)' : '  (already running from .data/redis)'}`);
 } catch (error) {
   explain(error);
   await shutdown(1);

@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mcpPort, passedThrough } from './stack.js';
+import { passedThrough, SERVICE_VARIABLES } from './service-env.js';
+import { mcpPort } from './stack.js';
 
 test('the services get the settings of theirs the launcher was given, and nothing else of its environment', () => {
   const passed = passedThrough({ TASK_RETENTION_MS: '120000', FAULT_WRITING_STREAM_MS: '3000', WORKER_CONCURRENCY: '50', COMPACT_AFTER_MS: '', HOME: '/root', AWS_SECRET_ACCESS_KEY: 'no' });
   assert.deepEqual(passed, { TASK_RETENTION_MS: '120000', FAULT_WRITING_STREAM_MS: '3000', WORKER_CONCURRENCY: '50' });
+});
+
+test("every variable of the services' env schemas reaches them, except what the launcher sets for each child", () => {
+  const given = Object.fromEntries([...SERVICE_VARIABLES].map((name) => [name, 'x']));
+  const passed = passedThrough(given);
+  for (const name of ['TOOL_SERVICES', 'EXPRESSION_TIMEOUT_MS', 'EVENT_LOOP_STALL_MS', 'SEARCH_QUEUE_CONCURRENCY', 'ALLOWED_ORIGINS', 'CKB_MCP_URL', 'LLM_BASE_URL', 'FAULT_EDITING_TASK_MS', 'HOST']) assert.equal(passed[name], 'x', name);
+  for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'PORT', 'API_KEYS', 'METRICS_PORT', 'SEARCH_SERVICE_URL', 'WRITING_SERVICE_PORT', 'TOOL_SERVICE_API_KEYS']) assert.equal(passed[name], undefined, name);
 });
 
 test('MCP_PORT is a port or unset, and anything else stops the launch naming it', () => {

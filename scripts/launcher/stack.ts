@@ -11,13 +11,12 @@ import { taggedPrefix } from '@switchyard/config';
 import { localApiKey } from '@switchyard/http-kit';
 import { freePort, REPO_ROOT } from '@switchyard/redis';
 import { choosePort } from './ports.js';
+import { passedThrough } from './service-env.js';
 import { startService, waitUntilHealthy, type Children } from './processes.js';
 import type { Runtime } from './runtime.js';
 import { waitForWorkers } from './workers-ready.js';
 
 const SERVICES = ['SEARCH', 'OUTLINE', 'WRITING', 'EDITING'] as const;
-/** Variables handed through to the children when set, so every documented knob works from here. */
-const PASS_THROUGH = /^(QUEUE_PREFIX|RUN_RETENTION_S|WORKER_CONCURRENCY|LOCK_DURATION_MS|STALLED_INTERVAL_MS|RECONCILE_INTERVAL_MS|RETENTION_PASS_MS|COMPACT_INTERVAL_MS|COMPACT_AFTER_MS|TASK_RETENTION_MS|STAGE_MAX_\w+|SHUTDOWN_GRACE_MS|HOST|\w+_SERVICE_(MODE|TIMEOUT_MS)|\w+_QUEUE_(CONCURRENCY|RATE)|LLM_\w+|FAULT_\w+|OTEL_EXPORTER_OTLP_\w+|EXPRESSION_\w+|EVENT_LOOP_STALL_MS)$/;
 
 export interface Stack {
   apiUrl: string;
@@ -30,10 +29,6 @@ export interface Stack {
   mcpUrl?: string;
 }
 
-/** Which variables the children get from the launcher's environment, before its own. */
-export function passedThrough(env: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => PASS_THROUGH.test(e[0]) && Boolean(e[1])));
-}
 
 export async function startStack(options: {
   redisUrl: string;
