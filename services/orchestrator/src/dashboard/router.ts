@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { ErrorCodes } from '@switchyard/contracts';
-import type { BrowserSessions, FailedKeyLimiter, KeyRing} from '@switchyard/http-kit';
+import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import { clientAddress, HttpError, methodNotAllowed, presentedSession, sessionCookie, tooManyFailedKeys } from '@switchyard/http-kit';
 import { jsonBody } from '../json-body.js';
 
