@@ -118,7 +118,9 @@ test('/docs needs no key and answers an HTML page that loads only assets this se
     await asset.arrayBuffer();
   }
   assert.doesNotMatch(html, /https?:\/\//, 'no absolute URL, so nothing is fetched from elsewhere');
-  assert.match(html, /url: '\/openapi\.json'/);
+  // The initializer is a file of the page (no inline script, for its Content-Security-Policy).
+  assert.match(html, /<script src="\/docs\/init\.js"><\/script>/);
+  assert.match(await (await fetch(`${stack.api.url}/docs/init.js`)).text(), /url: '\/openapi\.json'/);
 });
 
 test('/docs serves only the reference page\'s own files, not the rest of the Swagger UI package', async () => {
