@@ -5,12 +5,12 @@
  * on answering. The count is shared by every orchestrator on the same Redis.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import { parseToolServicesEnv } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
 import { testRedis, uniquePrefix } from '@switchyard/redis';
 import { startOrchestrator, type RunningOrchestrator, type StartOrchestratorOptions } from './server.js';
+import { sendFrom, type AddressedReply } from './testing/from-address.js';
 
 const KEY = 'key-guesses-right-0123';
 const LIMIT = 10;
@@ -30,30 +30,8 @@ async function orchestrator(prefix: string, options: Partial<StartOrchestratorOp
   return api;
 }
 
-interface Reply {
-  status: number;
-  retryAfter: string | undefined;
-  body: { error?: { code: string; details?: { retry_after_s?: number } } };
-}
-
-/** A request made from `from`, a loopback address of the test's choosing. */
-function send(base: string, path: string, options: { from: string; method?: string; headers?: Record<string, string>; body?: unknown }): Promise<Reply> {
-  const url = new URL(path, base);
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', localAddress: options.from, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        const retryAfter = res.headers['retry-after'];
-        resolve({ status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, body: text ? (JSON.parse(text) as Reply['body']) : {} });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+type Reply = AddressedReply;
+const send = sendFrom;
 
 const openSession = (api: RunningOrchestrator, from: string, key: string) => send(api.url, '/ui/session', { from, method: 'POST', body: { key } });
 const readRuns = (api: RunningOrchestrator, from: string, key: string) => send(api.url, '/v1/runs', { from, headers: { authorization: `Bearer ${key}` } });

@@ -160,3 +160,5 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
 
 export { WorkerProcesses, waitFor } from './worker-processes.js';
 export { readSse } from './events.js';
+export { sendFrom } from './from-address.js';
+export type { AddressedReply } from './from-address.js';
