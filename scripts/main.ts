@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { parseEnv, pipelineEnvShape, redisUrlOf } from '@switchyard/config';
 import { resolveRedis, type RedisHandle } from '@switchyard/redis';
 import { apiClient } from './launcher/api.js';
-import { parseLaunch, USAGE } from './launcher/args.js';
+import { launcherKey, parseLaunch, USAGE } from './launcher/args.js';
 import { runBatch } from './launcher/batch.js';
 import { ChildFailed, Children, logTail, LOG_DIR } from './launcher/processes.js';
 import { buildCompiled } from './launcher/runtime.js';
@@ -36,6 +36,11 @@ if (parsed.kind === 'error') {
   process.exit(2);
 }
 const { plan } = parsed;
+const chosenKey = launcherKey(process.env, { batch: plan.topics.length > 0 });
+if (chosenKey.kind === 'error') {
+  say(`npm start: ${chosenKey.message}`);
+  process.exit(2);
+}
 
 const children = new Children();
 const aborted = new AbortController();
@@ -85,7 +90,7 @@ if (plan.compiled) {
   say(`build        compiled JavaScript in each workspace's dist/ (${((Date.now() - building) / 1000).toFixed(1)} s)`);
 }
 
-const stack = await startStack({ redisUrl: (redis as RedisHandle).url, env: process.env, workers: plan.workers, port: plan.port, children, say, runtime: plan.compiled ? 'compiled' : 'tsx', mcp: plan.serve }).catch(async (error: unknown) => {
+const stack = await startStack({ redisUrl: (redis as RedisHandle).url, env: process.env, workers: plan.workers, port: plan.port, children, say, runtime: plan.compiled ? 'compiled' : 'tsx', mcp: plan.serve, apiKey: chosenKey.key }).catch(async (error: unknown) => {
   explain(error);
   return shutdown(1);
 });

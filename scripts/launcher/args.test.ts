@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseLaunch, SAMPLE_TOPICS } from './args.js';
+import { launcherKey, parseLaunch, SAMPLE_TOPICS } from './args.js';
 
 test('with no arguments the launcher writes the three sample stories with two workers and stops', () => {
   assert.deepEqual(parseLaunch([], {}), { kind: 'plan', plan: { topics: [...SAMPLE_TOPICS], serve: false, workers: 2, port: undefined, compiled: false } });
@@ -36,4 +36,19 @@ test('an unknown option, a bad WORKERS or PORT, or topics with --no-batch are re
 test('--help asks for the usage', () => {
   assert.deepEqual(parseLaunch(['a topic', '--help'], {}), { kind: 'help' });
   assert.deepEqual(parseLaunch(['-h'], {}), { kind: 'help' });
+});
+
+test('the launcher calls the API with the first key of API_KEYS that may start runs, its scopes left off', () => {
+  assert.deepEqual(launcherKey({}, { batch: true }), { kind: 'key', key: undefined });
+  assert.deepEqual(launcherKey({ API_KEYS: 'watcher:read,agent:read+run,root' }, { batch: true }), { kind: 'key', key: 'agent' });
+  assert.deepEqual(launcherKey({ API_KEYS: 'root,agent:run' }, { batch: true }), { kind: 'key', key: 'root' });
+  assert.deepEqual(launcherKey({ API_KEYS: 'watcher:read' }, { batch: false }), { kind: 'key', key: 'watcher' }, 'serving only, any key is printed');
+});
+
+test('a bad API_KEYS entry, or a batch with no key that may start runs, stops the launch with one line', () => {
+  const bad = launcherKey({ API_KEYS: 'k1,k2:write' }, { batch: true });
+  assert.equal(bad.kind, 'error');
+  assert.match((bad as { message: string }).message, /^API_KEYS: entry 2 \(scopes "write"\): unknown scope "write"/);
+  const readOnly = launcherKey({ API_KEYS: 'watcher:read,ops:admin' }, { batch: true });
+  assert.match((readOnly as { message: string }).message, /no key with the 'run' scope/);
 });

@@ -2,6 +2,7 @@
  * What the launcher was asked to do, from its command line and the few variables it reads itself.
  * Pure, so that every combination is tested without starting anything.
  */
+import { allows, apiKeyList } from '@switchyard/config';
 
 export const SAMPLE_TOPICS = [
   'a lighthouse keeper who collects lost letters',
@@ -55,4 +56,20 @@ export function parseLaunch(argv: readonly string[], env: Record<string, string 
     kind: 'plan',
     plan: { topics: batch ? (topics.length > 0 ? topics : [...SAMPLE_TOPICS]) : [], serve: serve || !batch, workers, port, compiled },
   };
+}
+
+/**
+ * The key the launcher itself calls the API with, from API_KEYS as the services parse it: the
+ * first key holding `run`, which starting its batch needs (with no batch, the first key if none
+ * does, to print). `key` undefined: API_KEYS is unset and the local key is used. A bad entry, or
+ * a batch with no key that may start it, is one line.
+ */
+export function launcherKey(env: Record<string, string | undefined>, options: { batch: boolean }): { kind: 'key'; key: string | undefined } | { kind: 'error'; message: string } {
+  if (!env.API_KEYS?.trim()) return { kind: 'key', key: undefined };
+  const parsed = apiKeyList.safeParse(env.API_KEYS);
+  if (!parsed.success) return { kind: 'error', message: `API_KEYS: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+  const runner = parsed.data.find((entry) => allows(entry.scopes, 'run'));
+  if (!runner && options.batch) return { kind: 'error', message: "API_KEYS has no key with the 'run' scope, which the launcher's batch needs (give one, or serve with --no-batch)" };
+  const key = (runner ?? parsed.data[0])?.key;
+  return { kind: 'key', key };
 }

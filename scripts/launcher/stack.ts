@@ -41,12 +41,14 @@ export async function startStack(options: {
   runtime?: Runtime;
   /** Start the MCP bridge too, on MCP_PORT or 8090 (default false: a batch needs no bridge). */
   mcp?: boolean;
+  /** The key of API_KEYS the launcher calls the API with (launcherKey); default: the local key. */
+  apiKey?: string | undefined;
 }): Promise<Stack> {
   const { env, say, children } = options;
   const runtime = options.runtime ?? 'tsx';
   const passed = passedThrough(env);
   const logLevel = env.LOG_LEVEL || 'warn';
-  const apiKey = env.API_KEYS?.split(',')[0]?.trim() || localApiKey(path.join(REPO_ROOT, '.data')).key;
+  const apiKey = options.apiKey ?? localApiKey(path.join(REPO_ROOT, '.data')).key;
   const external = SERVICES.every((s) => env[`${s}_SERVICE_URL`]);
 
   const serviceUrls: Record<string, string> = {};

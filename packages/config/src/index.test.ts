@@ -23,7 +23,8 @@ test('an empty variable counts as unset', () => {
 test('the pipeline and HTTP service variables parse alike in every service, with their defaults', () => {
   const schema = z.object({ ...httpServiceEnvShape(8090), ...pipelineEnvShape });
   const env = parseEnv({ service: 's', schema, source: { API_KEYS: 'k1,k2', QUEUE_PREFIX: '{sy}' } });
-  assert.deepEqual(httpServiceConfig(env), { port: 8090, host: '127.0.0.1', apiKeys: ['k1', 'k2'] });
+  const all = ['read', 'run', 'admin'];
+  assert.deepEqual(httpServiceConfig(env), { port: 8090, host: '127.0.0.1', apiKeys: [{ key: 'k1', scopes: all }, { key: 'k2', scopes: all }] });
   assert.deepEqual(pipelineConfig(env), { redisUrl: undefined, prefix: '{sy}', retentionSeconds: 7 * 24 * 3600 });
   assert.equal(httpServiceConfig(parseEnv({ service: 's', schema, source: { API_KEYS: ' , ' } })).apiKeys, undefined, 'an empty key list means the local key');
   assert.throws(() => parseEnv({ service: 'orchestrator', schema, source: { QUEUE_PREFIX: 'a b' } }), /QUEUE_PREFIX/);

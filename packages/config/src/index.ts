@@ -3,10 +3,17 @@
  * stops the process with a single line naming the variable, before anything else happens.
  */
 import { z } from 'zod';
+import { apiKeyList, type ApiKeyEntry } from './api-keys.js';
+
+export { SCOPES, allows, apiKeyList, parseApiKeyEntry, withImpliedScopes } from './api-keys.js';
+export type { ApiKeyEntry, Scope } from './api-keys.js';
 
 export class EnvError extends Error {
   override name = 'EnvError';
 }
+
+/** Variables whose value is a secret: a bad one is named, never shown. */
+const SECRET_VARIABLE = /(^|_)(KEYS?|SECRET|TOKEN|PASSWORD)(_|$)/;
 
 /** Parses `source` against `schema`; throws EnvError whose message names the first bad variable. */
 export function parseEnv<S extends z.ZodType>(options: { service: string; schema: S; source: Record<string, string | undefined> }): z.output<S> {
@@ -16,8 +23,9 @@ export function parseEnv<S extends z.ZodType>(options: { service: string; schema
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const name = issue?.path.map(String).join('.') || '(environment)';
-  const value = issue?.path.length ? options.source[String(issue.path[0])] : undefined;
-  const shown = value === undefined ? 'unset' : `"${value.length > 60 ? `${value.slice(0, 60)}…` : value}"`;
+  const variable = issue?.path.length ? String(issue.path[0]) : undefined;
+  const value = variable === undefined ? undefined : options.source[variable];
+  const shown = value === undefined ? 'unset' : SECRET_VARIABLE.test(variable ?? '') ? 'value hidden' : `"${value.length > 60 ? `${value.slice(0, 60)}…` : value}"`;
   throw new EnvError(`${options.service}: invalid environment variable ${name} (${shown}): ${issue?.message ?? 'invalid'}`);
 }
 
@@ -114,9 +122,25 @@ export function httpServiceEnvShape(defaultPort: number) {
     PORT: z.coerce.number().int().min(0).max(65_535).default(defaultPort),
     /** Default 127.0.0.1: loopback only until the deployment says otherwise. */
     HOST: z.string().min(1).default('127.0.0.1'),
-    /** Accepted API keys; unset uses (or generates) the local key under `.data/` (local use). */
-    API_KEYS: commaList.optional(),
+    /**
+     * Accepted API keys and their scopes, `k1,k2:read,k3:read+run` (see api-keys.ts); unset uses
+     * (or generates) the local key under `.data/`, with every scope (local use).
+     */
+    API_KEYS: apiKeyList.optional(),
   };
+}
+
+/** How many wrong API keys a client address may present (orchestrator, MCP bridge). */
+export const failedKeyEnvShape = {
+  /** Wrong keys one client address may present per window; past it the address is answered 429 (default 10). */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
+  /** The window of AUTH_FAILURE_LIMIT, in seconds from the address's first wrong key (default 60). */
+  AUTH_FAILURE_WINDOW_S: z.coerce.number().int().min(1).max(24 * 3600).default(60),
+};
+
+/** The parsed failedKeyEnvShape variables, as FailedKeyLimiter takes them. */
+export function failedKeyConfig(env: { AUTH_FAILURE_LIMIT: number; AUTH_FAILURE_WINDOW_S: number }) {
+  return { limit: env.AUTH_FAILURE_LIMIT, windowMs: env.AUTH_FAILURE_WINDOW_S * 1000 };
 }
 
 /**
@@ -141,6 +165,6 @@ export function pipelineConfig(env: { REDIS_URL?: string | undefined; REDIS_CLUS
 }
 
 /** The parsed httpServiceEnvShape variables; no keys (or an empty list) means the local key. */
-export function httpServiceConfig(env: { PORT: number; HOST: string; API_KEYS?: string[] | undefined }) {
+export function httpServiceConfig(env: { PORT: number; HOST: string; API_KEYS?: ApiKeyEntry[] | undefined }) {
   return { port: env.PORT, host: env.HOST, apiKeys: env.API_KEYS && env.API_KEYS.length > 0 ? env.API_KEYS : undefined };
 }

@@ -1,15 +1,17 @@
 /**
- * API-key auth for every HTTP service: the key comes in `X-API-Key` or `Authorization: Bearer`.
- * Keys are compared by their SHA-256 digests in constant time, so response timing says nothing
- * about how much of a guess was right.
+ * API-key auth for every HTTP service: the key comes in `X-API-Key` or `Authorization: Bearer`
+ * (or, where a service serves pages, as a browser session's cookie). The request's principal (its
+ * key's digest and scopes) is recorded for the scope checks after it (key-ring.ts).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
+import type { ApiKeyEntry } from '@switchyard/config';
 import { ErrorCodes } from '@switchyard/contracts';
+import type { BrowserSessions } from './browser-sessions.js';
+import { clientAddress } from './client-address.js';
 import { HttpError } from './errors.js';
-import { presentedSession, sameOriginOrSafe, sessionMatcher } from './session.js';
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
+import { retryAfterSeconds, type FailedKeyLimiter } from './failed-keys.js';
+import { AuthErrorCodes, KeyRing, setPrincipal, type Principal } from './key-ring.js';
+import { presentedSession, sameOriginOrSafe } from './session.js';
 
 /** The key a request presents, from `X-API-Key` or a Bearer token; undefined when none. */
 export function presentedKey(req: Pick<Request, 'get'>): string | undefined {
@@ -20,43 +22,84 @@ export function presentedKey(req: Pick<Request, 'get'>): string | undefined {
   return match?.[1]?.trim();
 }
 
-/** Builds a matcher over a fixed set of keys. */
+/** Builds a matcher over a fixed set of keys (every key compared in constant time). */
 export function keyMatcher(keys: readonly string[]): (candidate: string | undefined) => boolean {
-  const digests = keys.map(digest);
-  return (candidate) => {
-    if (!candidate) return false;
-    const presented = digest(candidate);
-    let matched = false;
-    for (const known of digests) matched = timingSafeEqual(known, presented) || matched;
-    return matched;
-  };
+  const ring = new KeyRing(keys);
+  return (candidate) => ring.identify(candidate) !== undefined;
+}
+
+/** The 429 of an address refused for its wrong keys. */
+export function tooManyFailedKeys(ms: number): HttpError {
+  const seconds = retryAfterSeconds(ms);
+  return new HttpError({
+    status: 429,
+    code: AuthErrorCodes.tooManyFailedKeys,
+    message: `Too many wrong API keys from this address; try again in ${seconds} s`,
+    details: { retry_after_s: Number(seconds) },
+    headers: { 'Retry-After': seconds },
+  });
+}
+
+export interface ApiKeyAuthOptions {
+  /** Accepted keys (plain keys have every scope); must not be empty (leave the middleware out to disable auth). */
+  keys: KeyRing | readonly (string | ApiKeyEntry)[];
+  /** Realm named in the challenge (default "switchyard"). */
+  realm?: string;
+  /**
+   * Also accept a browser session's cookie when no key is presented, looked up here; a request so
+   * authenticated that changes state must come from this origin (403 `cross_origin` otherwise).
+   * Default: no sessions.
+   */
+  sessions?: BrowserSessions;
+  /** Counts wrong keys per client address and refuses an address over its limit with 429 (default: not counted). */
+  failedKeys?: FailedKeyLimiter;
 }
 
 /**
- * Rejects requests without a valid key with 401 and `WWW-Authenticate: Bearer`.
- * @param options.keys accepted keys; must not be empty (leave the middleware out to disable auth)
- * @param options.realm realm named in the challenge (default "switchyard")
- * @param options.sessionCookie also accept a browser session's cookie (see session.ts) when no
- *   key is presented; a request so authenticated that changes state must come from this origin
- *   (403 `cross_origin` otherwise). Default false.
+ * Rejects requests without a valid key (or session) with 401 and `WWW-Authenticate: Bearer`, and
+ * records the principal of those it lets through.
  */
-export function apiKeyAuth(options: { keys: readonly string[]; realm?: string; sessionCookie?: boolean }): RequestHandler {
-  if (options.keys.length === 0) throw new Error('apiKeyAuth needs at least one key');
-  const matches = keyMatcher(options.keys);
-  const matchesSession = sessionMatcher(options.keys);
+export function apiKeyAuth(options: ApiKeyAuthOptions): RequestHandler {
+  const ring = options.keys instanceof KeyRing ? options.keys : new KeyRing(options.keys);
+  if (ring.size === 0) throw new Error('apiKeyAuth needs at least one key');
   const challenge = `Bearer realm="${options.realm ?? 'switchyard'}"`;
-  return (req, _res, next) => {
-    const key = presentedKey(req);
-    if (matches(key)) return next();
-    if (!key && options.sessionCookie && matchesSession(presentedSession(req))) {
-      if (sameOriginOrSafe(req)) return next();
-      return next(new HttpError({ status: 403, code: 'cross_origin', message: 'A request made with the session cookie that changes state must come from this origin' }));
-    }
-    next(new HttpError({
+  const unauthorized = (key: string | undefined) =>
+    new HttpError({
       status: 401,
       code: ErrorCodes.unauthorized,
       message: key ? 'The API key is not valid' : 'An API key is required (X-API-Key or Authorization: Bearer)',
       headers: { 'WWW-Authenticate': challenge },
-    }));
+    });
+  const accept = (req: Request, principal: Principal, next: (error?: unknown) => void) => {
+    setPrincipal(req, principal);
+    next();
+  };
+
+  return (req, _res, next) => {
+    const key = presentedKey(req);
+    if (key) {
+      const address = clientAddress(req);
+      const refused = options.failedKeys?.knownRefusal(address) ?? 0;
+      if (refused > 0) return next(tooManyFailedKeys(refused));
+      const identity = ring.identify(key);
+      if (identity) return accept(req, { ...identity, via: 'key' }, next);
+      if (!options.failedKeys) return next(unauthorized(key));
+      void options.failedKeys.fail(address).then((ms) => next(ms > 0 ? tooManyFailedKeys(ms) : unauthorized(key)));
+      return;
+    }
+    const token = options.sessions ? presentedSession(req) : undefined;
+    if (!options.sessions || !token) return next(unauthorized(undefined));
+    const sessions = options.sessions;
+    sessions
+      .find(token)
+      .then(async (digest) => {
+        const identity = digest === undefined ? undefined : ring.byDigest(digest);
+        // A session whose key was removed from the configuration ends here, for good.
+        if (digest !== undefined && !identity) await sessions.end(token);
+        if (!identity) return next(unauthorized(undefined));
+        if (!sameOriginOrSafe(req)) return next(new HttpError({ status: 403, code: 'cross_origin', message: 'A request made with the session cookie that changes state must come from this origin' }));
+        accept(req, { ...identity, via: 'session' }, next);
+      })
+      .catch(next);
   };
 }

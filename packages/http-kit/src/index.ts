@@ -1,7 +1,16 @@
 export { HttpError, errorBody, describeZodError, errorMiddleware, methodNotAllowed, notFoundHandler } from './errors.js';
 export type { ErrorLogger } from './errors.js';
-export { apiKeyAuth, presentedKey, keyMatcher } from './auth.js';
-export { SESSION_COOKIE, sessionToken, sessionMatcher, presentedSession, sameOriginOrSafe, sessionCookie } from './session.js';
+export { apiKeyAuth, presentedKey, keyMatcher, tooManyFailedKeys } from './auth.js';
+export type { ApiKeyAuthOptions } from './auth.js';
+export { AuthErrorCodes, KeyRing, keyDigest, principalOf, setPrincipal, requireScope, insufficientScope } from './key-ring.js';
+export type { KeyIdentity, Principal } from './key-ring.js';
+export { SESSION_COOKIE, presentedSession, sameOriginOrSafe, sessionCookie } from './session.js';
+export { BrowserSessions } from './browser-sessions.js';
+export type { BrowserSessionsOptions } from './browser-sessions.js';
+export { FailedKeyLimiter, retryAfterSeconds } from './failed-keys.js';
+export type { FailedKeyLimiterOptions } from './failed-keys.js';
+export { addressBucket, clientAddress } from './client-address.js';
+export { boundedRedisCall } from './redis-call.js';
 export { listen } from './listen.js';
 export type { Listening } from './listen.js';
 export { localApiKey, configuredOrLocalKeys } from './local-key.js';

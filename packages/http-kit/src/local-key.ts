@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { withImpliedScopes, type ApiKeyEntry } from '@switchyard/config';
 
 export function localApiKey(dataDir: string): { key: string; file: string; created: boolean } {
   const file = path.join(dataDir, 'api-key');
@@ -20,12 +21,12 @@ export function localApiKey(dataDir: string): { key: string; file: string; creat
 }
 
 /**
- * The keys a service accepts: the configured ones, or else the local key, announced with one line
- * on stdout (a person starting the service locally needs it to call it).
+ * The keys a service accepts: the configured ones, or else the local key with every scope,
+ * announced with one line on stdout (a person starting the service locally needs it to call it).
  */
-export function configuredOrLocalKeys(configured: string[] | undefined, dataDir: string): string[] {
+export function configuredOrLocalKeys(configured: ApiKeyEntry[] | undefined, dataDir: string): ApiKeyEntry[] {
   if (configured && configured.length > 0) return configured;
   const local = localApiKey(dataDir);
   process.stdout.write(`API key (${local.created ? 'generated' : 'kept'} in ${path.relative(process.cwd(), local.file)}): ${local.key}\n`);
-  return [local.key];
+  return [{ key: local.key, scopes: withImpliedScopes([]) }];
 }

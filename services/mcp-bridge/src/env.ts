@@ -3,7 +3,7 @@
  * variables and ignores those of the HTTP endpoint.
  */
 import { z } from 'zod';
-import { expressionEnvShape, expressionSandboxConfig, booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { booleanFlag, commaList, expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -11,8 +11,9 @@ import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switc
 const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
 
 export const BridgeEnv = z.object({
-  /** API_KEYS: the orchestrator's keys. */
+  /** API_KEYS: the orchestrator's keys, with their scopes (which tools a session sees; see tool-scopes.ts). */
   ...httpServiceEnvShape(8090),
+  ...failedKeyEnvShape,
   ...pipelineEnvShape,
   ...expressionEnvShape,
   /** Origins a browser may call from; a request with any other Origin is refused (403). */
@@ -48,7 +49,9 @@ export const BridgeEnv = z.object({
 export interface BridgeConfig {
   port: number;
   host: string;
-  apiKeys: string[] | undefined;
+  apiKeys: ApiKeyEntry[] | undefined;
+  /** Wrong keys per client address: how many, over what window (ms). */
+  failedKeys: { limit: number; windowMs: number };
   allowedOrigins: string[];
   redisUrl: string | undefined;
   prefix: string;
@@ -76,6 +79,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   return {
     ...httpServiceConfig(env),
     ...pipelineConfig(env),
+    failedKeys: failedKeyConfig(env),
     allowedOrigins: env.ALLOWED_ORIGINS,
     logLevel: env.LOG_LEVEL,
     sessionTtlSeconds: env.SESSION_TTL_S,

@@ -35,6 +35,7 @@ const running = await startBridgeHttp({
   toolServices: config.toolServices,
   extraSuites,
   apiKeys,
+  failedKeys: config.failedKeys,
   allowedOrigins: config.allowedOrigins,
   sessionTtlSeconds: config.sessionTtlSeconds,
   eventTtlSeconds: config.eventTtlSeconds,

@@ -46,8 +46,14 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
-  list(): Tool[] {
-    return [...this.#tools.values()].map((entry) => entry.descriptor);
+  /** The tools as `tools/list` shows them; with `include`, only those it keeps. */
+  list(include: (entry: RegisteredTool) => boolean = () => true): Tool[] {
+    return [...this.#tools.values()].filter(include).map((entry) => entry.descriptor);
+  }
+
+  /** Every registered tool. */
+  entries(): RegisteredTool[] {
+    return [...this.#tools.values()];
   }
 
   get size(): number {

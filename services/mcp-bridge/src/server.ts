@@ -10,10 +10,12 @@ import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/int
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import { SCOPES, type Scope } from '@switchyard/config';
 import type { Logger } from '@switchyard/logger';
 import { InvalidArgumentsError, type SessionState, type ToolContext, type ToolOutcome } from '@switchyard/tool-suite';
 import { installFeatures, type BridgeFeatures } from './features.js';
 import type { ToolRegistry } from './registry.js';
+import { mayUseTool, toolScope } from './tool-scopes.js';
 import { runAsTask } from './tasks/run-as-task.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: '0.1.0' } as const;
@@ -38,6 +40,11 @@ export interface BridgeServerOptions {
   tasks?: TaskStore;
   /** Resources, prompts, completions and logging; without them the server serves tools only. */
   features?: BridgeFeatures;
+  /**
+   * The scopes of the key the session was opened with: tools needing another are neither listed
+   * nor callable (see tool-scopes.ts). Default: every scope (stdio, whose user started the bridge).
+   */
+  scopes?: ReadonlySet<Scope>;
 }
 
 export function createBridgeServer(options: BridgeServerOptions): Server {
@@ -54,7 +61,8 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
   server.registerCapabilities({ tools: toolsCapability });
   const features = options.features ? installFeatures(mcp, options.features, options.session) : undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.list() }));
+  const scopes = options.scopes ?? new Set(SCOPES);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.list((entry) => mayUseTool(scopes, entry.suite, entry.tool.name)) }));
   const stopTelling = options.tools.onToolsAdded(() => void server.sendToolListChanged().catch(() => undefined));
   // An ended or evicted session has nobody left to tell. Callers that want to know of the close too chain onto this.
   server.onclose = () => {
@@ -66,6 +74,7 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
     const { name } = request.params;
     const entry = options.tools.get(name);
     if (!entry) throw invalidParams(`Unknown tool: ${name}`, { tool: name });
+    if (!mayUseTool(scopes, entry.suite, name)) return insufficientScope(name, toolScope(entry.suite, name), scopes);
     const args = request.params.arguments ?? {};
     const issues = entry.check(args);
     const refuse = (message: string, details: unknown) => toCallToolResult(entry.refuse({ message: `Invalid arguments for tool ${name}: ${message}`, details, args, requestId: extra.requestId }));
@@ -119,6 +128,19 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
  */
 function invalidParams(message: string, data: Record<string, unknown>): Error & { code: number; data: unknown } {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams, data });
+}
+
+/** A tool the session's key may not use: a result with `isError`, text only (the tool's output schema need not admit it). */
+function insufficientScope(tool: string, needed: Scope, held: ReadonlySet<Scope>): CallToolResult {
+  const scopes = [...held];
+  const body = {
+    error: {
+      code: 'insufficient_scope',
+      message: `Tool ${tool} needs the '${needed}' scope; this session's key has ${scopes.map((s) => `'${s}'`).join(', ')}`,
+      details: { tool, required_scope: needed, scopes },
+    },
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
 /** The outcome as structured content, and as the same JSON in a text block for clients without it. */

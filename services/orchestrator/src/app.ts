@@ -2,7 +2,8 @@
  * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape. `/health`,
  * `/metrics` (Prometheus), the pipeline format's schema, the OpenAPI document and its reference
  * page are public, and so is the dashboard's page (it shows nothing without the key). `/v1` and
- * Bull Board at `/admin/queues` take the key or the browser session's cookie.
+ * Bull Board at `/admin/queues` take the key or the browser session's cookie, and each route
+ * then needs the scope route-scopes.ts names for it.
  */
 import express, { Router, type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
@@ -16,6 +17,7 @@ import { aceflowRouter } from './routes/aceflow.js';
 import { batchesRouter } from './routes/batches.js';
 import { healthRouter } from './routes/health.js';
 import { openApiRouter } from './routes/openapi.js';
+import { queueBoardGuard, scopeGuard } from './route-scopes.js';
 import { pipelineSchemaRouter, pipelinesRouter } from './routes/pipelines.js';
 import { runsRouter } from './routes/runs.js';
 import { storiesRouter } from './routes/stories.js';
@@ -38,11 +40,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
   if (deps.metrics) app.use(metricsRouter(deps.metrics));
-  app.use(dashboardRouter({ apiKeys: deps.apiKeys }));
-  const auth = apiKeyAuth({ keys: deps.apiKeys, sessionCookie: true });
+  app.use(dashboardRouter({ keys: deps.keys, sessions: deps.sessions, failedKeys: deps.failedKeys }));
+  const auth = apiKeyAuth({ keys: deps.keys, sessions: deps.sessions, failedKeys: deps.failedKeys });
   app.use('/v1', auth);
+  // Before any route reads its body or Redis: a key without the scope is refused first.
+  app.use(scopeGuard());
   // Bull Board is an Express app of its own, so its routes are no operations of this API.
-  app.use(QUEUE_BOARD_PATH, auth, unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }), deps.queueBoard.handler);
+  app.use(QUEUE_BOARD_PATH, auth, queueBoardGuard, unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }), deps.queueBoard.handler);
   // Every /v1 route needs Redis: while it is unreachable they answer 503 within a second.
   app.use('/v1', unavailableGuard({ unavailable: () => redisUnavailable(deps.redis) }));
   app.use(storiesRouter(deps));

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { OrchestratorHealth } from '@switchyard/contracts';
+import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
 import type { BatchStore, PipelineQueues, PipelineStore, RunStore, ToolDirectory } from '@switchyard/pipeline';
@@ -19,7 +20,12 @@ export interface AppDeps {
   tools: ToolDirectory;
   /** For commands and to duplicate per SSE client. */
   redis: Redis;
-  apiKeys: readonly string[];
+  /** The configured keys and their scopes. */
+  keys: KeyRing;
+  /** The dashboard's browser sessions. */
+  sessions: BrowserSessions;
+  /** Wrong keys counted per client address. */
+  failedKeys: FailedKeyLimiter;
   logger: Logger;
   health: () => Promise<HealthReport>;
   streams: SseStreams;

@@ -2,7 +2,7 @@
  * Configuration of the orchestrator, parsed once at start-up.
  */
 import { z } from 'zod';
-import { expressionEnvShape, expressionSandboxConfig, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -12,6 +12,11 @@ export const OrchestratorEnv = z.object({
   ...pipelineEnvShape,
   ...expressionEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
+  ...failedKeyEnvShape,
+  /** Seconds without a request after which a dashboard session ends (default 2 h). */
+  UI_SESSION_IDLE_S: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(2 * 3600),
+  /** Seconds after its opening at which a dashboard session ends, however busy (default 24 h). */
+  UI_SESSION_MAX_S: z.coerce.number().int().min(60).max(365 * 24 * 3600).default(24 * 3600),
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
 });
@@ -19,7 +24,11 @@ export const OrchestratorEnv = z.object({
 export interface OrchestratorConfig {
   port: number;
   host: string;
-  apiKeys: string[] | undefined;
+  apiKeys: ApiKeyEntry[] | undefined;
+  /** Dashboard sessions: idle and absolute lifetimes, in ms. */
+  sessions: { idleMs: number; maxMs: number };
+  /** Wrong keys per client address: how many, over what window (ms). */
+  failedKeys: { limit: number; windowMs: number };
   redisUrl: string | undefined;
   prefix: string;
   logLevel: z.infer<typeof OrchestratorEnv>['LOG_LEVEL'];
@@ -37,6 +46,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     ...httpServiceConfig(env),
     ...pipelineConfig(env),
     logLevel: env.LOG_LEVEL,
+    sessions: { idleMs: env.UI_SESSION_IDLE_S * 1000, maxMs: env.UI_SESSION_MAX_S * 1000 },
+    failedKeys: failedKeyConfig(env),
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),

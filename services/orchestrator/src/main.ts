@@ -23,6 +23,8 @@ const running = await startOrchestrator({
   redisUrl: redis.url,
   prefix: config.prefix,
   apiKeys,
+  sessions: config.sessions,
+  failedKeys: config.failedKeys,
   toolServices: config.toolServices,
   logger,
   port: config.port,

@@ -8,7 +8,7 @@ import { after, afterEach, before, test } from 'node:test';
 import { parseExposition, sampleSum } from '@switchyard/metrics/testing';
 import { reportRedisOutagesTo, RestartableRedis } from '@switchyard/redis';
 import { readSse } from './testing/events.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
+import { startTestStack, TEST_API_KEY, type TestStack } from './testing/stack.js';
 import { checkStoryText } from './testing/text-checks.js';
 
 let redis: RestartableRedis;
@@ -45,6 +45,8 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number, what:
 }
 
 test('while Redis is down every route answers within a second (503 redis_unavailable, /health degraded), and all recover when it is back', async () => {
+  const opened = await fetch(`${stack.api.url}/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: TEST_API_KEY }) });
+  const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   await redis.kill();
   const answers = [
     await timed('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a lamp in the dark' }) }),
@@ -52,6 +54,21 @@ test('while Redis is down every route answers within a second (503 redis_unavail
     await timed('/v1/batches/batch_x'),
     await timed('/health'),
   ];
+  // The dashboard's session is a record in Redis: its requests, and opening one, are refused as
+  // quickly. (An empty Authorization keeps the stack's helper from adding the test key.)
+  const sessionAnswers = [
+    await timed('/v1/runs?limit=5', { headers: { cookie, authorization: '' } }),
+    await timed('/ui/session', { method: 'POST', headers: { authorization: '' }, body: JSON.stringify({ key: TEST_API_KEY }) }),
+  ];
+  for (const answer of sessionAnswers) {
+    assert.ok(answer.ms < 1000, `a session request answered in ${answer.ms} ms`);
+    assert.equal(answer.status, 503);
+    assert.equal(answer.body.error?.code, 'redis_unavailable');
+  }
+  // A wrong key cannot be counted meanwhile: it is still only a wrong key, answered at once.
+  const wrong = await timed('/v1/runs?limit=5', { headers: { authorization: 'Bearer not-the-key' } });
+  assert.equal(wrong.status, 401);
+  assert.ok(wrong.ms < 1000, `a wrong key answered in ${wrong.ms} ms`);
   process.stdout.write(`# while Redis is down: ${JSON.stringify(answers.map((a) => ({ status: a.status, ms: a.ms, code: a.body.error?.code ?? a.body.status })))}\n`);
   for (const answer of answers) assert.ok(answer.ms < 1000, `answered in ${answer.ms} ms`);
   for (const answer of answers.slice(0, 3)) assert.equal(answer.body.error?.code, 'redis_unavailable');

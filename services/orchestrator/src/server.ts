@@ -3,8 +3,9 @@
  * `main.ts` uses it with the environment's configuration; tests and the local launcher too.
  */
 import type { Express } from 'express';
+import type { ApiKeyEntry } from '@switchyard/config';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { listen } from '@switchyard/http-kit';
+import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
@@ -19,7 +20,12 @@ export interface StartOrchestratorOptions {
   redisUrl: string;
   /** BullMQ prefix and run-store namespace (default "sy"). */
   prefix?: string;
-  apiKeys: readonly string[];
+  /** Accepted keys: plain keys have every scope, parsed API_KEYS entries their own. */
+  apiKeys: readonly (string | ApiKeyEntry)[];
+  /** Dashboard sessions' lifetimes (defaults: 2 h idle, 24 h in all, 50 per key). */
+  sessions?: Pick<BrowserSessionsOptions, 'idleMs' | 'maxMs' | 'perKey'>;
+  /** Wrong keys allowed per client address and window (defaults: 10 a minute). */
+  failedKeys?: Pick<FailedKeyLimiterOptions, 'limit' | 'windowMs'>;
   toolServices: ToolServicesConfig;
   logger: Logger;
   /** Default 0: a free port. */
@@ -72,7 +78,12 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   };
 
   const queueBoard = createQueueBoard({ redis, prefix, queueNames: configuredQueueNames(tools.services()) });
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry });
+  const access = {
+    keys: new KeyRing(options.apiKeys),
+    sessions: new BrowserSessions({ redis, prefix, ...options.sessions }),
+    failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
+  };
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

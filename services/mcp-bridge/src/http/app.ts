@@ -7,7 +7,8 @@
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
-import { errorMiddleware, HttpError, jsonBody, notFoundHandler, presentedKey, unavailableGuard } from '@switchyard/http-kit';
+import type { ApiKeyEntry } from '@switchyard/config';
+import { errorMiddleware, FailedKeyLimiter, HttpError, jsonBody, KeyRing, notFoundHandler, presentedKey, principalOf, unavailableGuard, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import { metricsHandler } from '@switchyard/metrics';
 import { checkRedis, redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -28,7 +29,10 @@ export interface BridgeAppOptions {
   redis: Redis;
   /** The deployment's key prefix; sessions live under `{prefix}:mcp:`. */
   prefix: string;
-  apiKeys: readonly string[];
+  /** Accepted keys: plain keys have every scope, parsed API_KEYS entries their own (which tools a session sees). */
+  apiKeys: readonly (string | ApiKeyEntry)[];
+  /** Wrong keys allowed per client address and window (defaults: 10 a minute). */
+  failedKeys?: Pick<FailedKeyLimiterOptions, 'limit' | 'windowMs'>;
   /** Browser origins allowed (default none: only requests without an Origin). */
   allowedOrigins?: readonly string[];
   logger: Logger;
@@ -100,18 +104,20 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
   }
 
   app.use('/mcp', originGuard(options.allowedOrigins ?? []));
-  app.use('/mcp', bearerAuth({ keys: options.apiKeys, ...(oauth ? { resourceMetadataUrl: (req: Request) => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp` } : {}) }));
+  const failedKeys = new FailedKeyLimiter({ redis: options.redis, prefix: options.prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') });
+  app.use('/mcp', bearerAuth({ keys: new KeyRing(options.apiKeys), failedKeys, ...(oauth ? { resourceMetadataUrl: (req: Request) => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp` } : {}) }));
   // Sessions, their events and tasks live in Redis: while it is unreachable /mcp answers 503 within a second.
   app.use('/mcp', unavailableGuard({ unavailable: () => redisUnavailable(options.redis) }));
   app.use('/mcp', jsonBody({ limit: `${MAX_MCP_MESSAGE_BYTES}b` }), parseErrors);
   app.all('/mcp', async (req, res) => {
     const token = presentedKey(req) as string; // the auth guard let the request through
     const digest = keyDigest(token);
+    const scopes = principalOf(req)?.scopes ?? new Set();
     const body: unknown = req.body;
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
     if (req.method === 'POST' && messages.some((message) => isInitializeRequest(message))) {
       const initialize = messages.find((message) => isInitializeRequest(message)) as { params: Record<string, unknown> };
-      const session = await sessions.open(initialize.params, digest);
+      const session = await sessions.open(initialize.params, digest, scopes);
       options.metrics?.sessionOpened();
       await forward(session.transport, req, res, { parsedBody: body, token });
       return;
@@ -121,7 +127,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
       res.status(400).json(jsonRpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
       return;
     }
-    const session = await sessions.find(sessionId, digest);
+    const session = await sessions.find(sessionId, digest, scopes);
     if (!session) {
       res.status(404).json(jsonRpcError(-32001, 'Session not found'));
       return;

@@ -1,12 +1,12 @@
 /**
  * What stands before `/mcp`: the Origin check against DNS rebinding (a page on a foreign origin
  * that resolves to this host is refused, 403), CORS for the origins allowed, and the bearer key
- * (the orchestrator's keys; 401 with `WWW-Authenticate`, naming the protected-resource metadata
- * when an authorization server is configured).
+ * (the orchestrator's keys and scopes; 401 with `WWW-Authenticate`, naming the protected-resource
+ * metadata when an authorization server is configured; 429 for an address past its wrong keys).
  */
 import type { RequestHandler } from 'express';
 import { ErrorCodes } from '@switchyard/contracts';
-import { errorBody, keyMatcher, presentedKey } from '@switchyard/http-kit';
+import { clientAddress, errorBody, presentedKey, setPrincipal, tooManyFailedKeys, type FailedKeyLimiter, type KeyRing } from '@switchyard/http-kit';
 
 /** `https://app.example.com` matches itself; `http://localhost:*` matches any port. */
 export function originMatcher(allowed: readonly string[]): (origin: string) => boolean {
@@ -56,19 +56,33 @@ export function originGuard(allowed: readonly string[]): RequestHandler {
 }
 
 /**
- * @param options.keys accepted keys (not empty)
+ * @param options.keys accepted keys and their scopes (not empty); the principal is recorded for the session
+ * @param options.failedKeys counts wrong keys per client address (default: not counted)
  * @param options.resourceMetadataUrl named in the challenge when OAuth metadata is served
  */
-export function bearerAuth(options: { keys: readonly string[]; resourceMetadataUrl?: (req: Parameters<RequestHandler>[0]) => string }): RequestHandler {
-  if (options.keys.length === 0) throw new Error('bearerAuth needs at least one key');
-  const matches = keyMatcher(options.keys);
+export function bearerAuth(options: { keys: KeyRing; failedKeys?: FailedKeyLimiter; resourceMetadataUrl?: (req: Parameters<RequestHandler>[0]) => string }): RequestHandler {
+  if (options.keys.size === 0) throw new Error('bearerAuth needs at least one key');
   return (req, res, next) => {
     const key = presentedKey(req);
-    if (matches(key)) return next();
+    const address = clientAddress(req);
+    const tooMany = (ms: number) => {
+      const refusal = tooManyFailedKeys(ms);
+      res.status(429).set(refusal.headers).json(errorBody(refusal.code, refusal.message, refusal.details));
+    };
+    const refused = key ? (options.failedKeys?.knownRefusal(address) ?? 0) : 0;
+    if (refused > 0) return tooMany(refused);
+    const identity = options.keys.identify(key);
+    if (identity) {
+      setPrincipal(req, { ...identity, via: 'key' });
+      return next();
+    }
     const metadata = options.resourceMetadataUrl ? `, resource_metadata="${options.resourceMetadataUrl(req)}"` : '';
-    res
-      .status(401)
-      .set('WWW-Authenticate', `Bearer realm="switchyard"${key ? ', error="invalid_token"' : ''}${metadata}`)
-      .json(errorBody(ErrorCodes.unauthorized, key ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer or X-API-Key)'));
+    const unauthorized = () =>
+      res
+        .status(401)
+        .set('WWW-Authenticate', `Bearer realm="switchyard"${key ? ', error="invalid_token"' : ''}${metadata}`)
+        .json(errorBody(ErrorCodes.unauthorized, key ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer or X-API-Key)'));
+    if (!key || !options.failedKeys) return unauthorized();
+    void options.failedKeys.fail(address).then((ms) => (ms > 0 ? tooMany(ms) : unauthorized()));
   };
 }

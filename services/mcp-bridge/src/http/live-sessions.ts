@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Scope } from '@switchyard/config';
 import type { Logger } from '@switchyard/logger';
 import type { Redis } from 'ioredis';
 import type { BridgeFeatures } from '../features.js';
@@ -77,22 +78,30 @@ export class LiveSessions {
     return this.#leases.size;
   }
 
-  /** A new session, recorded in Redis once the client's initialize request has gone through. */
-  async open(initialize: Record<string, unknown>, keyDigest: string): Promise<LiveSession> {
-    return this.#build(randomUUID(), keyDigest, async (id) => {
+  /**
+   * A new session, recorded in Redis once the client's initialize request has gone through.
+   * @param scopes the scopes of the key opening it: which tools the session sees and may call
+   */
+  async open(initialize: Record<string, unknown>, keyDigest: string, scopes: ReadonlySet<Scope>): Promise<LiveSession> {
+    return this.#build(randomUUID(), keyDigest, scopes, async (id) => {
       await this.#options.records.create(id, { initialize, keyDigest, createdAt: new Date().toISOString() });
     });
   }
 
-  /** The session, live here or re-created from Redis; undefined when it does not exist for this key. */
-  async find(sessionId: string, keyDigest: string): Promise<LiveSession | undefined> {
+  /**
+   * The session, live here or re-created from Redis; undefined when it does not exist for this key.
+   * @param scopes the key's scopes, for a session re-created here (the key is the one that opened it)
+   */
+  async find(sessionId: string, keyDigest: string, scopes: ReadonlySet<Scope>): Promise<LiveSession | undefined> {
     if (!SESSION_ID.test(sessionId)) return undefined;
     const live = this.#sessions.get(sessionId);
     if (live) return sameDigest(live.keyDigest, keyDigest) ? live : undefined;
-    let restoring = this.#restoring.get(sessionId);
+    // Per key too: a restore asked by another key builds nothing, and must not stand for the owner's.
+    const attempt = `${sessionId} ${keyDigest}`;
+    let restoring = this.#restoring.get(attempt);
     if (!restoring) {
-      restoring = this.#restore(sessionId).finally(() => this.#restoring.delete(sessionId));
-      this.#restoring.set(sessionId, restoring);
+      restoring = this.#restore(sessionId, keyDigest, scopes).finally(() => this.#restoring.delete(attempt));
+      this.#restoring.set(attempt, restoring);
     }
     const restored = await restoring;
     return restored && sameDigest(restored.keyDigest, keyDigest) ? restored : undefined;
@@ -107,10 +116,13 @@ export class LiveSessions {
     this.#sessions.clear();
   }
 
-  async #restore(sessionId: string): Promise<LiveSession | undefined> {
+  /** Re-creates a session recorded in Redis, for the key that opened it only (its server holds that key's scopes). */
+  async #restore(sessionId: string, keyDigest: string, scopes: ReadonlySet<Scope>): Promise<LiveSession | undefined> {
     const record = await this.#options.records.get(sessionId);
-    if (!record) return undefined;
-    const session = await this.#build(sessionId, record.keyDigest, undefined, async (transport, eventStore) => {
+    if (!record || !sameDigest(record.keyDigest, keyDigest)) return undefined;
+    const concurrent = this.#sessions.get(sessionId);
+    if (concurrent) return concurrent;
+    const session = await this.#build(sessionId, record.keyDigest, scopes, undefined, async (transport, eventStore) => {
       eventStore.mute(true);
       try {
         await replay(transport, { jsonrpc: '2.0', id: `restore-${randomUUID()}`, method: 'initialize', params: record.initialize });
@@ -126,6 +138,7 @@ export class LiveSessions {
   async #build(
     id: string,
     keyDigest: string,
+    scopes: ReadonlySet<Scope>,
     onInitialized?: (id: string) => Promise<void>,
     restore?: (transport: WebStandardStreamableHTTPServerTransport, eventStore: RedisEventStore) => Promise<void>,
   ): Promise<LiveSession> {
@@ -151,7 +164,7 @@ export class LiveSessions {
     transport.onerror = (error) => logger.debug({ err: error, session: id }, 'transport');
     const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id, leases: this.#leases, observer: this.#options.taskObserver });
     const features = this.#options.features;
-    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks, ...(features ? { features } : {}) });
+    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks, scopes, ...(features ? { features } : {}) });
     const session: LiveSession = { id, transport, server, keyDigest, active: 0, lastSeen: Date.now() };
     await server.connect(transport);
     await restore?.(transport, eventStore);

@@ -8,9 +8,10 @@ import type { ZodOpenApiContentObject, ZodOpenApiPathsObject, ZodOpenApiResponse
 import { ApiErrorBody } from '@switchyard/contracts';
 import { BATCH_ID, EVENT_ID_PATTERN, PIPELINE_NAME, RUN_ID } from '@switchyard/pipeline';
 import { IdempotencyKey } from '../idempotency.js';
+import { routeAccess } from '../route-scopes.js';
 
 /** Statuses an error may answer with, each with what it means on every route. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
 
 const json = (schema: z.ZodType): ZodOpenApiContentObject => ({ 'application/json': { schema } });
 
@@ -22,11 +23,13 @@ const GENERIC: Record<ErrorStatus, string> = {
   409: 'A conflict with what exists',
   413: 'The body is over its limit (`payload_too_large`)',
   415: 'The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`)',
+  429: 'Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed',
   503: 'Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds',
 };
 
 const HEADERS: Partial<Record<ErrorStatus, z.ZodObject>> = {
   401: z.object({ 'WWW-Authenticate': z.string().describe('`Bearer realm="switchyard"`') }),
+  429: z.object({ 'Retry-After': z.string().describe('Seconds until this address may present a key again') }),
   503: z.object({ 'Retry-After': z.string().describe('Seconds to wait') }),
 };
 
@@ -50,19 +53,42 @@ export function errors(options: { v1: boolean; routeErrors?: Partial<Record<Erro
   return responses;
 }
 
+/** The security schemes of the document: any one of them is enough. */
+export const SECURITY_SCHEMES = ['bearerKey', 'headerKey', 'sessionCookie'] as const;
+
+const STATE_CHANGING = ['post', 'put', 'patch', 'delete'];
+
+/** What 403 means on an operation that needs `scope`. */
+function forbiddenMeaning(scope: string, changesState: boolean): string {
+  const lacking = `The key (or the session's key) lacks the \`${scope}\` scope this operation needs (\`insufficient_scope\`, naming it in \`details.required_scope\`)`;
+  return changesState ? `${lacking}; or the request was made with the browser session cookie alone, not from this origin (\`cross_origin\`)` : lacking;
+}
+
 /**
- * Adds 403 `cross_origin` to every `/v1` operation that changes state: made with the browser
- * session's cookie alone, it is refused unless it comes from this origin.
+ * States on every operation what route-scopes.ts says it needs: a public one asks no key; one that
+ * needs a scope names it in each security requirement (OpenAPI 3.1 lets `http` and `apiKey`
+ * schemes list the roles an operation needs) and documents the 403 and 429 of the key checks.
+ * An operation the table does not know fails the document's generation.
  */
-export function withCrossOriginRefusal(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
+export function withAccessRules(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
   return Object.fromEntries(
     Object.entries(paths).map(([path, item]) => {
-      if (!path.startsWith('/v1/') || !item) return [path, item];
+      if (!item) return [path, item];
       const changed = Object.fromEntries(
         Object.entries(item).map(([method, operation]) => {
-          if (!['post', 'put', 'patch', 'delete'].includes(method) || !operation || typeof operation !== 'object' || !('responses' in operation)) return [method, operation];
+          if (!operation || typeof operation !== 'object' || !('responses' in operation)) return [method, operation];
+          const access = routeAccess(method, path);
+          if (access === undefined) throw new Error(`${method} ${path} has no line in ROUTE_SCOPES (route-scopes.ts)`);
+          if (access === 'public') return [method, { ...operation, security: [] }];
           const { responses } = operation as { responses: ZodOpenApiResponsesObject };
-          return [method, { ...operation, responses: { ...responses, '403': errorResponse(403, GENERIC[403]) } }];
+          return [
+            method,
+            {
+              ...operation,
+              security: SECURITY_SCHEMES.map((scheme) => ({ [scheme]: [access] })),
+              responses: { ...responses, '403': errorResponse(403, forbiddenMeaning(access, STATE_CHANGING.includes(method))), '429': errorResponse(429, GENERIC[429]) },
+            },
+          ];
         }),
       );
       return [path, changed];

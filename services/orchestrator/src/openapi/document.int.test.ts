@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { routeAccess } from '../route-scopes.js';
 import { registeredRoutes } from '../testing/routes.js';
 import { startTestStack, type TestStack } from '../testing/stack.js';
 
@@ -72,7 +73,7 @@ test('every route the app serves is in the document, and the document has no rou
   assert.deepEqual([...documented].filter((r) => !served.has(r)), [], 'documented but not served');
 });
 
-test('the key is a Bearer token, X-API-Key or the browser session cookie, asked of every /v1 operation and of no other', () => {
+test('the key is a Bearer token, X-API-Key or the browser session cookie, asked with its scope of every /v1 operation and of no other', () => {
   const schemes = document.components.securitySchemes;
   const bearer = Object.entries(schemes).find(([, s]) => s.type === 'http' && s.scheme === 'bearer');
   const header = Object.entries(schemes).find(([, s]) => s.type === 'apiKey' && s.in === 'header' && s.name === 'X-API-Key');
@@ -83,8 +84,10 @@ test('the key is a Bearer token, X-API-Key or the browser session cookie, asked 
   for (const { method, path, operation } of operations()) {
     const label = `${method} ${path}`;
     if (path.startsWith('/v1/')) {
-      assert.equal(operation.security, undefined, `${label} keeps the document's security`);
-      for (const status of ['401', '503']) assert.ok(operation.responses[status], `${label} documents ${status}`);
+      const scope = routeAccess(method, path);
+      assert.ok(scope && scope !== 'public', `${label} needs a scope`);
+      assert.deepEqual(operation.security, [{ [bearer[0]]: [scope] }, { [header[0]]: [scope] }, { [cookie[0]]: [scope] }], `${label} names its scope in each scheme`);
+      for (const status of ['401', '403', '429', '503']) assert.ok(operation.responses[status], `${label} documents ${status}`);
     } else {
       assert.deepEqual(operation.security, [], `${label} is public`);
     }
@@ -115,7 +118,9 @@ test('/docs needs no key and answers an HTML page that loads only assets this se
     await asset.arrayBuffer();
   }
   assert.doesNotMatch(html, /https?:\/\//, 'no absolute URL, so nothing is fetched from elsewhere');
-  assert.match(html, /url: '\/openapi\.json'/);
+  // The initializer is a file of the page (no inline script, for its Content-Security-Policy).
+  assert.match(html, /<script src="\/docs\/init\.js"><\/script>/);
+  assert.match(await (await fetch(`${stack.api.url}/docs/init.js`)).text(), /url: '\/openapi\.json'/);
 });
 
 test('/docs serves only the reference page\'s own files, not the rest of the Swagger UI package', async () => {

@@ -26,7 +26,7 @@ import {
   StoryRequest,
 } from '@switchyard/contracts';
 import { PipelineList, PipelineRegistered, PipelineView, StoredDefinition } from '../routes/pipeline-shapes.js';
-import { withCrossOriginRefusal } from './common.js';
+import { SECURITY_SCHEMES, withAccessRules } from './common.js';
 import { dashboardPaths } from './dashboard-paths.js';
 import { pipelinePaths } from './pipeline-paths.js';
 import { pruneSchemas } from './prune.js';
@@ -61,9 +61,9 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): oas
         title: 'Switchyard orchestrator',
         version: options.version ?? PACKAGE_VERSION,
         description:
-          'Runs multi-agent pipelines as jobs on BullMQ over Redis. Every `/v1` route needs the API key, as `Authorization: Bearer KEY` or `X-API-Key: KEY`. Errors are `{error:{code,message,details}}`; a method a path does not take answers 405 with `Allow`.',
+          'Runs multi-agent pipelines as jobs on BullMQ over Redis. Every `/v1` route needs an API key, as `Authorization: Bearer KEY` or `X-API-Key: KEY`, holding the scope its operation names in `security` (`read`, `run` or `admin`; a key configured without scopes holds all three, and each implies `read`). Errors are `{error:{code,message,details}}`; a method a path does not take answers 405 with `Allow`.',
       },
-      security: [{ bearerKey: [] }, { headerKey: [] }, { sessionCookie: [] }],
+      security: SECURITY_SCHEMES.map((scheme) => ({ [scheme]: [] })),
       tags: [
         { name: 'runs', description: 'Start, read, follow and cancel runs' },
         { name: 'batches', description: 'Many runs at once' },
@@ -71,7 +71,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): oas
         { name: 'service', description: 'Health and this document (no key needed)' },
         { name: 'dashboard', description: 'The run dashboard and its browser session' },
       ],
-      paths: withCrossOriginRefusal({ ...runPaths, ...pipelinePaths, ...dashboardPaths }),
+      paths: withAccessRules({ ...runPaths, ...pipelinePaths, ...dashboardPaths }),
       components: {
         securitySchemes: {
           bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key of `API_KEYS`, as `Authorization: Bearer KEY`' },

@@ -56,11 +56,15 @@ export class KeyWatch {
     }
   }
 
-  /** Runs `request`, which must be refused, and fails if a key appeared under the prefix meanwhile. */
+  /**
+   * Runs `request`, which must be refused, and fails if a key appeared under the prefix meanwhile;
+   * but for the count of wrong keys from the client's address, the one write a wrong key is meant
+   * to make (FailedKeyLimiter).
+   */
   async refused(request: () => Promise<Response>): Promise<ErrorReply> {
     const before = await this.keys();
     const reply = await readError(await request());
-    const added = [...(await this.keys())].filter((key) => !before.has(key));
+    const added = [...(await this.keys())].filter((key) => !before.has(key) && !key.startsWith(`${keyspace(this.#prefix).shared}:auth:failed:`));
     assert.deepEqual(added, [], `a refused request (HTTP ${reply.status} ${reply.error.code}) wrote nothing`);
     assert.ok(reply.status >= 400 && reply.status < 500, `a client error, not HTTP ${reply.status}: ${reply.error.message}`);
     return reply;

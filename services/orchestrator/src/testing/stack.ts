@@ -13,7 +13,7 @@ import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
 import { createHttpStageWriter, createHttpTools, startWorkers, type RunningWorkers, type StageBudget } from '@switchyard/workers';
-import { startOrchestrator, type RunningOrchestrator } from '../server.js';
+import { startOrchestrator, type RunningOrchestrator, type StartOrchestratorOptions } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
 /** The key the stack's tool services accept and its workers send (TOOL_SERVICE_API_KEY). */
@@ -60,6 +60,12 @@ export interface TestStackOptions {
   budget?: StageBudget;
   /** AceFlow loop bounds for the in-process workers (defaults 2 and 2). */
   aceflow?: { maxRegenerations?: number; maxDefectLoops?: number };
+  /** The orchestrator's keys (default: TEST_API_KEY alone, with every scope). */
+  apiKeys?: StartOrchestratorOptions['apiKeys'];
+  /** Wrong keys allowed per client address (default: the orchestrator's, 10 a minute). */
+  failedKeys?: StartOrchestratorOptions['failedKeys'];
+  /** Dashboard sessions' lifetimes (default: the orchestrator's). */
+  sessions?: StartOrchestratorOptions['sessions'];
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -101,7 +107,17 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
             ...options.aceflow,
           },
         });
-  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000, ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}) });
+  const api = await startOrchestrator({
+    redisUrl: redis.url,
+    prefix,
+    apiKeys: options.apiKeys ?? [TEST_API_KEY],
+    toolServices: toolConfig,
+    logger,
+    heartbeatMs: 1000,
+    ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}),
+    ...(options.failedKeys ? { failedKeys: options.failedKeys } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
+  });
 
   const request = (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
@@ -144,3 +160,5 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
 
 export { WorkerProcesses, waitFor } from './worker-processes.js';
 export { readSse } from './events.js';
+export { sendFrom } from './from-address.js';
+export type { AddressedReply } from './from-address.js';
