@@ -51,6 +51,11 @@ export interface BridgeDeps {
   tools: ToolRegistry;
   /** Resources, prompts, completions and logging: what every session's server shares. */
   features: BridgeFeatures;
+  /**
+   * Resolves once the shipped pipelines are registered (or could not be) and every registered
+   * pipeline's tool is listed: a session opened after it lists the same tools over stdio as over HTTP.
+   */
+  ready: Promise<void>;
   /** Closes the queues, the stream hub and the Redis connection. */
   close(): Promise<void>;
 }
@@ -65,7 +70,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const supervisor = new SupervisorStore({ redis, prefix });
   const notices = new BridgeNotices();
   // Workers and the orchestrator register them too; a bridge on its own should not depend on them.
-  registerShippedPipelines(pipelines).catch((error: unknown) => {
+  const shipped = registerShippedPipelines(pipelines).catch((error: unknown) => {
     options.onError?.(error);
     notices.warn('the shipped pipelines could not be registered by this bridge', { error: error instanceof Error ? error.message : String(error) });
   });
@@ -103,6 +108,8 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     pipelines,
     tools,
     features,
+    // Bounded: with Redis away at start the bridge still serves, and the tools come when it does.
+    ready: Promise.race([shipped.then(() => pipelineTools.announceRegistered()).catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref())]),
     async close() {
       hub.close();
       await pipelineTools.close();

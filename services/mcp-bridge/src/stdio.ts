@@ -53,5 +53,7 @@ process.stdin.once('end', () => void stop('stdin closed'));
 process.once('SIGTERM', () => void stop('SIGTERM'));
 process.once('SIGINT', () => void stop('SIGINT'));
 
+// The first tools/list then has every pipeline's tool, as over HTTP.
+await deps.ready;
 await server.connect(new BoundedStdioTransport());
 logger.info({ redis: redis.url, prefix: config.prefix, tools: deps.tools.size }, 'mcp-bridge on stdio');

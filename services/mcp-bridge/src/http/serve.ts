@@ -33,6 +33,7 @@ export async function startBridgeHttp(options: StartBridgeHttpOptions): Promise<
   const deps = openBridgeDeps({ ...options, runObserver: metrics.runs });
   const app = createBridgeApp({ ...options, tools: deps.tools, features: deps.features, redis: deps.redis, prefix: deps.prefix, metrics });
   metrics.watch({ redis: deps.redis, sessions: app.sessions });
+  await deps.ready;
   const listening = await listen(app.app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

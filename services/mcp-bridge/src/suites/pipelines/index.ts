@@ -24,6 +24,8 @@ export interface PipelinesSuiteDeps extends PipelineRunsDeps {
 export interface PipelinesSuite extends ToolSuite {
   /** Tells of each new pipeline version by name (e.g. for resource subscriptions); answers the function that stops telling. */
   onPipelineChanged(listener: (name: string) => void): () => void;
+  /** Publishes a tool for every pipeline registered now; resolves once they are in the listing. */
+  announceRegistered(): Promise<void>;
   /** Stops following registrations. */
   close(): Promise<void>;
 }
@@ -97,6 +99,7 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
     const tools = stored.map((s) => pipelineTool(deps, s));
     if (tools.length > 0) for (const listener of listeners) listener(tools);
   };
+  const announceRegistered = async () => announce((await deps.pipelines.list()).map((p) => p.name));
   subscriber.on('message', (_channel, name: string) => {
     void announce([name]).catch(() => undefined);
     for (const listener of [...changeListeners]) listener(name);
@@ -138,11 +141,9 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
     onToolsAdded(listener) {
       listeners.add(listener);
       // The pipelines registered before this process started.
-      void deps.pipelines
-        .list()
-        .then((all) => announce(all.map((p) => p.name)))
-        .catch(() => undefined);
+      void announceRegistered().catch(() => undefined);
     },
+    announceRegistered,
     onPipelineChanged(listener) {
       changeListeners.add(listener);
       return () => void changeListeners.delete(listener);
