@@ -31,6 +31,13 @@ export async function openSession(key) {
   throw new ApiError(data?.error?.message ?? `${res.status} ${res.statusText}`, res.status, data?.error?.code);
 }
 
+/** Whether the browser has a session: asked first, so that no request fails before the key is given. */
+export async function sessionOpen() {
+  const res = await fetch('/ui/session', { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  const data = res.ok ? await res.json().catch(() => null) : null;
+  return data?.open === true;
+}
+
 export async function closeSession() {
   await fetch('/ui/session', { method: 'DELETE', credentials: 'same-origin' });
 }

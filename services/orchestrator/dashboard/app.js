@@ -1,6 +1,6 @@
 // The dashboard: a hash router over the runs list, a run's page and the batches, and the key form
 // shown whenever the API answers 401.
-import { closeSession, openSession, Unauthorized } from './api.js';
+import { closeSession, openSession, sessionOpen, Unauthorized } from './api.js';
 import { h, replace } from './dom.js';
 import { batchesView, batchView } from './batches.js';
 import { runView } from './run.js';
@@ -77,5 +77,5 @@ signOut.addEventListener('click', async () => {
   showKeyForm();
 });
 window.addEventListener('hashchange', render);
-render();
+sessionOpen().then((open) => (open ? render() : showKeyForm()), () => render());
 

@@ -16,6 +16,7 @@ export type RouteAccess = Scope | 'public';
 /** `method path` (lower-case method, OpenAPI path) → what the route needs. */
 export const ROUTE_SCOPES = {
   'get /': 'public',
+  'get /ui/session': 'public',
   'post /ui/session': 'public',
   'delete /ui/session': 'public',
   'get /health': 'public',

@@ -38,7 +38,18 @@ test('a wrong key shows an error and no data', async (t) => {
     assert.equal(await page.getByLabel('API key').isVisible(), true, 'the key is asked again');
     assert.equal(await page.locator('table').count(), 0, 'no table of runs');
     assert.equal(await page.getByText('a run no stranger may see').count(), 0);
-    assert.ok(listings.length > 0 && listings.every((status) => status === 401), `every API answer was 401: ${listings.join(', ')}`);
+    assert.ok(listings.every((status) => status === 401), `every API answer was 401: ${listings.join(', ')}`);
+  });
+});
+
+test('before the key is given, the page makes no request that fails and logs no error', async (t) => {
+  await withPage(t, browser, async (page) => {
+    const failed: string[] = [];
+    page.on('response', (res) => res.status() >= 400 && failed.push(`${res.status()} ${res.url()}`));
+    page.on('console', (message) => message.type() === 'error' && failed.push(`console: ${message.text()}`));
+    await page.goto(`${stack.api.url}/`);
+    await page.getByLabel('API key').waitFor();
+    assert.deepEqual(failed, []);
   });
 });
 

@@ -2,7 +2,7 @@
  * The run dashboard: `GET /` answers its page, `/ui/*` its scripts and style (static files of
  * the service's `dashboard/` folder, no build step), `POST /ui/session` turns the API key, given
  * once, into a browser session (a record in Redis, its token in the cookie; see BrowserSessions in
- * http-kit), and `DELETE /ui/session` ends it for good. The page and its files hold no data:
+ * http-kit), `GET /ui/session` says whether the cookie opens one, and `DELETE /ui/session` ends it for good. The page and its files hold no data:
  * everything it shows comes from the `/v1` API, which needs the key or the cookie.
  *
  * Wrong keys given to `POST /ui/session` are counted per client address, asking Redis before the
@@ -22,6 +22,9 @@ export const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.me
 
 /** `POST /ui/session`: the key, as a person pastes it. */
 export const SessionRequest = z.strictObject({ key: z.string().trim().min(1).max(1024) });
+
+/** `GET /ui/session`: whether the cookie opens a session. */
+export const BrowserSessionState = z.object({ open: z.boolean(), scopes: z.array(z.enum(['read', 'run', 'admin'])).optional().describe('The key\'s scopes, when open') });
 
 // The page's scripts come from this server only; nothing inline, no other origin.
 const CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
@@ -58,6 +61,15 @@ export function dashboardRouter(options: DashboardRouterOptions): Router {
     const token = await options.sessions.open(identity.digest);
     res.set('Set-Cookie', sessionCookie(token, { secure: req.secure })).status(204).end();
   });
+  // Whether the cookie opens a session, always answered 200: the page asks before anything else,
+  // so that a browser without a session makes no request that fails.
+  router.get('/ui/session', async (req, res) => {
+    const token = presentedSession(req);
+    const digest = token ? await options.sessions.find(token) : undefined;
+    const identity = digest === undefined ? undefined : options.keys.byDigest(digest);
+    const state: z.infer<typeof BrowserSessionState> = identity ? { open: true, scopes: [...identity.scopes].sort() } : { open: false };
+    res.set('Cache-Control', 'no-store').json(state);
+  });
   // Ending the session needs nothing but its cookie: whoever holds it may end it.
   router.delete('/ui/session', async (req, res) => {
     await options.sessions.end(presentedSession(req));
@@ -65,6 +77,6 @@ export function dashboardRouter(options: DashboardRouterOptions): Router {
   });
 
   router.all('/', methodNotAllowed('GET'));
-  router.all('/ui/session', methodNotAllowed('POST', 'DELETE'));
+  router.all('/ui/session', methodNotAllowed('GET', 'POST', 'DELETE'));
   return router;
 }

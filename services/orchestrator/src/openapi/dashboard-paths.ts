@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { SessionRequest } from '../dashboard/router.js';
+import { BrowserSessionState, SessionRequest } from '../dashboard/router.js';
 import { BODY_ERRORS, errors } from './common.js';
 
 const PUBLIC = { security: [] };
@@ -21,6 +21,14 @@ export const dashboardPaths: ZodOpenApiPathsObject = {
     },
   },
   '/ui/session': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getBrowserSession',
+      tags: ['dashboard'],
+      summary: 'Whether the cookie opens a browser session, and with which scopes',
+      description: 'Always 200, so that a page can ask before it has a session without a failed request.',
+      responses: { '200': { description: 'The session, if any', content: { 'application/json': { schema: BrowserSessionState } } }, ...errors({ v1: false, routeErrors: { 503: true } }) },
+    },
     post: {
       ...PUBLIC,
       operationId: 'openBrowserSession',
