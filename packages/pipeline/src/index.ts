@@ -44,6 +44,7 @@ export type { DefinitionProblem } from './definition/problems.js';
 export { parseDefinitionText, validateDefinition } from './definition/validate.js';
 export type { ToolDirectory } from './definition/validate.js';
 export { toolQueue, kindQueue } from './definition/queues.js';
+export { LinearRegExp, linearRegExpEngine } from './definition/linear-regex.js';
 export { PipelineStore, sameDefinition } from './engine/pipeline-store.js';
 export type { PipelineSummary, RegisterOutcome } from './engine/pipeline-store.js';
 export { startPipelineRun, startPipelineBatch, checkRunInput, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError } from './engine/pipeline-runs.js';
