@@ -41,7 +41,8 @@ export { compileExpression, compileArgs, isTruthy, ExpressionError } from './def
 export type { Expression, ExpressionContext } from './definition/expressions.js';
 export { DefinitionError, problemsRefusal } from './definition/problems.js';
 export type { DefinitionProblem } from './definition/problems.js';
-export { parseDefinitionText, validateDefinition } from './definition/validate.js';
+export { validateDefinition } from './definition/validate.js';
+export { parseDefinitionText } from './definition/parse-text.js';
 export type { ToolDirectory } from './definition/validate.js';
 export { toolQueue, kindQueue } from './definition/queues.js';
 export { LinearRegExp, linearRegExpEngine } from './definition/linear-regex.js';

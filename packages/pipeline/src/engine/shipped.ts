@@ -6,7 +6,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DefinitionError } from '../definition/problems.js';
-import { parseDefinitionText, validateDefinition } from '../definition/validate.js';
+import { parseDefinitionText } from '../definition/parse-text.js';
+import { validateDefinition } from '../definition/validate.js';
 import type { PipelineStore } from './pipeline-store.js';
 
 /** Step kinds registered in code (`uses:`); the workers implement each. */
