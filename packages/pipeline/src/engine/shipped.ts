@@ -14,6 +14,9 @@ import type { PipelineStore } from './pipeline-store.js';
 export const STEP_KINDS = ['aceflow.stage'] as const;
 export type StepKindName = (typeof STEP_KINDS)[number];
 
+/** The shipped pipelines routes depend on (`POST /v1/stories`, `POST /v1/aceflow/runs`): they cannot be deleted. */
+export const SHIPPED_PIPELINE_NAMES: readonly string[] = ['story', 'aceflow'];
+
 export const SHIPPED_PIPELINES_DIR = fileURLToPath(new URL('../../../../pipelines/', import.meta.url));
 
 /** Registers every `*.yaml` of `dir`; resolves with name → version in force. */
