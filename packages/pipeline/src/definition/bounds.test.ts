@@ -83,6 +83,16 @@ test('literals, expressions and versions are bounded, each problem at its place'
   });
 });
 
+test('an expression nested past what compiling it can recurse over is a problem at its place, not a stack overflow', async () => {
+  const raw = { name: 'parens', steps: { a: { uses: 'aceflow.stage', args: { v: `${'('.repeat(1999)}1${')'.repeat(1999)}` }, when: `${'['.repeat(500)}1${']'.repeat(500)}` } } };
+  await assert.rejects(validateDefinition({ raw, version: 1, kinds: ['aceflow.stage'] }), (error: unknown) => {
+    assert.ok(error instanceof DefinitionError, String(error));
+    assert.deepEqual(error.problems.map((p) => p.path).sort(), ['steps.a.args.v', 'steps.a.when']);
+    assert.ok(error.problems.every((p) => /nests too deeply/.test(p.message)));
+    return true;
+  });
+});
+
 test('the nested oneOf schema is refused in milliseconds, naming input, where ajv took seconds', () => {
   const schema = nestedOneOf(25);
   assert.ok(JSON.stringify(schema).length < 2000);
