@@ -46,18 +46,36 @@ export { DEFAULT_EXPRESSION_BUDGET } from './definition/sandbox/budget.js';
 export type { ExpressionBudget, BudgetKind } from './definition/sandbox/budget.js';
 export { DefinitionError, problemsRefusal } from './definition/problems.js';
 export type { DefinitionProblem } from './definition/problems.js';
-export { parseDefinitionText, validateDefinition } from './definition/validate.js';
+export { validateDefinition } from './definition/validate.js';
+export { parseDefinitionText } from './definition/parse-text.js';
 export type { ToolDirectory } from './definition/validate.js';
 export { toolQueue, kindQueue } from './definition/queues.js';
 export { LinearRegExp, linearRegExpEngine } from './definition/linear-regex.js';
-export { PipelineStore, sameDefinition } from './engine/pipeline-store.js';
-export type { PipelineSummary, RegisterOutcome } from './engine/pipeline-store.js';
+export {
+  MAX_DEFINITION_BYTES,
+  MAX_DEFINITION_SIZE,
+  MAX_DEFINITION_NODES,
+  MAX_DEFINITION_DEPTH,
+  MAX_YAML_ALIASES,
+  MAX_STEPS,
+  MAX_NEEDS,
+  MAX_EXPRESSION_CHARS,
+  MAX_LITERAL_SIZE,
+  MAX_SCHEMA_NODES,
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_COST,
+  MAX_VERSION,
+  MAX_LIVE_VERSIONS,
+  MAX_PIPELINES,
+} from './definition/limits.js';
+export { PipelineStore, sameDefinition, parseVersion, UnusablePipelineError } from './engine/pipeline-store.js';
+export type { PipelineSummary, RegisterOutcome, PipelineStoreOptions } from './engine/pipeline-store.js';
 export { startPipelineRun, startPipelineBatch, checkRunInput, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError } from './engine/pipeline-runs.js';
 export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
 export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';
 export type { StepJobSpec } from './engine/step-jobs.js';
 export { advanceRun, finishRun, runEndOf, stepDone, needsAfter } from './engine/advance.js';
-export { registerShippedPipelines, STEP_KINDS, SHIPPED_PIPELINES_DIR } from './engine/shipped.js';
+export { registerShippedPipelines, STEP_KINDS, SHIPPED_PIPELINES_DIR, SHIPPED_PIPELINE_NAMES } from './engine/shipped.js';
 export { definitionProblemsOf, registerDefinition, VersionConflictError } from './engine/register.js';
 export type { PipelineRegistration } from './engine/register.js';
 export type { StepKindName } from './engine/shipped.js';

@@ -61,6 +61,12 @@ export interface SuiteTool {
   annotations?: ToolAnnotations;
   /** A call may take long: the bridge lets clients run it as an MCP task (task support optional). */
   longRunning?: boolean;
+  /**
+   * Checks arguments instead of the bridge's shared validator compiling `inputSchema`: for a
+   * schema a user wrote (a pipeline's input), compiled on its own, with patterns run in linear
+   * time. One line per problem, e.g. `arguments/topic must be string`; none when they pass.
+   */
+  checkArguments?(args: Record<string, unknown>): string[];
   /** `args` have passed `inputSchema`. May throw for a bug; callers' mistakes are outcomes. */
   handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
 }
@@ -97,6 +103,8 @@ export interface ToolSuite {
    * listener is called with each set of tools added. Absent: the tools are fixed.
    */
   onToolsAdded?(listener: (tools: SuiteTool[]) => void): void;
+  /** For a suite whose tools can go after start-up (a deleted pipeline): the listener is called with the names of the tools gone. */
+  onToolsRemoved?(listener: (names: string[]) => void): void;
 }
 
 /** JSON Schema of a zod object schema, as a suite publishes it. */

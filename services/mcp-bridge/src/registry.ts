@@ -33,10 +33,17 @@ export class ToolRegistry {
         this.#tools.set(tool.name, this.#register(suite, tool));
       }
       suite.onToolsAdded?.((tools) => this.#addLate(suite, tools));
+      suite.onToolsRemoved?.((names) => this.#remove(suite, names));
     }
   }
 
-  /** Calls `listener` with the names of tools added after start-up; answers a function that stops it. */
+  /** Tools a suite no longer has; another suite's tool of the same name stays. */
+  #remove(suite: ToolSuite, names: readonly string[]): void {
+    const removed = names.filter((name) => this.#tools.get(name)?.suite === suite.name && this.#tools.delete(name));
+    if (removed.length > 0) for (const listener of this.#listeners) listener(removed);
+  }
+
+  /** Calls `listener` with the names of tools added (or removed) after start-up; answers a function that stops it. */
   onToolsAdded(listener: (added: string[]) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -81,7 +88,7 @@ export class ToolRegistry {
   }
 
   #register(suite: ToolSuite, tool: SuiteTool): RegisteredTool {
-    const validate = this.#compile(tool.inputSchema);
+    const validate = tool.checkArguments ? undefined : this.#compile(tool.inputSchema);
     const known = knownProperties(tool.inputSchema);
     const { title, ...hints } = tool.annotations ?? {};
     const descriptor: Tool = {
@@ -99,6 +106,7 @@ export class ToolRegistry {
       descriptor,
       refuse: (refusal) => (suite.refuseArguments ? suite.refuseArguments(tool.name, refusal) : refusedArguments(refusal)),
       check: (args) => {
+        if (!validate) return tool.checkArguments?.(args) ?? [];
         const result = validate(args);
         if (result.valid) return [];
         // ajv's own line for an unknown property does not name it; an agent needs the name.

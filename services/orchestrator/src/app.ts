@@ -5,8 +5,9 @@
  * Bull Board at `/admin/queues` take the key or the browser session's cookie, and each route
  * then needs the scope route-scopes.ts names for it.
  */
-import express, { Router, type Express } from 'express';
-import { apiKeyAuth, errorMiddleware, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import express, { Router, type ErrorRequestHandler, type Express } from 'express';
+import { apiKeyAuth, errorMiddleware, HttpError, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { UnusablePipelineError } from '@switchyard/pipeline';
 import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -29,6 +30,15 @@ function metricsRouter(registry: NonNullable<AppDeps['metrics']>): Router {
   router.all('/metrics', methodNotAllowed('GET'));
   return router;
 }
+
+/**
+ * A stored version that no longer compiles (stored before a check it fails), met by any route
+ * that starts runs: a conflict the caller resolves by deleting it, not an internal error.
+ */
+const unusablePipelines: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+  if (!(error instanceof UnusablePipelineError)) return next(error);
+  next(new HttpError({ status: 409, code: 'pipeline_unusable', message: error.message, details: { pipeline: error.pipeline, version: error.version, problems: error.problems.slice(0, 50) } }));
+};
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -55,6 +65,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(aceflowRouter(deps));
   app.use(pipelinesRouter(deps));
   app.use(notFoundHandler);
+  app.use(unusablePipelines);
   app.use(errorMiddleware(deps.logger));
   return app;
 }

@@ -52,7 +52,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const metrics = createOrchestratorMetrics();
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
   const queues = createPipelineQueues({ connection: redis, prefix });
-  const pipelines = new PipelineStore({ redis, prefix });
+  // A deleted version is kept for the runs that had started on it as long as their records are.
+  const pipelines = new PipelineStore({ redis, prefix, keepDeletedSeconds: store.retentionSeconds });
   await registerShippedPipelines(pipelines);
   const tools = serviceDirectory(options.toolServices);
   const { clients, urls } = tools;

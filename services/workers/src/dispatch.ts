@@ -12,7 +12,8 @@ const CHUNK = 250;
 export function dispatchProcessor(deps: { store: RunStore; batches: BatchStore; pipelines: PipelineStore; steps: StepQueues }) {
   return async (job: Job): Promise<{ dispatched: number }> => {
     const { batch_id: batchId, pipeline: ref } = DispatchJob.parse(job.data);
-    const pipeline = await deps.pipelines.compiled(ref?.name ?? 'story', ref?.version);
+    // The batch's runs exist already: they run on their version even if it was deleted since.
+    const pipeline = ref?.version ? await deps.pipelines.pinned(ref.name, ref.version) : await deps.pipelines.compiled(ref?.name ?? 'story');
     if (!pipeline) throw new Error(`batch ${batchId}: pipeline ${ref?.name ?? 'story'} ${ref?.version ?? ''} is not registered`);
     let dispatched = 0;
     for (;;) {

@@ -3,8 +3,8 @@
  * each comes after what it needs, and for each step the queue its jobs go to. Compiling needs no
  * I/O: what registration looked up (which service publishes each tool) is stored with it.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { compileArgs, compileExpression, ExpressionError, type ArgsEvaluator, type Expression, type ExpressionContext } from './expressions.js';
+import { compileInputSchema, inputProblems } from './input-schema.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
 import type { PipelineDefinition, StepDefinition } from './schema.js';
 import { kindQueue, toolQueue } from './queues.js';
@@ -82,26 +82,6 @@ export function orderSteps(steps: Record<string, Pick<StepDefinition, 'needs'>>)
   return { order: problems.length > 0 ? [] : order, problems };
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-
-/** The input schema as a validator, or a problem naming `input` when it is no JSON Schema. */
-export function compileInputSchema(schema: Record<string, unknown>): { validate?: ValidateFunction; problem?: DefinitionProblem } {
-  try {
-    return { validate: ajv.compile(schema) };
-  } catch (error) {
-    return { problem: { path: 'input', message: `not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}` } };
-  }
-}
-
-function inputProblems(validate: ValidateFunction, input: unknown): DefinitionProblem[] {
-  if (validate(input)) return [];
-  return (validate.errors ?? []).map((e) => {
-    const field = [e.instancePath.replace(/^\//, '').replace(/\//g, '.'), e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : ''].filter(Boolean).join('.');
-    const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : '';
-    return { path: field || '(input)', message: `${e.message ?? 'is invalid'}${extra}` };
-  });
-}
-
 /** Compiles the expressions of every step; collects every problem instead of stopping at one. */
 function compileStep(name: string, step: StepDefinition, problems: DefinitionProblem[]): Pick<CompiledStep, 'args' | 'map' | 'when' | 'until'> {
   const attempt = <T>(build: () => T): T | undefined => {
@@ -164,9 +144,9 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
     }
   }
   const input = compileInputSchema(definition.input);
-  if (input.problem) problems.push(input.problem);
-  if (problems.length > 0) throw new DefinitionError(problems);
-  const validateInput = input.validate as ValidateFunction;
+  if ('problems' in input) problems.push(...input.problems);
+  if (problems.length > 0 || !('validate' in input)) throw new DefinitionError(problems);
+  const validateInput = input.validate;
   return {
     finalStep: finalStepOf(steps, order),
     name: definition.name,

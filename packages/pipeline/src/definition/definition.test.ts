@@ -6,7 +6,8 @@ import { SHIPPED_PIPELINES_DIR } from '../engine/shipped.js';
 import { orderSteps } from './compile.js';
 import { compileArgs, compileExpression } from './expressions.js';
 import { pipelineJsonSchema } from './schema.js';
-import { parseDefinitionText, validateDefinition } from './validate.js';
+import { parseDefinitionText } from './parse-text.js';
+import { validateDefinition } from './validate.js';
 import { DefinitionError } from './problems.js';
 
 const steps = (graph: Record<string, string[]>) => Object.fromEntries(Object.entries(graph).map(([name, needs]) => [name, { needs }]));

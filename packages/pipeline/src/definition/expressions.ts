@@ -95,15 +95,35 @@ function readsWholeContext(node: unknown): boolean {
   return Object.values(node).some((inner) => typeof inner === 'object' && readsWholeContext(inner));
 }
 
-/** Compiles `source`; a syntax error throws an ExpressionError naming `place`. */
+/** How deep an expression's parse may nest: what compiling and evaluating it recurse over. */
+const MAX_EXPRESSION_DEPTH = 64;
+
+/** The depth of a JSONata parse, walked without recursion. */
+function depthOf(ast: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[ast, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (!node || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_EXPRESSION_DEPTH) return deepest;
+    for (const inner of Object.values(node)) if (inner && typeof inner === 'object') pending.push([inner, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Compiles `source`; a syntax error, or nesting past MAX_EXPRESSION_DEPTH, throws an ExpressionError naming `place`. */
 export function compileExpression(source: string, place: string): Expression {
   let compiled: ReturnType<typeof jsonata>;
   try {
     compiled = jsonata(source);
   } catch (error) {
-    throw new ExpressionError(place, `not a valid JSONata expression: ${describe(error)}`);
+    const why = error instanceof RangeError ? 'it nests too deeply' : describe(error);
+    throw new ExpressionError(place, `not a valid JSONata expression: ${why}`);
   }
   const ast = compiled.ast();
+  // Objects and arrays in the parse count a level each, so the bound is in levels of the parse.
+  if (depthOf(ast) > MAX_EXPRESSION_DEPTH) throw new ExpressionError(place, `nests too deeply: its parse is more than ${MAX_EXPRESSION_DEPTH} levels deep`);
   const regexProblem = unsupportedRegex(ast);
   if (regexProblem) throw new ExpressionError(place, regexProblem);
   const plain = compilePlain(ast);

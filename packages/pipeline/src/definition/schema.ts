@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ToolCallMode } from '@switchyard/contracts';
+import { MAX_ARG_KEY_CHARS, MAX_DESCRIPTION_CHARS, MAX_EXPRESSION_CHARS, MAX_LITERAL_SIZE, MAX_NEEDS, MAX_STEP_DESCRIPTION_CHARS, MAX_STEPS, MAX_VERSION } from './limits.js';
 
 /** Step names become stage names and job ids: plain, and without '.', which separates map branches. */
 export const STEP_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,59}$/;
@@ -14,7 +15,7 @@ export const MAX_REPEAT = 20;
 /** Attempts per step at most (BullMQ's attempts of its job). */
 export const MAX_STEP_ATTEMPTS = 10;
 
-const Expression = z.string().min(1).max(20_000).describe('A JSONata expression');
+const Expression = z.string().min(1).max(MAX_EXPRESSION_CHARS).describe('A JSONata expression');
 
 /** A duration in ms, or a string such as "30s", "2m", "500ms". */
 export const Duration = z.union([
@@ -35,15 +36,40 @@ export const Duration = z.union([
  * expressions and whose other values are taken as they are (nested objects likewise).
  */
 export type ArgsTemplate = string | { [key: string]: unknown };
-const Args = z.union([Expression, z.record(z.string(), z.unknown())]).describe('An expression giving the arguments, or an object whose string values are expressions');
+
+/**
+ * An args object's bounds, which its record type cannot say: each string in it is an expression
+ * (at most MAX_EXPRESSION_CHARS), each key at most MAX_ARG_KEY_CHARS, and each other value a
+ * literal of at most MAX_LITERAL_SIZE as JSON. Nesting is bounded with the whole definition's.
+ */
+function checkTemplate(template: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const pending: { object: Record<string, unknown>; path: string[] }[] = [{ object: template, path: [] }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    for (const [key, value] of Object.entries(next.object)) {
+      const path = [...next.path, key];
+      if (key.length > MAX_ARG_KEY_CHARS) ctx.addIssue({ code: 'custom', path, message: `a key is at most ${MAX_ARG_KEY_CHARS} characters (this one has ${key.length})` });
+      if (typeof value === 'string') {
+        if (value.length > MAX_EXPRESSION_CHARS) ctx.addIssue({ code: 'custom', path, message: `an expression is at most ${MAX_EXPRESSION_CHARS} characters (this one has ${value.length})` });
+      } else if (value && typeof value === 'object' && !Array.isArray(value)) pending.push({ object: value as Record<string, unknown>, path });
+      else {
+        const size = JSON.stringify(value)?.length ?? 0;
+        if (size > MAX_LITERAL_SIZE) ctx.addIssue({ code: 'custom', path, message: `a literal value is at most ${MAX_LITERAL_SIZE} characters as JSON (this one has ${size})` });
+      }
+    }
+  }
+}
+
+const Args = z
+  .union([Expression, z.record(z.string(), z.unknown()).superRefine(checkTemplate)])
+  .describe('An expression giving the arguments, or an object whose string values are expressions');
 
 export const StepDefinition = z
   .strictObject({
-    description: z.string().max(2000).optional(),
+    description: z.string().max(MAX_STEP_DESCRIPTION_CHARS).optional(),
     tool: z.string().min(1).max(200).optional().describe('A tool published on GET /tools by a configured tool service'),
     service: z.string().min(1).max(60).optional().describe('The service publishing `tool`, when more than one does'),
     uses: z.string().min(1).max(100).optional().describe('A step kind registered in code, e.g. aceflow.stage'),
-    needs: z.array(z.string()).max(100).default([]).describe('Steps this one waits for'),
+    needs: z.array(z.string().max(60)).max(MAX_NEEDS).default([]).describe('Steps this one waits for'),
     args: Args.optional(),
     map: Expression.optional().describe('A list computed at run time: the step runs once per item (`item`, `index`), in parallel'),
     when: Expression.optional().describe('The step runs only when this is true; otherwise it is skipped'),
@@ -72,8 +98,8 @@ export type StepDefinition = z.output<typeof StepDefinition>;
 
 export const PipelineDefinition = z.strictObject({
   name: z.string().regex(PIPELINE_NAME, 'lower-case letters, digits and -, starting with a letter'),
-  version: z.number().int().positive().optional().describe('Given by the server when absent: one more than the latest'),
-  description: z.string().max(5000).default(''),
+  version: z.number().int().positive().max(MAX_VERSION, `a version is a whole number from 1 to ${MAX_VERSION}`).optional().describe(`Given by the server when absent: one more than the highest so far (at most ${MAX_VERSION})`),
+  description: z.string().max(MAX_DESCRIPTION_CHARS).default(''),
   input: z
     .record(z.string(), z.unknown())
     .refine((schema) => schema.type === 'object', 'a run\'s input is an object: its schema has type: object')
@@ -84,7 +110,7 @@ export const PipelineDefinition = z.strictObject({
   steps: z
     .record(z.string().regex(STEP_NAME, 'a step name is a letter then letters, digits, _ or -'), StepDefinition)
     .refine((steps) => Object.keys(steps).length > 0, 'a pipeline needs at least one step')
-    .refine((steps) => Object.keys(steps).length <= 200, 'a pipeline has at most 200 steps'),
+    .refine((steps) => Object.keys(steps).length <= MAX_STEPS, `a pipeline has at most ${MAX_STEPS} steps`),
 });
 export type PipelineDefinition = z.output<typeof PipelineDefinition>;
 export type PipelineDefinitionInput = z.input<typeof PipelineDefinition>;

@@ -5,11 +5,13 @@
  * every expression. Every problem is listed, each naming its place.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import type { ToolDescriptor } from '@switchyard/contracts';
 import { compilePipeline, type StoredPipeline } from './compile.js';
+import { valueBoundsProblem } from './document-bounds.js';
+import { linearRegExpEngine } from './linear-regex.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
+import { schemaProblems } from './schema-bounds.js';
 import { atReplaced, salvageDefinition } from './salvage.js';
 import { PipelineDefinition, type StepDefinition } from './schema.js';
 
@@ -19,15 +21,6 @@ export interface ToolDirectory {
   services(): readonly string[];
   /** The tools `service` publishes; rejects when the service cannot be reached. */
   tools(service: string): Promise<readonly ToolDescriptor[]>;
-}
-
-/** Parses YAML or JSON (YAML's superset); a syntax error is a problem with its line. */
-export function parseDefinitionText(text: string): unknown {
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    throw new DefinitionError(document.errors.map((e) => ({ path: e.linePos?.[0] ? `line ${e.linePos[0].line}` : '(document)', message: e.message.split('\n')[0] ?? e.message })));
-  }
-  return document.toJS({ maxAliasCount: 100 }) as unknown;
 }
 
 const pathOf = (path: readonly PropertyKey[]) => path.map(String).join('.') || '(definition)';
@@ -58,10 +51,15 @@ async function findTools(directory: ToolDirectory): Promise<{ found: FoundTool[]
   return { found, unreachable };
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+/**
+ * The ajv a registration checks literal arguments with: its own, since tools' schemas are new
+ * objects each time their listing is fetched again (a shared one would keep every one compiled),
+ * with the tools' patterns run by RE2 on what the user wrote.
+ */
+const literalChecker = () => new Ajv2020({ allErrors: true, strict: false, logger: false, code: { regExp: linearRegExpEngine } });
 
 /** Arguments checked against the tool's inputSchema as far as an args object shows them. */
-function argumentProblems(name: string, step: StepDefinition, schema: Record<string, unknown>): DefinitionProblem[] {
+function argumentProblems(name: string, step: StepDefinition, schema: Record<string, unknown>, ajv: Ajv2020): DefinitionProblem[] {
   const place = `steps.${name}.args`;
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
@@ -90,13 +88,14 @@ function argumentProblems(name: string, step: StepDefinition, schema: Record<str
 /** Resolves each tool step's service; collects unknown and ambiguous tools. */
 function resolveTools(steps: Record<string, StepDefinition>, tools: { found: FoundTool[]; unreachable: Map<string, string> }, problems: DefinitionProblem[]): Record<string, string> {
   const services: Record<string, string> = {};
+  const ajv = literalChecker();
   for (const [name, step] of Object.entries(steps)) {
     if (!step.tool) continue;
     const candidates = tools.found.filter((t) => t.descriptor.name === step.tool && (!step.service || t.service === step.service));
     if (candidates.length === 1) {
       const [only] = candidates as [FoundTool];
       services[name] = only.service;
-      problems.push(...argumentProblems(name, step, only.descriptor.inputSchema));
+      problems.push(...argumentProblems(name, step, only.descriptor.inputSchema, ajv));
     } else if (candidates.length > 1) {
       problems.push({ path: `steps.${name}.tool`, message: `tool ${step.tool} is published by ${candidates.map((c) => c.service).join(' and ')}: say which with \`service\`` });
     } else {
@@ -118,6 +117,9 @@ function resolveTools(steps: Record<string, StepDefinition>, tools: { found: Fou
  *   each tool step must name its `service`, and tools are checked when they are called
  */
 export async function validateDefinition(options: { raw: unknown; version: number; tools?: ToolDirectory | undefined; kinds: readonly string[]; now?: string }): Promise<StoredPipeline> {
+  // A definition sent as an object (over MCP) has not been through the text's bounds.
+  const bounds = valueBoundsProblem(options.raw);
+  if (bounds) throw new DefinitionError([bounds]);
   const parsed = PipelineDefinition.safeParse(options.raw);
   if (parsed.success) {
     const { stored, problems } = await checkDefinition({ ...options, definition: parsed.data });
@@ -145,6 +147,8 @@ async function checkDefinition(options: { definition: PipelineDefinition; versio
   }
   const needsTools = Object.values(definition.steps).some((step) => step.tool);
   const resolved = needsTools && tools ? resolveTools(definition.steps, await findTools(tools), problems) : {};
+  // Not compiled here, but published to every MCP client, which may compile it.
+  if (definition.output_schema) problems.push(...schemaProblems(definition.output_schema, 'output_schema'));
   const stored: StoredPipeline = { definition, services: resolved, registered_at: options.now ?? new Date().toISOString() };
   try {
     compilePipeline(stored);

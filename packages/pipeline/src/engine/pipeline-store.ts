@@ -1,11 +1,19 @@
 /**
  * Registered pipeline definitions in Redis: a hash per pipeline holding each version (immutable
- * once written) and the latest version's number, and a sorted set of names for listing. Every
- * process reads definitions from here and keeps each version compiled, since it never changes.
+ * once written), the latest version's number and the highest ever given, and a sorted set of
+ * names for listing (layout and scripts: store-scripts.ts). Every process reads definitions from
+ * here and keeps each version compiled, since it never changes.
+ *
+ * Deleting a version (or a pipeline) takes it from listings and from new runs at once; a run
+ * that had started on it goes on, since the version is kept aside for its workers for the run
+ * retention after the deletion (`pinned`). Versions are never reused.
  */
 import type { Redis } from 'ioredis';
 import { keyspace } from '@switchyard/redis';
 import { compilePipeline, type CompiledPipeline, type StoredPipeline } from '../definition/compile.js';
+import { MAX_LIVE_VERSIONS, MAX_PIPELINES, MAX_VERSION } from '../definition/limits.js';
+import { DefinitionError, type DefinitionProblem } from '../definition/problems.js';
+import { DELETE_PIPELINE_SCRIPT, DELETE_VERSION_SCRIPT, REGISTER_SCRIPT } from './store-scripts.js';
 
 export interface PipelineSummary {
   name: string;
@@ -14,44 +22,63 @@ export interface PipelineSummary {
   registered_at: string;
 }
 
-export type RegisterOutcome = { outcome: 'created' | 'unchanged'; version: number } | { outcome: 'conflict'; version: number; latest: number; reason: string };
+export type RegisterOutcome = { outcome: 'created' | 'unchanged'; version: number } | { outcome: 'conflict'; code: 'version_conflict' | 'version_limit' | 'pipeline_limit'; version: number; reason: string };
 
-/**
- * KEYS: pipeline hash, names zset. ARGV: version, stored JSON, canonical definition JSON, now (ms),
- * name, 'exact' when the version was given by the caller. A version is written once: the same
- * definition again is `unchanged`; another definition under a taken version is a conflict, and
- * so is a version below the latest.
- */
-const REGISTER_SCRIPT = `
-local version = tonumber(ARGV[1])
-local latest = tonumber(redis.call('HGET', KEYS[1], 'latest') or '0')
-local existing = redis.call('HGET', KEYS[1], 'c:' .. version)
-if existing then
-  if existing == ARGV[3] then return {'unchanged', version, latest} end
-  return {'conflict', version, latest, 'version ' .. version .. ' exists with another definition; versions are immutable'}
-end
-if version <= latest then return {'conflict', version, latest, 'version ' .. version .. ' is below the latest, ' .. latest} end
-redis.call('HSET', KEYS[1], 'v:' .. version, ARGV[2], 'c:' .. version, ARGV[3], 'latest', version)
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
-return {'created', version, version}
-`;
+/** A stored version that no longer compiles (stored before a check it fails): it can be deleted, not run. */
+export class UnusablePipelineError extends Error {
+  override name = 'UnusablePipelineError';
+  readonly pipeline: string;
+  readonly version: number;
+  readonly problems: readonly DefinitionProblem[];
+  constructor(options: { pipeline: string; version: number; problems: readonly DefinitionProblem[] }) {
+    super(`version ${options.version} of pipeline ${options.pipeline} was stored before checks it fails (${options.problems.map((p) => `${p.path}: ${p.message}`).join('; ').slice(0, 500)}): delete it, or register a new version`);
+    this.pipeline = options.pipeline;
+    this.version = options.version;
+    this.problems = options.problems;
+  }
+}
+
+/** A version as the store writes it (digits, 1 to MAX_VERSION), or undefined. */
+export function parseVersion(text: string | null | undefined): number | undefined {
+  if (!text || !/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
+  const version = Number(text);
+  return version <= MAX_VERSION ? version : undefined;
+}
 
 const canonical = (stored: StoredPipeline) => JSON.stringify({ ...stored.definition, version: undefined });
 
 /** Whether two stored definitions say the same, whatever their versions. */
 export const sameDefinition = (a: StoredPipeline, b: StoredPipeline) => canonical(a) === canonical(b);
 
+function parseStored(json: string | null | undefined): StoredPipeline | null {
+  if (!json) return null;
+  try {
+    return JSON.parse(json) as StoredPipeline;
+  } catch {
+    return null;
+  }
+}
+
+export interface PipelineStoreOptions {
+  redis: Redis;
+  prefix: string;
+  /** How long a deleted version is kept for the runs that had started on it, in seconds (default 7 days: the run retention's default). */
+  keepDeletedSeconds?: number;
+}
+
 export class PipelineStore {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #keepDeletedSeconds: number;
   readonly #compiled = new Map<string, CompiledPipeline>();
-  /** Published when a pipeline version is registered (the name as message), e.g. for MCP's tools/list_changed. */
+  /** Published when a pipeline version is registered or deleted (the name as message), e.g. for MCP's tools/list_changed. */
   readonly changedChannel: string;
 
-  constructor(options: { redis: Redis; prefix: string }) {
+  constructor(options: PipelineStoreOptions) {
     this.#redis = options.redis;
     // The definitions and their index are one script's keys: both in the shared slot.
     this.#prefix = keyspace(options.prefix).shared;
+    this.#keepDeletedSeconds = options.keepDeletedSeconds ?? 7 * 24 * 3600;
     this.changedChannel = `${this.#prefix}:pipelines:changed`;
   }
 
@@ -59,22 +86,44 @@ export class PipelineStore {
     return `${this.#prefix}:pipeline:${name}`;
   }
 
+  #goneKey(name: string): string {
+    return `${this.#prefix}:pipeline:${name}:gone`;
+  }
+
   get #names(): string {
     return `${this.#prefix}:pipelines`;
   }
 
+  /** The latest version that exists, or 0. A `latest` field that is no version (an older store's) is passed over for the versions there are. */
   async latestVersion(name: string): Promise<number> {
-    return Number((await this.#redis.hget(this.#key(name), 'latest')) ?? 0);
+    const latest = parseVersion(await this.#redis.hget(this.#key(name), 'latest'));
+    if (latest !== undefined) return latest;
+    return (await this.#versionNumbers(name)).at(-1) ?? 0;
   }
 
-  /** Writes a validated definition under its version (see REGISTER_SCRIPT). */
-  async register(stored: StoredPipeline): Promise<RegisterOutcome> {
+  /** The highest version this pipeline has had, deleted ones included (0 for none): the next is above it. */
+  async topVersion(name: string): Promise<number> {
+    const [top, latest] = await this.#redis.hmget(this.#key(name), 'top', 'latest');
+    return Math.max(parseVersion(top) ?? 0, parseVersion(latest) ?? 0, (await this.#versionNumbers(name)).at(-1) ?? 0);
+  }
+
+  async #versionNumbers(name: string): Promise<number[]> {
+    const fields = await this.#redis.hkeys(this.#key(name));
+    return fields
+      .filter((field) => field.startsWith('v:'))
+      .map((field) => parseVersion(field.slice(2)))
+      .filter((v): v is number => v !== undefined)
+      .sort((a, b) => a - b);
+  }
+
+  /** Writes a validated definition under its version (see REGISTER_SCRIPT); `shipped` is exempt from the counts. */
+  async register(stored: StoredPipeline, options: { shipped?: boolean } = {}): Promise<RegisterOutcome> {
     const { name, version } = stored.definition;
-    const reply = (await this.#redis.eval(REGISTER_SCRIPT, 2, this.#key(name), this.#names, version, JSON.stringify(stored), canonical(stored), Date.now(), name)) as [string, number, number, string?];
-    const [outcome, v, latest, reason] = reply;
-    if (outcome === 'conflict') return { outcome, version: v, latest, reason: reason ?? 'conflict' };
+    const reply = (await this.#redis.eval(REGISTER_SCRIPT, 2, this.#key(name), this.#names, String(version), JSON.stringify(stored), canonical(stored), String(Date.now()), name, String(MAX_LIVE_VERSIONS), String(MAX_PIPELINES), options.shipped ? 'shipped' : '')) as string[];
+    const [outcome, second, reason] = reply;
+    if (outcome === 'conflict') return { outcome, code: second as 'version_conflict' | 'version_limit' | 'pipeline_limit', version, reason: reason ?? 'conflict' };
     if (outcome === 'created') await this.#redis.publish(this.changedChannel, name);
-    return { outcome: outcome as 'created' | 'unchanged', version: v };
+    return { outcome: outcome as 'created' | 'unchanged', version: Number(second) };
   }
 
   /**
@@ -83,30 +132,27 @@ export class PipelineStore {
    */
   async registerShipped(stored: StoredPipeline): Promise<number> {
     const name = stored.definition.name;
-    const versions = await this.versions(name);
-    const same = versions.find((v) => canonical(v) === canonical(stored));
+    const same = (await this.versions(name)).find((v) => canonical(v) === canonical(stored));
     if (same) return same.definition.version;
-    const latest = versions.at(-1)?.definition.version ?? 0;
-    const version = Math.max(stored.definition.version, latest + 1);
-    const outcome = await this.register({ ...stored, definition: { ...stored.definition, version } });
+    const version = Math.max(stored.definition.version, (await this.topVersion(name)) + 1);
+    const outcome = await this.register({ ...stored, definition: { ...stored.definition, version } }, { shipped: true });
     if (outcome.outcome === 'conflict') throw new Error(`could not register the shipped pipeline ${name}: ${outcome.reason}`);
     return outcome.version;
   }
 
+  /** A version that exists (the latest by default), or null. */
   async get(name: string, version?: number): Promise<StoredPipeline | null> {
     const v = version ?? (await this.latestVersion(name));
     if (!v) return null;
-    const json = await this.#redis.hget(this.#key(name), `v:${v}`);
-    return json ? (JSON.parse(json) as StoredPipeline) : null;
+    return parseStored(await this.#redis.hget(this.#key(name), `v:${v}`));
   }
 
-  /** Every version of a pipeline, oldest first. */
+  /** Every version that exists, oldest first; fields that are no version as the store writes them are left out. */
   async versions(name: string): Promise<StoredPipeline[]> {
-    const hash = await this.#redis.hgetall(this.#key(name));
-    return Object.entries(hash)
-      .filter(([field]) => field.startsWith('v:'))
-      .map(([, json]) => JSON.parse(json) as StoredPipeline)
-      .sort((a, b) => a.definition.version - b.definition.version);
+    const numbers = await this.#versionNumbers(name);
+    if (numbers.length === 0) return [];
+    const values = await this.#redis.hmget(this.#key(name), ...numbers.map((v) => `v:${v}`));
+    return values.map(parseStored).filter((s): s is StoredPipeline => s !== null);
   }
 
   /** A version compiled before in this process, at once (a step job's lookup needs no promise); else undefined. */
@@ -114,16 +160,58 @@ export class PipelineStore {
     return this.#compiled.get(`${name}@${version}`);
   }
 
-  /** A version compiled, from this process's cache when it has been compiled before. */
+  #compile(stored: StoredPipeline): CompiledPipeline {
+    const { name, version } = stored.definition;
+    const cached = this.#compiled.get(`${name}@${version}`);
+    if (cached) return cached;
+    let compiled: CompiledPipeline;
+    try {
+      compiled = compilePipeline(stored);
+    } catch (error) {
+      if (error instanceof DefinitionError) throw new UnusablePipelineError({ pipeline: name, version, problems: error.problems });
+      throw error;
+    }
+    this.#compiled.set(`${name}@${version}`, compiled);
+    return compiled;
+  }
+
+  /**
+   * A version for a new run, compiled: the latest, or the given one, if it exists (a deleted one
+   * does not, though this process may have compiled it). Throws UnusablePipelineError for a
+   * stored version that no longer compiles.
+   */
   async compiled(name: string, version?: number): Promise<CompiledPipeline | null> {
     const v = version ?? (await this.latestVersion(name));
+    if (!v) return null;
     const cached = this.#compiled.get(`${name}@${v}`);
-    if (cached) return cached;
+    if (cached) return version === undefined || (await this.#redis.hexists(this.#key(name), `v:${v}`)) ? cached : null;
     const stored = await this.get(name, v);
-    if (!stored) return null;
-    const compiled = compilePipeline(stored);
-    this.#compiled.set(`${name}@${v}`, compiled);
-    return compiled;
+    return stored ? this.#compile(stored) : null;
+  }
+
+  /** The version a run pinned, compiled: it exists, or it was deleted after the run started and is kept for it. */
+  async pinned(name: string, version: number): Promise<CompiledPipeline | null> {
+    const cached = this.#compiled.get(`${name}@${version}`);
+    if (cached) return cached;
+    const [live, gone] = (await this.#redis.pipeline().hget(this.#key(name), `v:${version}`).hget(this.#goneKey(name), String(version)).exec()) ?? [];
+    const stored = parseStored((live?.[1] as string | null) ?? (gone?.[1] as string | null));
+    return stored ? this.#compile(stored) : null;
+  }
+
+  /** Deletes one version (see DELETE_VERSION_SCRIPT); answers the latest left (0 for none), or null when there was no such version. */
+  async deleteVersion(name: string, version: number): Promise<{ latest: number } | null> {
+    const [outcome, latest] = (await this.#redis.eval(DELETE_VERSION_SCRIPT, 3, this.#key(name), this.#names, this.#goneKey(name), String(version), String(this.#keepDeletedSeconds), name)) as string[];
+    if (outcome !== 'deleted') return null;
+    await this.#redis.publish(this.changedChannel, name);
+    return { latest: parseVersion(latest) ?? 0 };
+  }
+
+  /** Deletes every version (see DELETE_PIPELINE_SCRIPT); answers the versions deleted, or null when there was no such pipeline. */
+  async deletePipeline(name: string): Promise<{ versions: number[] } | null> {
+    const [outcome, ...versions] = (await this.#redis.eval(DELETE_PIPELINE_SCRIPT, 3, this.#key(name), this.#names, this.#goneKey(name), String(this.#keepDeletedSeconds), name)) as string[];
+    if (outcome !== 'deleted') return null;
+    await this.#redis.publish(this.changedChannel, name);
+    return { versions: versions.map((v) => Number(v)).sort((a, b) => a - b) };
   }
 
   async list(): Promise<PipelineSummary[]> {

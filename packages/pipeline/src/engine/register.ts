@@ -15,13 +15,19 @@ export interface PipelineRegistration {
   outcome: 'created' | 'unchanged';
 }
 
-/** The version asked for is taken by another definition, or older than the latest. */
+/**
+ * The version asked for is taken by another definition or not above the highest the pipeline has
+ * had (`version_conflict`), or a count is at its bound: versions of the pipeline
+ * (`version_limit`), pipelines (`pipeline_limit`).
+ */
 export class VersionConflictError extends Error {
   override name = 'VersionConflictError';
+  readonly code: 'version_conflict' | 'version_limit' | 'pipeline_limit';
   readonly version: number;
   readonly latest: number;
-  constructor(options: { reason: string; version: number; latest: number }) {
+  constructor(options: { reason: string; code: VersionConflictError['code']; version: number; latest: number }) {
     super(options.reason);
+    this.code = options.code;
     this.version = options.version;
     this.latest = options.latest;
   }
@@ -36,12 +42,13 @@ export async function registerDefinition(deps: { pipelines: PipelineStore; tools
   const { name } = raw;
   const asked = typeof raw.version === 'number' ? raw.version : undefined;
   const latest = await deps.pipelines.get(name);
-  const version = asked ?? (latest?.definition.version ?? 0) + 1;
+  // Deleted versions are not reused: the next is above the highest there has been.
+  const version = asked ?? (await deps.pipelines.topVersion(name)) + 1;
   const stored = await validateDefinition({ raw, version, tools: deps.tools, kinds: STEP_KINDS });
   // Sending the latest definition again, with no version, is a repeat, not a new version.
   if (latest && asked === undefined && sameDefinition(latest, stored)) return { name, version: latest.definition.version, outcome: 'unchanged' };
   const outcome = await deps.pipelines.register(stored);
-  if (outcome.outcome === 'conflict') throw new VersionConflictError(outcome);
+  if (outcome.outcome === 'conflict') throw new VersionConflictError({ ...outcome, latest: await deps.pipelines.latestVersion(name) });
   return { name, version: outcome.version, outcome: outcome.outcome };
 }
 

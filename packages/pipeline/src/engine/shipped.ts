@@ -6,12 +6,16 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DefinitionError } from '../definition/problems.js';
-import { parseDefinitionText, validateDefinition } from '../definition/validate.js';
+import { parseDefinitionText } from '../definition/parse-text.js';
+import { validateDefinition } from '../definition/validate.js';
 import type { PipelineStore } from './pipeline-store.js';
 
 /** Step kinds registered in code (`uses:`); the workers implement each. */
 export const STEP_KINDS = ['aceflow.stage'] as const;
 export type StepKindName = (typeof STEP_KINDS)[number];
+
+/** The shipped pipelines routes depend on (`POST /v1/stories`, `POST /v1/aceflow/runs`): they cannot be deleted. */
+export const SHIPPED_PIPELINE_NAMES: readonly string[] = ['story', 'aceflow'];
 
 export const SHIPPED_PIPELINES_DIR = fileURLToPath(new URL('../../../../pipelines/', import.meta.url));
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { OrchestratorHealth, PipelineRunAccepted } from '@switchyard/contracts';
-import { DefinitionBody, PipelineList, PipelineRegistered, PipelineRunInput, PipelineView, VersionQuery } from '../routes/pipeline-shapes.js';
+import { DefinitionBody, PipelineDeleted, PipelineList, PipelineRegistered, PipelineRunInput, PipelineVersionDeleted, PipelineView, VersionParam, VersionQuery } from '../routes/pipeline-shapes.js';
 import { BODY_ERRORS, errors, IdempotencyHeader, jsonResponse, LocationHeader, PipelineNameParam } from './common.js';
 
 /** The media types `PUT /v1/pipelines/{name}` reads as YAML (JSON is JSON). */
@@ -32,6 +32,17 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
       requestParams: { path: PipelineNameParam },
       responses: { '200': jsonResponse('The pipeline', PipelineView), ...errors({ v1: true, routeErrors: { 404: PIPELINE_NOT_FOUND } }) },
     },
+    delete: {
+      operationId: 'deletePipeline',
+      tags: ['pipelines'],
+      summary: 'Delete a pipeline: every version',
+      description: 'Every version is gone from listings and new runs at once (404); runs already started go on, on their version. Version numbers are never given again, should the name be registered anew. The pipelines shipped with Switchyard (`story`, `aceflow`) cannot be deleted.',
+      requestParams: { path: PipelineNameParam },
+      responses: {
+        '200': jsonResponse('The pipeline is deleted', PipelineDeleted),
+        ...errors({ v1: true, routeErrors: { 404: PIPELINE_NOT_FOUND, 409: 'A pipeline shipped with Switchyard, whose routes run it (`pipeline_shipped`)' } }),
+      },
+    },
     put: {
       operationId: 'registerPipeline',
       tags: ['pipelines'],
@@ -53,10 +64,23 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
             ...BODY_ERRORS,
             400: 'The definition is not valid (`invalid_pipeline`, every problem in `details.problems`), or the body is not JSON or YAML',
             404: 'The name is not a pipeline name (`pipeline_not_found`)',
-            409: 'That version exists with another definition (`version_conflict`)',
+            409: 'That version exists with another definition, or is not above the highest the pipeline has had (`version_conflict`); the pipeline has as many versions as it may (`version_limit`), or there are as many pipelines as there may be (`pipeline_limit`)',
             415: 'The body is neither JSON nor YAML (`unsupported_media_type`), or its `Content-Encoding` is unknown',
           },
         }),
+      },
+    },
+  },
+  '/v1/pipelines/{name}/versions/{version}': {
+    delete: {
+      operationId: 'deletePipelineVersion',
+      tags: ['pipelines'],
+      summary: 'Delete one version of a pipeline',
+      description: 'The version is gone from listings and new runs at once (404); runs already started on it go on, on it. Its number is never given again. The latest becomes the highest version left.',
+      requestParams: { path: PipelineNameParam.extend(VersionParam.shape) },
+      responses: {
+        '200': jsonResponse('The version is deleted', PipelineVersionDeleted),
+        ...errors({ v1: true, routeErrors: { 404: PIPELINE_NOT_FOUND, 409: 'It is the last version of a pipeline shipped with Switchyard, whose routes run it (`pipeline_shipped`)' } }),
       },
     },
   },
@@ -76,7 +100,7 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
             ...BODY_ERRORS,
             400: 'A bad `version`, or an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`)',
             404: PIPELINE_NOT_FOUND,
-            409: 'The `Idempotency-Key` was used with another body (`idempotency_conflict`)',
+            409: 'The `Idempotency-Key` was used with another body (`idempotency_conflict`), or the version was stored before checks it now fails: delete it (`pipeline_unusable`)',
           },
         }),
       },

@@ -63,6 +63,21 @@ test('a pipeline registered, read, listed and run answers as documented, its sto
   await stack.waitForRun(run.run_id);
 });
 
+test('deleting a version and a pipeline answers as documented, refusals included', async () => {
+  const put = (description: string) => stack.request('/v1/pipelines/openapi-delete', { method: 'PUT', body: JSON.stringify({ name: 'openapi-delete', description, steps: { find: { tool: 'search_relevant_information', args: { topic: "'x'" } } } }) });
+  await checker.check({ method: 'put', path: '/v1/pipelines/{name}' }, await put('first'), 201);
+  await checker.check({ method: 'put', path: '/v1/pipelines/{name}' }, await put('second'), 201);
+  const version = { method: 'delete', path: '/v1/pipelines/{name}/versions/{version}' };
+  await checker.check(version, await stack.request('/v1/pipelines/openapi-delete/versions/2', { method: 'DELETE' }));
+  await checker.check(version, await stack.request('/v1/pipelines/openapi-delete/versions/2', { method: 'DELETE' }), 404);
+  const story = (await (await stack.request('/v1/pipelines/story')).json()) as { latest: number };
+  await checker.check(version, await stack.request(`/v1/pipelines/story/versions/${story.latest}`, { method: 'DELETE' }), 409);
+  const pipeline = { method: 'delete', path: '/v1/pipelines/{name}' };
+  await checker.check(pipeline, await stack.request('/v1/pipelines/openapi-delete', { method: 'DELETE' }));
+  await checker.check(pipeline, await stack.request('/v1/pipelines/openapi-delete', { method: 'DELETE' }), 404);
+  await checker.check(pipeline, await stack.request('/v1/pipelines/story', { method: 'DELETE' }), 409);
+});
+
 test('an AceFlow run answers 202 as documented', async () => {
   await checker.check({ method: 'post', path: '/v1/aceflow/runs' }, await stack.request('/v1/aceflow/runs', post({ project: { name: 'openapi-check', mode: 'minimal' }, to_stage: 's1_user_story' })), 202);
 });

@@ -3,7 +3,7 @@
  * because a definition is the pipeline package's format, which the contracts do not know.
  */
 import { z } from 'zod';
-import { PipelineDefinition } from '@switchyard/pipeline';
+import { MAX_VERSION, PipelineDefinition } from '@switchyard/pipeline';
 
 /**
  * A definition as stored: the one registered, with its defaults filled and durations in ms. It
@@ -38,7 +38,27 @@ export const PipelineRegistered = z.object({
 export type PipelineRegistered = z.infer<typeof PipelineRegistered>;
 
 /** The query of `POST /v1/pipelines/{name}/runs`. */
-export const VersionQuery = z.object({ version: z.coerce.number().int().positive().optional().describe('The version to run (default: the latest)') });
+export const VersionQuery = z.object({ version: z.coerce.number().int().positive().max(MAX_VERSION).optional().describe('The version to run (default: the latest)') });
+
+/** The path of `DELETE /v1/pipelines/{name}/versions/{version}`. */
+export const VersionParam = z.object({ version: z.string().regex(/^[1-9][0-9]{0,9}$/).describe(`A version, 1 to ${MAX_VERSION}`) });
+
+/** `DELETE /v1/pipelines/{name}`: the versions deleted. Runs already started on them go on. */
+export const PipelineDeleted = z.object({
+  name: z.string(),
+  outcome: z.literal('deleted'),
+  versions: z.array(z.number().int().positive()).describe('The versions deleted (none for a pipeline stored with no valid version)'),
+});
+export type PipelineDeleted = z.infer<typeof PipelineDeleted>;
+
+/** `DELETE /v1/pipelines/{name}/versions/{version}`: the version deleted and the latest left. */
+export const PipelineVersionDeleted = z.object({
+  name: z.string(),
+  version: z.number().int().positive(),
+  outcome: z.literal('deleted'),
+  latest: z.number().int().positive().nullable().describe('The latest version left, or null when none is (the pipeline is gone)'),
+});
+export type PipelineVersionDeleted = z.infer<typeof PipelineVersionDeleted>;
 
 /**
  * The body of `PUT /v1/pipelines/{name}`, as JSON or YAML: a definition, whose `name` may be left

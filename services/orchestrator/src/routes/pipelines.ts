@@ -5,14 +5,21 @@
  */
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
-import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
+import { findUnsafeJson, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { definitionProblemsOf, DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
+import { deletionRoutes } from './pipeline-deletion.js';
 import { VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
 
-const DEFINITION_LIMIT = '1mb';
+/**
+ * What is read of a definition's body: more than a definition may be (MAX_DEFINITION_BYTES), so
+ * that one up to this size is refused as a problem with its place rather than by the parser.
+ */
+const DEFINITION_BODY_LIMIT = '1mb';
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
 
 /** A definition's problems, every one listed with its place; nothing is stored. */
 export function definitionProblems(error: DefinitionError, code: string, what: string): HttpError {
@@ -26,13 +33,16 @@ function pipelineName(req: Request): string {
 }
 
 /**
- * The body as a definition: JSON as parsed, YAML (or JSON sent as text) parsed here. A name that
- * is not the URL's is a problem, told with the definition's others (checked under the URL's).
+ * The body as a definition: its text parsed here, JSON or YAML, within the definition's bounds
+ * (so a hostile one costs a bounded scan, not a parse). A name that is not the URL's is a
+ * problem, told with the definition's others (checked under the URL's).
  */
 function definitionOf(req: Request, name: string): { definition: { name: string; version?: unknown }; misnamed?: DefinitionProblem } {
-  let raw: unknown = req.body;
-  if (typeof raw === 'string') raw = parseDefinitionText(raw);
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new HttpError({ status: 400, code: 'invalid_pipeline', message: 'Send a pipeline definition as a YAML or JSON object', details: {} });
+  const raw = parseDefinitionText(String(req.body), { json: Boolean(req.is(JSON_TYPES)) });
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new DefinitionError([{ path: '(definition)', message: 'a definition is a YAML or JSON object' }]);
+  // As every JSON body is held to (http-kit): no NUL, no lone surrogate.
+  const unsafe = findUnsafeJson(raw);
+  if (unsafe) throw new DefinitionError([{ path: unsafe.path === '(body)' ? '(definition)' : unsafe.path, message: unsafe.problem }]);
   const body = raw as Record<string, unknown>;
   const misnamed = body.name !== undefined && body.name !== name ? { path: 'name', message: `is ${JSON.stringify(body.name)}, but the definition was sent to /v1/pipelines/${name}: it must be ${name}` } : undefined;
   return { definition: { ...body, name }, ...(misnamed ? { misnamed } : {}) };
@@ -44,8 +54,8 @@ async function requireVersion(deps: AppDeps, name: string, version?: number): Pr
   return pipeline;
 }
 
-const yamlText = express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'], limit: DEFINITION_LIMIT });
-const definitionBody = (req: Request, res: express.Response, next: express.NextFunction) => (req.is(['json', '+json']) ? jsonBody(DEFINITION_LIMIT)(req, res, next) : yamlText(req, res, next));
+/** The body as text, JSON and YAML alike: parsed by the route, within a definition's bounds. */
+const definitionBody = express.text({ type: [...JSON_TYPES, ...YAML_TYPES], limit: DEFINITION_BODY_LIMIT });
 
 export function pipelinesRouter(deps: AppDeps): Router {
   const router = Router();
@@ -57,7 +67,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
 
   router.put('/v1/pipelines/:name', definitionBody, async (req, res) => {
     const name = pipelineName(req);
-    if (req.body === undefined || (typeof req.body === 'object' && Object.keys(req.body as object).length === 0 && !req.is(['json', '+json']))) {
+    if (typeof req.body !== 'string') {
       throw new HttpError({ status: 415, code: 'unsupported_media_type', message: 'Send the definition as application/json or application/yaml', details: {} });
     }
     try {
@@ -67,7 +77,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
       res.status(registered.outcome === 'created' ? 201 : 200).location(`/v1/pipelines/${name}`).json(registered);
     } catch (error) {
       if (error instanceof DefinitionError) throw definitionProblems(error, 'invalid_pipeline', `Pipeline ${name} is not valid`);
-      if (error instanceof VersionConflictError) throw new HttpError({ status: 409, code: 'version_conflict', message: error.message, details: { version: error.version, latest: error.latest } });
+      if (error instanceof VersionConflictError) throw new HttpError({ status: 409, code: error.code, message: error.message, details: { version: error.version, latest: error.latest } });
       throw error;
     }
   });
@@ -108,8 +118,10 @@ export function pipelinesRouter(deps: AppDeps): Router {
     res.status(202).location(links.poll_url).json(accepted);
   });
 
+  deletionRoutes(router, deps, pipelineName);
   router.all('/v1/pipelines', methodNotAllowed('GET'));
-  router.all('/v1/pipelines/:name', methodNotAllowed('GET, PUT'));
+  router.all('/v1/pipelines/:name', methodNotAllowed('GET, PUT, DELETE'));
+  router.all('/v1/pipelines/:name/versions/:version', methodNotAllowed('DELETE'));
   router.all('/v1/pipelines/:name/runs', methodNotAllowed('POST'));
   return router;
 }

@@ -5,7 +5,7 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, chainParentOf, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, chainParentOf, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
@@ -38,7 +38,15 @@ function knownStep(deps: StepProcessorDeps, data: StepJob): { pipeline: Compiled
 }
 
 async function findStep(deps: StepProcessorDeps, job: Job, data: StepJob): Promise<{ pipeline: CompiledPipeline; step: CompiledStep }> {
-  const pipeline = await deps.pipelines.compiled(data.pipeline, data.version);
+  let pipeline: CompiledPipeline | null;
+  try {
+    // The run's version even once deleted: it is kept for the runs that had started on it.
+    pipeline = await deps.pipelines.pinned(data.pipeline, data.version);
+  } catch (failure) {
+    if (!(failure instanceof UnusablePipelineError)) throw failure;
+    const error = new StageFailedError({ code: 'pipeline_unusable', message: failure.message });
+    throw await handleFailure(deps, job, { runId: data.run_id, name: data.step, error, final: true });
+  }
   const step = pipeline?.steps.get(data.step);
   if (pipeline && step) return { pipeline, step };
   const error = new StageFailedError({ code: 'pipeline_missing', message: `pipeline ${data.pipeline} version ${data.version} has no step ${data.step}` });

@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { InputError, startPipelineRun, toRunView, type PipelineRunsDeps, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
+import { InputError, startPipelineRun, toRunView, UnusablePipelineError, type CompiledPipeline, type PipelineRunsDeps, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
 import { waitForRun } from '../jobs/wait.js';
@@ -54,8 +54,19 @@ function runOutputSchema(stored: StoredPipeline): JsonSchema {
   };
 }
 
-/** The tool that runs `stored`'s pipeline (always its latest version: the tool stays as names go). */
-function pipelineTool(deps: PipelinesSuiteDeps, stored: StoredPipeline): SuiteTool {
+const unusable = (error: UnusablePipelineError) => failure({ error: { code: 'pipeline_unusable', message: error.message, details: { pipeline: error.pipeline, version: error.version } } });
+
+/** A run input's problems as the registry words argument problems (`arguments/topic must be string`). */
+const argumentLines = (pipeline: CompiledPipeline, args: Record<string, unknown>) =>
+  pipeline.checkInput(args).map((p) => `${p.path === '(input)' ? 'arguments' : `arguments/${p.path.replace(/\./g, '/')}`} ${p.message}`);
+
+/**
+ * The tool that runs `pipeline` (always its latest version: the tool stays as names go). Its
+ * arguments are checked by the version's own validator (its ajv, patterns in linear time), not
+ * by the bridge's shared one, where a user's `$id` or pattern could harm every other tool.
+ */
+function pipelineTool(deps: PipelinesSuiteDeps, pipeline: CompiledPipeline): SuiteTool {
+  const { stored } = pipeline;
   const { name, description } = stored.definition;
   return {
     name: pipelineToolName(name),
@@ -64,8 +75,15 @@ function pipelineTool(deps: PipelinesSuiteDeps, stored: StoredPipeline): SuiteTo
     outputSchema: admittingErrorBody(runOutputSchema(stored)),
     annotations: { title: `Run pipeline ${name}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     longRunning: true,
+    checkArguments: (args) => argumentLines(pipeline, args),
     async handler(args, context) {
-      const pipeline = await deps.pipelines.compiled(name);
+      let pipeline: CompiledPipeline | null;
+      try {
+        pipeline = await deps.pipelines.compiled(name);
+      } catch (error) {
+        if (error instanceof UnusablePipelineError) return unusable(error);
+        throw error;
+      }
       if (!pipeline) return notFound(name);
       let runId: string;
       try {
@@ -91,13 +109,26 @@ function pipelineTool(deps: PipelinesSuiteDeps, stored: StoredPipeline): SuiteTo
 
 export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
   const listeners = new Set<(tools: SuiteTool[]) => void>();
+  const removalListeners = new Set<(names: string[]) => void>();
   const changeListeners = new Set<(name: string) => void>();
   const subscriber = deps.redis.duplicate();
   subscriber.on('error', () => undefined); // the shared connection's outages are reported where it is followed
+  /** The latest version compiled, or null when there is none (deleted) or it no longer compiles. */
+  const latestOf = async (name: string) => {
+    try {
+      return await deps.pipelines.compiled(name);
+    } catch (error) {
+      if (error instanceof UnusablePipelineError) return null;
+      throw error;
+    }
+  };
+  /** Each pipeline's tool as its latest version has it; the tool of a pipeline with none goes. */
   const announce = async (names: readonly string[]) => {
-    const stored = (await Promise.all(names.map((name) => deps.pipelines.get(name)))).filter((s): s is StoredPipeline => s !== null);
-    const tools = stored.map((s) => pipelineTool(deps, s));
+    const latest = await Promise.all(names.map(latestOf));
+    const tools = latest.filter((p): p is CompiledPipeline => p !== null).map((p) => pipelineTool(deps, p));
+    const gone = names.filter((_, i) => latest[i] === null).map(pipelineToolName);
     if (tools.length > 0) for (const listener of listeners) listener(tools);
+    if (gone.length > 0) for (const listener of removalListeners) listener(gone);
   };
   const announceRegistered = async () => announce((await deps.pipelines.list()).map((p) => p.name));
   subscriber.on('message', (_channel, name: string) => {
@@ -144,12 +175,16 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
       void announceRegistered().catch(() => undefined);
     },
     announceRegistered,
+    onToolsRemoved(listener) {
+      removalListeners.add(listener);
+    },
     onPipelineChanged(listener) {
       changeListeners.add(listener);
       return () => void changeListeners.delete(listener);
     },
     async close() {
       listeners.clear();
+      removalListeners.clear();
       changeListeners.clear();
       await subscriber.quit().catch(() => undefined);
     },

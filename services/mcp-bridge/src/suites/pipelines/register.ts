@@ -56,7 +56,7 @@ export function registerPipelineTool(deps: { pipelines: PipelineStore; tools: To
         return success({ ...registered, tool: pipelineToolName(name) });
       } catch (error) {
         if (error instanceof DefinitionError) return invalid(name, error.problems);
-        if (error instanceof VersionConflictError) return failure({ error: { code: 'version_conflict', message: error.message, details: { version: error.version, latest: error.latest } } });
+        if (error instanceof VersionConflictError) return failure({ error: { code: error.code, message: error.message, details: { version: error.version, latest: error.latest } } });
         throw error;
       }
     },
