@@ -37,6 +37,8 @@ export const ROUTE_SCOPES = {
   'post /v1/batches': 'run',
   'post /v1/pipelines/{name}/runs': 'run',
   'delete /v1/runs/{runId}': 'run',
+  'delete /v1/pipelines/{name}': 'admin',
+  'delete /v1/pipelines/{name}/versions/{version}': 'admin',
   'put /v1/pipelines/{name}': 'admin',
 } as const satisfies Record<string, RouteAccess>;
 

