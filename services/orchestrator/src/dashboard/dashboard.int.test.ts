@@ -4,10 +4,11 @@
  * text arrives over visible time.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import type { Browser, Page } from 'playwright-core';
-import { createRedisClient } from '@switchyard/redis';
+import { createRedisClient, REPO_ROOT } from '@switchyard/redis';
 import { startTestStack, TEST_API_KEY, type TestStack } from '../testing/stack.js';
 import { launchBrowser, signIn, withPage } from './testing/browser.js';
 
@@ -73,6 +74,8 @@ test('given the key, a story started from the dashboard shows its stages and liv
     // More text arrives while the page is watched.
     await page.locator('[data-section="write.introduction/introduction"] .section-text', { hasText: new RegExp(`[\\s\\S]{${early.length + 200}}`) }).waitFor();
     assert.equal(await page.locator('article.story').count(), 0, 'the story is not rendered while its text is still arriving');
+    // The README's picture is this moment: SWITCHYARD_DOCS_IMAGES=1 npm test -- dashboard/dashboard.int writes it.
+    if (process.env.SWITCHYARD_DOCS_IMAGES === '1') await page.screenshot({ path: path.join(REPO_ROOT, 'docs/images/dashboard.png') });
 
     // The finished story renders: its title and paragraphs, every stage completed, progress full.
     const title = page.locator('article.story h2');
