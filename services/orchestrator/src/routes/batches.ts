@@ -59,7 +59,7 @@ function batchIdOf(req: Request): string {
 export function batchesRouter(deps: AppDeps): Router {
   const router = Router();
 
-  router.post('/v1/batches', jsonBody('20mb'), async (req, res) => {
+  router.post('/v1/batches', jsonBody('20mb', deps.jsonMaxDepth), async (req, res) => {
     let created: { batchId: string; runIds: string[] };
     if (req.body && typeof req.body === 'object' && 'pipeline' in (req.body as object)) created = await startAnyPipelineBatch(deps, req);
     else {

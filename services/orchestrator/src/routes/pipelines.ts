@@ -45,7 +45,10 @@ async function requireVersion(deps: AppDeps, name: string, version?: number): Pr
 }
 
 const yamlText = express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'], limit: DEFINITION_LIMIT });
-const definitionBody = (req: Request, res: express.Response, next: express.NextFunction) => (req.is(['json', '+json']) ? jsonBody(DEFINITION_LIMIT)(req, res, next) : yamlText(req, res, next));
+function definitionBody(maxDepth: number | undefined): express.RequestHandler {
+  const json = jsonBody(DEFINITION_LIMIT, maxDepth);
+  return (req, res, next) => (req.is(['json', '+json']) ? json(req, res, next) : yamlText(req, res, next));
+}
 
 export function pipelinesRouter(deps: AppDeps): Router {
   const router = Router();
@@ -55,7 +58,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
     res.json(list);
   });
 
-  router.put('/v1/pipelines/:name', definitionBody, async (req, res) => {
+  router.put('/v1/pipelines/:name', definitionBody(deps.jsonMaxDepth), async (req, res) => {
     const name = pipelineName(req);
     if (req.body === undefined || (typeof req.body === 'object' && Object.keys(req.body as object).length === 0 && !req.is(['json', '+json']))) {
       throw new HttpError({ status: 415, code: 'unsupported_media_type', message: 'Send the definition as application/json or application/yaml', details: {} });
@@ -87,7 +90,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
     res.json(view);
   });
 
-  router.post('/v1/pipelines/:name/runs', jsonBody('11mb'), async (req, res) => {
+  router.post('/v1/pipelines/:name/runs', jsonBody('11mb', deps.jsonMaxDepth), async (req, res) => {
     const name = pipelineName(req);
     const query = VersionQuery.safeParse(req.query);
     if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', message: 'version must be a positive integer', details: {} });
