@@ -19,6 +19,7 @@ import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { countsOf, type RecordedStage } from './step-states.js';
+import { runLimitsOf, type RunLimits } from './limits.js';
 import { newRunFields, newRunId, type NewRun } from './new-run.js';
 
 export { newRunId } from './new-run.js';
@@ -38,6 +39,8 @@ export interface RunStoreOptions {
   retentionSeconds?: number;
   /** Told of the runs this store creates and ends, e.g. to count them (default: nobody). */
   observer?: RunObserver | undefined;
+  /** What a run may hold (inputs, map lists, outputs) and a listing page may carry (default DEFAULT_RUN_LIMITS). */
+  limits?: Partial<RunLimits> | undefined;
 }
 
 /** What a run store tells as it records runs: by pipeline (the run's kind), never by run. */
@@ -48,6 +51,8 @@ export interface RunObserver {
 }
 
 const EVENT_STREAM_MAXLEN = '20000';
+/** A map branch's item in the run's items hash (see EXPAND_SCRIPT). */
+const itemField = (step: string, index: number) => `${step}.${index}`;
 /** Runs added to the index per ZADD when many are created at once. */
 const INDEX_IDS_PER_COMMAND = 1000;
 const now = () => new Date().toISOString();
@@ -58,6 +63,8 @@ export class RunStore {
   readonly prefix: string;
   /** Seconds a finished run stays readable. */
   readonly retentionSeconds: number;
+  /** What a run may hold and a listing page may carry, for every process that works with this store. */
+  readonly limits: Readonly<RunLimits>;
   readonly #scripts: RunScripts;
   readonly #stageWrites: StageWrites;
   readonly #appends: EventAppends;
@@ -76,6 +83,7 @@ export class RunStore {
     this.prefix = options.prefix;
     this.keys = runKeys(options.prefix);
     this.retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
+    this.limits = runLimitsOf(options.limits);
     this.#observer = options.observer;
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
@@ -205,7 +213,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId)];
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId), this.keys.items(runId)];
     const reply = (await this.#scripts.transition(
       keys.length,
       ...keys,
@@ -253,7 +261,7 @@ export class RunStore {
    */
   async finishStage(options: { runId: string; stage: string; batchId: string | null; output: unknown; end: { to: 'completed'; result: unknown } | { to: 'failed'; error: RunError } }): Promise<{ moved: boolean; previous: RunStatus | null }> {
     const { runId, end } = options;
-    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.items(runId)];
     const args = {
       to: end.to,
       from: 'running,queued',
@@ -273,13 +281,14 @@ export class RunStore {
    * the `inputs` stages either way, so the stage needs no further reads. Starts and completions
    * made in the same turn of the event loop share one round trip.
    */
-  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean; needsDone?: boolean }): Promise<StageStart> {
+  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean; needsDone?: boolean; item?: { step: string; index: number } }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
-    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), ...(options.item ? [this.keys.items(runId)] : [])];
     const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}${options.needsDone ? 'n' : ''}`;
-    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
-    const { start, moved } = decodeStageStart(reply, { inputs, withRequest: options.withRequest === true });
+    const item = options.item ? itemField(options.item.step, options.item.index) : undefined;
+    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, ...(item ? { item } : {}), id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
+    const { start, moved } = decodeStageStart(reply, { inputs, withRequest: options.withRequest === true, withItem: item !== undefined });
     // This start moved the run from queued: its batch's counts follow, in the shared slot. Should
     // that step be lost, the batch counts the run queued until it ends (no drift).
     if (moved && options.batchId) await this.#settle({ runId, batchId: options.batchId, to: 'running' });
@@ -298,9 +307,14 @@ export class RunStore {
     await this.redis.eval(MARK_REFUSED_SCRIPT, 1, this.keys.run(runId), `${stage}.refused`);
   }
 
-  /** Records a map step's branches (once; a second call answers the first call's). Null when the run is gone. */
-  async expandStep(options: { runId: string; step: string; branches: readonly string[] }): Promise<string[] | null> {
-    const reply = await this.redis.eval(EXPAND_SCRIPT, 1, this.keys.run(options.runId), options.step, JSON.stringify(options.branches));
+  /**
+   * Records a map step's branches (once; a second call answers the first call's) and, for a list
+   * evaluated at run time, its items as JSON texts, stored once for the run where each branch
+   * reads its own (see EXPAND_SCRIPT). Null when the run is gone.
+   */
+  async expandStep(options: { runId: string; step: string; branches: readonly string[]; items?: readonly string[] }): Promise<string[] | null> {
+    const { runId } = options;
+    const reply = await this.redis.eval(EXPAND_SCRIPT, 2, this.keys.run(runId), this.keys.items(runId), options.step, JSON.stringify(options.branches), ...(options.items ?? []));
     return typeof reply === 'string' ? (JSON.parse(reply) as string[]) : null;
   }
 
@@ -311,6 +325,8 @@ export class RunStore {
   async withRunResult(runId: string, done: StreamEvent): Promise<StreamEvent> {
     const result = (await this.redis.hget(this.keys.run(runId), 'result')) ?? (await readArchive(this.redis, this.keys, runId))?.fields.result;
     if (!result) return done;
+    // Spliced in as the text it is stored as: parsing and writing it again would cost its size twice per reader.
+    if (done.data.endsWith('}') && done.data.length > 2) return { ...done, data: `${done.data.slice(0, -1)},"result":${result}}` };
     return { ...done, data: JSON.stringify({ ...(JSON.parse(done.data) as object), result: JSON.parse(result) as unknown }) };
   }
 

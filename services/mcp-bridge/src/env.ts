@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
@@ -42,6 +43,8 @@ export const BridgeEnv = z.object({
   TOOL_FEDERATION: booleanFlag.default(true),
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
+  /** What a run the bridge starts may hold, and what a page of list_runs carries (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  ...runLimitsEnvShape,
 });
 
 export interface BridgeConfig {
@@ -66,6 +69,8 @@ export interface BridgeConfig {
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
+  /** What a run may hold and a listing page may carry. */
+  limits: RunLimits;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
@@ -87,5 +92,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     codeIntel: { root: env.CODE_INTEL_ROOT ?? process.cwd(), ckbUrl: env.CKB_MCP_URL, ckbCommand: env.CKB_MCP_COMMAND, ckbEnabled: env.CKB_INTEGRATION_ENABLED },
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
+    limits: runLimitsConfig(env),
   };
 }

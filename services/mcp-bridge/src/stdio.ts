@@ -19,7 +19,7 @@ const logger = createLogger({ name: 'mcp-bridge', level: config.logLevel, stream
 const tracing = await startTracing({ service: 'mcp-bridge', config: config.telemetry });
 const redis = await resolveRedis({ url: config.redisUrl });
 const configured = await configuredSuites(config, logger);
-const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize, conformanceFixtures: config.conformanceFixtures, toolServices: config.toolServices });
+const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize, conformanceFixtures: config.conformanceFixtures, toolServices: config.toolServices, limits: config.limits });
 // Each stdio connection is a session of its own, for its tasks as for its state.
 const sessionId = `stdio-${randomUUID()}`;
 const leases = taskLeases({ redis: deps.redis });

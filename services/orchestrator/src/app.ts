@@ -4,8 +4,9 @@
  * page are public, and so is the dashboard's page (it shows nothing without the key). `/v1` and
  * Bull Board at `/admin/queues` take the key or the browser session's cookie.
  */
-import express, { Router, type Express } from 'express';
-import { apiKeyAuth, errorMiddleware, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import express, { Router, type ErrorRequestHandler, type Express } from 'express';
+import { apiKeyAuth, errorMiddleware, HttpError, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { RunLimitError } from '@switchyard/pipeline';
 import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -27,6 +28,15 @@ function metricsRouter(registry: NonNullable<AppDeps['metrics']>): Router {
   router.all('/metrics', methodNotAllowed('GET'));
   return router;
 }
+
+/**
+ * A value past a run limit (an input, a batch) is the caller's to change: 413 with the limit's
+ * code, its size and the variable that sets it; nothing was written.
+ */
+const runLimitErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+  if (!(error instanceof RunLimitError)) return next(error);
+  next(new HttpError({ status: 413, code: error.code, message: error.message, details: error.details }));
+};
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -51,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(aceflowRouter(deps));
   app.use(pipelinesRouter(deps));
   app.use(notFoundHandler);
+  app.use(runLimitErrors);
   app.use(errorMiddleware(deps.logger));
   return app;
 }

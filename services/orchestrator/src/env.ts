@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
+import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
+import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 export const OrchestratorEnv = z.object({
@@ -13,6 +15,10 @@ export const OrchestratorEnv = z.object({
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
+  /** What a run may hold and a listing page may carry (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  ...runLimitsEnvShape,
+  /** Deepest nesting of arrays and objects a JSON body may have (default 64): refused with 400 before it is parsed. */
+  JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(MAX_JSON_DEPTH),
 });
 
 export interface OrchestratorConfig {
@@ -26,6 +32,10 @@ export interface OrchestratorConfig {
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
+  /** What a run may hold and a listing page may carry. */
+  limits: RunLimits;
+  /** Deepest nesting a JSON body may have. */
+  jsonMaxDepth: number;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -36,5 +46,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     logLevel: env.LOG_LEVEL,
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
+    limits: runLimitsConfig(env),
+    jsonMaxDepth: env.JSON_MAX_DEPTH,
   };
 }

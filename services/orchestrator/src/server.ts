@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import type { ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
@@ -30,6 +30,10 @@ export interface StartOrchestratorOptions {
   retentionSeconds?: number;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
+  /** What a run may hold and a listing page may carry (default DEFAULT_RUN_LIMITS). */
+  limits?: Partial<RunLimits>;
+  /** Deepest nesting a JSON body may have (default MAX_JSON_DEPTH, 64). */
+  jsonMaxDepth?: number;
 }
 
 export interface RunningOrchestrator {
@@ -44,7 +48,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl);
   const metrics = createOrchestratorMetrics();
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs, limits: options.limits });
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
   await registerShippedPipelines(pipelines);
@@ -72,7 +76,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   };
 
   const queueBoard = createQueueBoard({ redis, prefix, queueNames: configuredQueueNames(tools.services()) });
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

@@ -9,7 +9,7 @@ import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
 import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
-import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, toolQueue } from '@switchyard/pipeline';
+import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, runLimitsConfig, runLimitsEnvShape, toolQueue, type RunLimits } from '@switchyard/pipeline';
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
 /** `N/MS`: at most N jobs per MS milliseconds, e.g. `20/1000`. */
@@ -92,6 +92,8 @@ export const WorkersEnv = z.object({
   ...perQueue,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
+  /** What a run may hold: map lists, step outputs, results (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  ...runLimitsEnvShape,
 });
 
 export interface QueueSettings {
@@ -122,6 +124,8 @@ export interface WorkersConfig {
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
+  /** What a run may hold: map lists, step outputs, results. */
+  limits: RunLimits;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
@@ -146,5 +150,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
+    limits: runLimitsConfig(env),
   };
 }
