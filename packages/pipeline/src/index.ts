@@ -5,6 +5,10 @@ export { DEFAULT_RUN_LIMITS, RUN_LIMIT_VARIABLES, runLimitsEnvShape, runLimitsCo
 export type { RunLimits } from './limits.js';
 export type { RunKeys } from './keys.js';
 export { RunStore, newRunId } from './run-store.js';
+export { RUN_FIELDS, inputTopic, resultTitle } from './run-listing.js';
+export type { RunField, RunListQuery } from './run-listing.js';
+export { RawJson, stringifyWithRaw, rawJsonBytes } from './raw-json.js';
+export { withinBudget } from './page-budget.js';
 export { stepStateFields, readStepStates, readStepOutputs } from './step-states.js';
 export type { RecordedStage, StepStates } from './step-states.js';
 export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart } from './run-store.js';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
-import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
+import { TERMINAL_STATUSES, type PageMarks, type RunError, type RunEventData, type RunEventName, type RunStatus, type RunSummary, type StageStatus, type StageView } from '@switchyard/contracts';
 import { EXPAND_SCRIPT, MARK_REFUSED_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
@@ -20,6 +20,7 @@ import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { countsOf, type RecordedStage } from './step-states.js';
 import { runLimitsOf, type RunLimits } from './limits.js';
+import { listRunPage, readSummaries, resultTitle, type RunListQuery } from './run-listing.js';
 import { newRunFields, newRunId, type NewRun } from './new-run.js';
 
 export { newRunId } from './new-run.js';
@@ -125,47 +126,24 @@ export class RunStore {
     return id as string;
   }
 
-  async getRun(runId: string): Promise<RunRecord | null> {
+  /** The run; with `raw`, its request and result as the JSON text they are stored as (see runRecordOf). */
+  async getRun(runId: string, options: { raw?: boolean } = {}): Promise<RunRecord | null> {
     // A compacted run's fields are in its archive (run-archive.ts); the hash's own win.
-    return runRecordOf(await readRunFields(this.redis, this.keys, runId));
+    return runRecordOf(await readRunFields(this.redis, this.keys, runId), options);
   }
 
   /**
-   * Newest first, optionally of one status and of one pipeline. Looks at most at the newest 10,000
-   * runs; ids whose run has passed its retention are dropped from the index as they are met.
+   * A page of runs, newest first, optionally of one status and of one pipeline, as summaries (with
+   * `fields`, more of each): see run-listing.ts. Looks at most at the newest 10,000 runs; ids whose
+   * run has passed its retention are dropped from the index as they are met.
    */
-  async listRuns(page: { offset: number; limit: number; status?: RunStatus | undefined; pipeline?: string | undefined }): Promise<RunRecord[]> {
-    const chosen: string[] = [];
-    const gone: string[] = [];
-    let skipped = 0;
-    for (let start = 0; chosen.length < page.limit && start < 10_000; start += 500) {
-      const ids = await this.redis.zrevrange(this.keys.runIndex, start, start + 499);
-      if (ids.length === 0) break;
-      const facts = await this.#listFacts(ids, page.pipeline !== undefined);
-      ids.forEach((id, i) => {
-        const { status, pipeline } = facts[i] ?? { status: null, pipeline: null };
-        if (!status) gone.push(id);
-        else if (page.status && status !== page.status) return;
-        else if (page.pipeline !== undefined && pipeline !== page.pipeline) return;
-        else if (skipped < page.offset) skipped += 1;
-        else if (chosen.length < page.limit) chosen.push(id);
-      });
-    }
-    if (gone.length > 0) await this.redis.zrem(this.keys.runIndex, ...gone);
-    const runs = await Promise.all(chosen.map((id) => this.getRun(id)));
-    return runs.filter((run): run is RunRecord => run !== null);
+  listRuns(query: RunListQuery): Promise<{ runs: RunSummary[] } & PageMarks> {
+    return listRunPage(this, query);
   }
 
-  /** What listing filters on, of many runs in one round trip; the pipeline only when asked. */
-  async #listFacts(ids: readonly string[], withPipeline: boolean): Promise<{ status: RunStatus | null; pipeline: string | null }[]> {
-    if (!withPipeline) return (await this.getStatuses(ids)).map((status) => ({ status, pipeline: null }));
-    const pipeline = new KeyedPipeline(this.redis);
-    for (const id of ids) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), 'status', 'pipeline');
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, values]) => {
-      const [status, name] = (values as (string | null)[] | null) ?? [];
-      return { status: (status as RunStatus | null | undefined) ?? null, pipeline: name ?? null };
-    });
+  /** Runs as listings show them (never their input or result), by id; null for a run that is gone. */
+  getSummaries(ids: readonly string[]): Promise<(RunSummary | null)[]> {
+    return readSummaries(this, ids);
   }
 
   /** A page of the runs not yet ended created before `createdBefore` (ms), oldest first (run-index.ts). */
@@ -224,6 +202,7 @@ export class RunStore {
       options.result !== undefined ? JSON.stringify(options.result) : '',
       terminal ? '1' : '0',
       String(this.retentionSeconds),
+      resultTitle(options.result) ?? '',
     )) as [number, string?, string?];
     return this.#moved({ reply, runId, batchId, to });
   }
@@ -269,6 +248,7 @@ export class RunStore {
       result: end.to === 'completed' ? JSON.stringify(end.result ?? null) : '',
       retentionSeconds: String(this.retentionSeconds),
       keep: end.to === 'completed' ? '' : JSON.stringify(options.output ?? null),
+      title: end.to === 'completed' ? (resultTitle(end.result) ?? '') : '',
     };
     const reply = (await this.#stageWrites.submit({ kind: 'finish', keys, stage: options.stage, end: args }).reply) as [number, string?, string?];
     return this.#moved({ reply, runId, batchId: options.batchId, to: end.to });

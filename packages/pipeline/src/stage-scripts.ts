@@ -17,7 +17,8 @@ import { SETTLE_SCRIPT } from './run-settle.js';
  *   stage names; for a completion the output JSON, then
  *   (completion and skip) a count and the run's fields to answer once it is recorded; for a
  *   finish the run's new status, the statuses it may move from, error JSON or '', result JSON or
- *   '', the retention seconds and the output JSON to keep ('' when it is in the result). All are
+ *   '', the retention seconds, the output JSON to keep ('' when it is in the result) and the
+ *   result's title for listings. All are
  *   idempotent: a start seen before (its id) and a completion of a completed stage change nothing,
  *   so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
@@ -181,7 +182,7 @@ end
 -- The shared slot's step follows from the caller, as for any status change (run-settle.ts).
 local function finish(k, stage, t)
   complete(k, stage, t[6] ~= '' and t[6] or '1', {}, t[6] ~= '')
-  return transition({k[1], k[3], k[2], k[4]}, {t[1], t[2], now, t[3], t[4], '1', t[5]})
+  return transition({k[1], k[3], k[2], k[4]}, {t[1], t[2], now, t[3], t[4], '1', t[5], t[7]})
 end
 
 local replies = {}
@@ -193,8 +194,8 @@ while a <= #ARGV do
   key = key + nkeys
   local ok, reply
   if kind == 'finish' then
-    local t = {ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8]}
-    a = a + 9
+    local t = {ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9]}
+    a = a + 10
     ok, reply = pcall(finish, k, stage, t)
   elseif kind == 'start' then
     local op, flags, item = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]

@@ -19,6 +19,8 @@ export interface RunEndArgs {
   retentionSeconds: string;
   /** The stage's output to keep, or '' when the result holds it. */
   keep: string;
+  /** The result's title for listings, or ''. */
+  title: string;
 }
 
 export interface StageOperation {
@@ -116,7 +118,7 @@ export class StageWrites {
 
 function finishArgs(op: StageOperation): string[] {
   const end = op.end as RunEndArgs;
-  return [end.to, end.from, end.error, end.result, end.retentionSeconds, end.keep];
+  return [end.to, end.from, end.error, end.result, end.retentionSeconds, end.keep, end.title];
 }
 
 function settle(queued: Queued, reply: unknown): void {

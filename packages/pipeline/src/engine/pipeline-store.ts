@@ -18,9 +18,10 @@ export type RegisterOutcome = { outcome: 'created' | 'unchanged'; version: numbe
 
 /**
  * KEYS: pipeline hash, names zset. ARGV: version, stored JSON, canonical definition JSON, now (ms),
- * name, 'exact' when the version was given by the caller. A version is written once: the same
- * definition again is `unchanged`; another definition under a taken version is a conflict, and
- * so is a version below the latest.
+ * name, 'exact' when the version was given by the caller, the version's summary JSON (what a
+ * listing shows: its description and when it was registered, `d:<version>`, so that a listing
+ * never reads whole definitions). A version is written once: the same definition again is
+ * `unchanged`; another definition under a taken version is a conflict, and so is a version below the latest.
  */
 const REGISTER_SCRIPT = `
 local version = tonumber(ARGV[1])
@@ -31,7 +32,7 @@ if existing then
   return {'conflict', version, latest, 'version ' .. version .. ' exists with another definition; versions are immutable'}
 end
 if version <= latest then return {'conflict', version, latest, 'version ' .. version .. ' is below the latest, ' .. latest} end
-redis.call('HSET', KEYS[1], 'v:' .. version, ARGV[2], 'c:' .. version, ARGV[3], 'latest', version)
+redis.call('HSET', KEYS[1], 'v:' .. version, ARGV[2], 'c:' .. version, ARGV[3], 'd:' .. version, ARGV[7], 'latest', version)
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 return {'created', version, version}
 `;
@@ -70,7 +71,8 @@ export class PipelineStore {
   /** Writes a validated definition under its version (see REGISTER_SCRIPT). */
   async register(stored: StoredPipeline): Promise<RegisterOutcome> {
     const { name, version } = stored.definition;
-    const reply = (await this.#redis.eval(REGISTER_SCRIPT, 2, this.#key(name), this.#names, version, JSON.stringify(stored), canonical(stored), Date.now(), name)) as [string, number, number, string?];
+    const summary = JSON.stringify({ description: stored.definition.description, registered_at: stored.registered_at });
+    const reply = (await this.#redis.eval(REGISTER_SCRIPT, 2, this.#key(name), this.#names, version, JSON.stringify(stored), canonical(stored), Date.now(), name, '', summary)) as [string, number, number, string?];
     const [outcome, v, latest, reason] = reply;
     if (outcome === 'conflict') return { outcome, version: v, latest, reason: reason ?? 'conflict' };
     if (outcome === 'created') await this.#redis.publish(this.changedChannel, name);
@@ -126,14 +128,34 @@ export class PipelineStore {
     return compiled;
   }
 
-  async list(): Promise<PipelineSummary[]> {
-    const names = await this.#redis.zrange(this.#names, 0, -1);
-    const summaries = await Promise.all(
-      names.map(async (name) => {
-        const stored = await this.get(name);
-        return stored ? { name, latest: stored.definition.version, description: stored.definition.description, registered_at: stored.registered_at } : null;
-      }),
-    );
-    return summaries.filter((s): s is PipelineSummary => s !== null);
+  /**
+   * Pipelines by name, each by its latest version's summary: every one, or a page of them (`offset`,
+   * at most `limit`; `more` tells whether others follow). Two round trips for the page, whatever
+   * the size of the definitions.
+   */
+  async list(page?: { offset: number; limit: number }): Promise<PipelineSummary[]> {
+    return (await this.listPage(page)).pipelines;
+  }
+
+  async listPage(page?: { offset: number; limit: number }): Promise<{ pipelines: PipelineSummary[]; more: boolean }> {
+    // One more than the page: whether a next page exists.
+    const names = page ? await this.#redis.zrange(this.#names, page.offset, page.offset + page.limit) : await this.#redis.zrange(this.#names, 0, -1);
+    const more = page !== undefined && names.length > page.limit;
+    const listed = page ? names.slice(0, page.limit) : names;
+    const summaries = await Promise.all(listed.map((name) => this.#summary(name)));
+    return { pipelines: summaries.filter((s): s is PipelineSummary => s !== null), more };
+  }
+
+  /** A pipeline's latest version as listings show it; a version registered before summaries were kept is read whole. */
+  async #summary(name: string): Promise<PipelineSummary | null> {
+    const version = Number((await this.#redis.hget(this.#key(name), 'latest')) ?? 0);
+    if (!version) return null;
+    const kept = await this.#redis.hget(this.#key(name), `d:${version}`);
+    if (kept) {
+      const { description, registered_at } = JSON.parse(kept) as { description: string; registered_at: string };
+      return { name, latest: version, description, registered_at };
+    }
+    const stored = await this.get(name, version);
+    return stored ? { name, latest: version, description: stored.definition.description, registered_at: stored.registered_at } : null;
   }
 }

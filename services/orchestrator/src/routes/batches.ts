@@ -76,7 +76,7 @@ export function batchesRouter(deps: AppDeps): Router {
   router.get('/v1/batches', async (req, res) => {
     const query = BatchListQuery.safeParse(req.query);
     if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
-    const list: BatchList = { batches: await deps.batches.listBatches(query.data), ...query.data };
+    const list: BatchList = { ...(await deps.batches.listBatches(query.data)), ...query.data };
     res.json(list);
   });
 

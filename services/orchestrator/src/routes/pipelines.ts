@@ -5,12 +5,12 @@
  */
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
-import { HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { definitionProblemsOf, DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
+import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
+import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
-import { VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
+import { PipelineListQuery, VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
 
 const DEFINITION_LIMIT = '1mb';
 
@@ -53,8 +53,12 @@ function definitionBody(maxDepth: number | undefined): express.RequestHandler {
 export function pipelinesRouter(deps: AppDeps): Router {
   const router = Router();
 
-  router.get('/v1/pipelines', async (_req, res) => {
-    const list: PipelineList = { pipelines: await deps.pipelines.list() };
+  router.get('/v1/pipelines', async (req, res) => {
+    const query = PipelineListQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
+    const { pipelines, more } = await deps.pipelines.listPage(query.data);
+    const page = withinBudget(pipelines, { budget: deps.store.limits.listPageBytes, offset: query.data.offset, more });
+    const list: PipelineList = { pipelines: page.items, ...query.data, next_offset: page.next_offset, truncated: page.truncated };
     res.json(list);
   });
 
