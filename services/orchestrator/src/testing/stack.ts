@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { parseToolServicesEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
+import type { RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
@@ -60,6 +61,8 @@ export interface TestStackOptions {
   budget?: StageBudget;
   /** AceFlow loop bounds for the in-process workers (defaults 2 and 2). */
   aceflow?: { maxRegenerations?: number; maxDefectLoops?: number };
+  /** What a run may hold and a listing page may carry, for the orchestrator and the workers alike (default: the defaults). */
+  limits?: Partial<RunLimits>;
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -94,6 +97,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(options.retentionPassMs ? { retentionPassMs: options.retentionPassMs } : {}),
           ...(options.compaction ? { compaction: options.compaction } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
+          ...(options.limits ? { limits: options.limits } : {}),
           stalledIntervalMs: 1000,
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
@@ -101,7 +105,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
             ...options.aceflow,
           },
         });
-  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000, ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}) });
+  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000, ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}), ...(options.limits ? { limits: options.limits } : {}) });
 
   const request = (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
