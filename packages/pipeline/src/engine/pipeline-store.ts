@@ -129,9 +129,9 @@ export class PipelineStore {
   }
 
   /**
-   * Pipelines by name, each by its latest version's summary: every one, or a page of them (`offset`,
-   * at most `limit`; `more` tells whether others follow). Two round trips for the page, whatever
-   * the size of the definitions.
+   * Pipelines in the order their latest version was registered, each by that version's summary:
+   * every one, or a page of them (`offset`, at most `limit`; listPage's `more` tells whether others
+   * follow). A few round trips for the page, whatever the size of the definitions.
    */
   async list(page?: { offset: number; limit: number }): Promise<PipelineSummary[]> {
     return (await this.listPage(page)).pipelines;

@@ -21,7 +21,7 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
       operationId: 'listPipelines',
       tags: ['pipelines'],
       summary: 'List pipelines, each by its latest version',
-      description: 'A page at a time, by name: at most `limit`, and it stops early before its bytes pass the listing budget (`truncated`; `next_offset` goes on).',
+      description: 'In the order their latest version was registered, a page at a time: at most `limit`, and it stops early before its bytes pass the listing budget (`truncated`; `next_offset` goes on).',
       requestParams: { query: PipelineListQuery },
       responses: { '200': jsonResponse('A page of the registered pipelines', PipelineList), ...errors({ v1: true, routeErrors: { 400: 'A bad `offset` or `limit` (`invalid_parameters`)' } }) },
     },

@@ -14,7 +14,7 @@ import { PipelineDefinition } from '@switchyard/pipeline';
  */
 export const StoredDefinition = z.record(z.string(), z.unknown());
 
-/** `GET /v1/pipelines`: pipelines by name, each by its latest version, a page at a time. */
+/** `GET /v1/pipelines`: pipelines in the order their latest version was registered, each by that version, a page at a time. */
 export const PipelineList = z.object({
   pipelines: z.array(z.object({ name: z.string(), latest: z.number().int().positive(), description: z.string(), registered_at: z.string() })),
   offset: z.number().int().nonnegative(),
@@ -24,7 +24,7 @@ export const PipelineList = z.object({
 
 /** The query of `GET /v1/pipelines`. */
 export const PipelineListQuery = z.object({
-  offset: z.coerce.number().int().min(0).default(0).describe('Pipelines to skip, by name'),
+  offset: z.coerce.number().int().min(0).default(0).describe('Pipelines to skip, in the order their latest version was registered'),
   limit: z.coerce.number().int().min(1).max(500).default(100).describe('Most pipelines in the page; a page also stops before passing the listing budget (`LIST_PAGE_MAX_BYTES`)'),
 });
 export type PipelineList = z.infer<typeof PipelineList>;

@@ -30,7 +30,7 @@ export interface PipelinesSuite extends ToolSuite {
 
 
 const ListPipelinesInput = z.strictObject({
-  offset: z.number().int().min(0).default(0).describe('Pipelines to skip, by name'),
+  offset: z.number().int().min(0).default(0).describe('Pipelines to skip, in the order their latest version was registered'),
   limit: z.number().int().min(1).max(500).default(100).describe('Most pipelines to answer (default 100); a page also stops early before passing the listing budget'),
 });
 
@@ -111,7 +111,7 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
   const tools: SuiteTool[] = [
     {
       name: 'list_pipelines',
-      description: 'The registered pipelines by name, a page at a time: name, latest version, description. Each is also a tool, pipeline_<name>, that runs it. next_offset, when not null, is where the next page starts.',
+      description: 'The registered pipelines, a page at a time (in the order their latest version was registered): name, latest version, description. Each is also a tool, pipeline_<name>, that runs it. next_offset, when not null, is where the next page starts.',
       inputSchema: jsonSchemaOf(ListPipelinesInput),
       outputSchema: admittingErrorBody({
         type: 'object',
