@@ -4,7 +4,7 @@
  * schemas and the OpenAPI document is generated from them, so the two cannot drift apart.
  */
 import { z } from 'zod';
-import { BatchCounts, RunStatus, RunView } from './story-runs.js';
+import { BatchCounts, RunError, RunStatus, RunView, StageView } from './story-runs.js';
 
 /** Where to read a run (or a batch) and follow its events. */
 export const RunLinks = z.object({
@@ -28,11 +28,39 @@ export const PipelineRunAccepted = RunAccepted.extend({
 });
 export type PipelineRunAccepted = z.infer<typeof PipelineRunAccepted>;
 
+/**
+ * Where a listing goes on: every page has a bound on its count (`limit`) and on its bytes; a page
+ * that would pass its bytes stops early (`truncated`), and `next_offset` is where the next starts.
+ */
+export const PageMarks = z.object({
+  next_offset: z.number().int().nonnegative().nullable().describe('The `offset` of the next page; null when this page holds the last'),
+  truncated: z.boolean().describe('The page stopped before `limit` items because its bytes would have passed the listing budget (`LIST_PAGE_MAX_BYTES`): ask again from `next_offset`'),
+});
+export type PageMarks = z.infer<typeof PageMarks>;
+
+/** The most characters of a run's `topic` and `title` in a listing. */
+export const RUN_LABEL_CHARS = 120;
+
+/**
+ * A run as `GET /v1/runs` lists it: what a list shows, without its input, stages and result, which
+ * its own URL answers (or `fields` adds here).
+ */
+export const RunSummary = RunView.pick({ run_id: true, kind: true, status: true, progress: true, created_at: true, updated_at: true, batch_id: true, pipeline: true, poll_url: true, events_url: true }).extend({
+  topic: z.string().nullable().describe(`A preview of the input: its \`topic\`, \`title\`, \`name\` or \`project.name\`, at most ${RUN_LABEL_CHARS} characters`),
+  title: z.string().nullable().describe(`The result's \`title\` once the run has completed (a story's title), at most ${RUN_LABEL_CHARS} characters`),
+  request: z.unknown().optional().describe('The run\'s input, with `fields=request`'),
+  stages: z.array(StageView).optional().describe('Its stages, with `fields=stages`'),
+  result: z.unknown().nullable().optional().describe('Its result, with `fields=result`'),
+  error: RunError.nullable().optional().describe('Why it failed, with `fields=error`'),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
 /** `GET /v1/runs`: newest first. */
 export const RunList = z.object({
-  runs: z.array(RunView),
+  runs: z.array(RunSummary),
   offset: z.number().int().nonnegative(),
   limit: z.number().int().positive(),
+  ...PageMarks.shape,
 });
 export type RunList = z.infer<typeof RunList>;
 
@@ -58,6 +86,7 @@ export const BatchPage = z.object({
   runs: z.array(z.object({ run_id: z.string(), status: RunStatus.nullable() })),
   offset: z.number().int().nonnegative(),
   limit: z.number().int().positive(),
+  ...PageMarks.shape,
 });
 export type BatchPage = z.infer<typeof BatchPage>;
 
@@ -66,7 +95,7 @@ export const BatchView = BatchPage.extend({ status: z.enum(['running', 'done']),
 export type BatchView = z.infer<typeof BatchView>;
 
 /** A batch in `GET /v1/batches`: its counts, without its runs. */
-export const BatchSummary = BatchView.omit({ runs: true, offset: true, limit: true }).extend({
+export const BatchSummary = BatchView.omit({ runs: true, offset: true, limit: true, next_offset: true, truncated: true }).extend({
   /** The pipeline its runs follow; null for a batch recorded before batches named it. */
   pipeline: z.string().nullable(),
 });
@@ -77,6 +106,7 @@ export const BatchList = z.object({
   batches: z.array(BatchSummary),
   offset: z.number().int().nonnegative(),
   limit: z.number().int().positive(),
+  ...PageMarks.shape,
 });
 export type BatchList = z.infer<typeof BatchList>;
 

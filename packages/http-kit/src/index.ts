@@ -15,6 +15,7 @@ export { listen } from './listen.js';
 export type { Listening } from './listen.js';
 export { localApiKey, configuredOrLocalKeys } from './local-key.js';
 export { jsonBody, findUnsafeJson, MAX_JSON_DEPTH } from './json-body.js';
+export { jsonDepthExceeds } from './json-depth.js';
 export type { JsonBodyOptions } from './json-body.js';
 export { unavailableGuard } from './unavailable.js';
 export type { UnavailableGuardOptions } from './unavailable.js';

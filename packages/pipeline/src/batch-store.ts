@@ -3,7 +3,8 @@
  * of its run ids for paging, and a stream of events as its runs finish.
  */
 import { randomUUID } from 'node:crypto';
-import { RunStatus, type BatchCounts, type BatchPage, type BatchSummary } from '@switchyard/contracts';
+import { RunStatus, type BatchCounts, type BatchPage, type BatchSummary, type PageMarks } from '@switchyard/contracts';
+import { withinBudget } from './page-budget.js';
 import { batchLinks } from './runs.js';
 import { newRunId, type NewRun, type RunStore } from './run-store.js';
 
@@ -34,21 +35,30 @@ export class BatchStore {
     return { batchId, runIds };
   }
 
+  /** The batch's counts and a page of its runs (at most `limit`, and within the listing budget). */
   async getBatch(batchId: string, page: { offset: number; limit: number }): Promise<BatchPage | null> {
     const { keys, redis } = this.#runs;
-    const [[, hash], [, ids]] = (await redis.multi().hgetall(keys.batch(batchId)).lrange(keys.batchRuns(batchId), page.offset, page.offset + page.limit - 1).exec()) as [[null, Record<string, string>], [null, string[]]];
+    // One more than the page: whether a next page exists.
+    const [[, hash], [, read]] = (await redis.multi().hgetall(keys.batch(batchId)).lrange(keys.batchRuns(batchId), page.offset, page.offset + page.limit).exec()) as [[null, Record<string, string>], [null, string[]]];
     if (!hash.id) return null;
+    const ids = read.slice(0, page.limit);
     const statuses = await this.#runs.getStatuses(ids);
     const counts = countsOf(hash);
+    const runs = withinBudget(
+      ids.map((run_id, i) => ({ run_id, status: statuses[i] ?? null })),
+      { budget: this.#runs.limits.listPageBytes, offset: page.offset, more: read.length > page.limit },
+    );
     return {
       batch_id: batchId,
       created_at: hash.created_at ?? '',
       total: Number(hash.total ?? 0),
       dispatched: Number(hash.dispatched ?? 0),
       counts,
-      runs: ids.map((run_id, i) => ({ run_id, status: statuses[i] ?? null })),
+      runs: runs.items,
       offset: page.offset,
       limit: page.limit,
+      next_offset: runs.next_offset,
+      truncated: runs.truncated,
     };
   }
 
@@ -56,16 +66,19 @@ export class BatchStore {
    * Newest first, with counts and no runs. Ids whose batch has passed its retention are dropped
    * from the index as they are met (the retention janitor drops the rest).
    */
-  async listBatches(page: { offset: number; limit: number }): Promise<BatchSummary[]> {
+  async listBatches(page: { offset: number; limit: number }): Promise<{ batches: BatchSummary[] } & PageMarks> {
     const { keys, redis } = this.#runs;
-    const ids = await redis.zrevrange(keys.batchIndex, page.offset, page.offset + page.limit - 1);
-    if (ids.length === 0) return [];
+    // One more than the page: whether a next page exists.
+    const read = await redis.zrevrange(keys.batchIndex, page.offset, page.offset + page.limit);
+    const ids = read.slice(0, page.limit);
+    if (ids.length === 0) return { batches: [], next_offset: null, truncated: false };
     const pipeline = redis.pipeline();
     for (const id of ids) pipeline.hgetall(keys.batch(id));
     const hashes = ((await pipeline.exec()) ?? []).map(([, hash]) => (hash ?? {}) as Record<string, string>);
     const gone = ids.filter((_, i) => !hashes[i]?.id);
     if (gone.length > 0) await redis.zrem(keys.batchIndex, ...gone);
-    return hashes.filter((hash) => hash.id).map((hash) => summaryOf(hash));
+    const batches = withinBudget(hashes.filter((hash) => hash.id).map((hash) => summaryOf(hash)), { budget: this.#runs.limits.listPageBytes, offset: page.offset, more: read.length > page.limit });
+    return { batches: batches.items, next_offset: batches.next_offset, truncated: batches.truncated };
   }
 
   /** The next `count` run ids not yet dispatched, and where they start. */

@@ -33,8 +33,22 @@ export const StepJob = z.object({
   pipeline: z.string().min(1),
   version: z.number().int().positive(),
   step: z.string().min(1),
-  /** A branch of a map step: its item, its place in the list and the key its stage is named by. */
-  branch: z.object({ key: z.string().min(1), index: z.number().int().nonnegative(), item: z.unknown() }).optional(),
+  /**
+   * A branch of a map step: its place in the list, the key its stage is named by, and how many
+   * branches the step has (a branch's share of the map's output bound). The item itself is not in
+   * the job: it is read by index from the run's stored list (`from: 'run'`, a list evaluated at run
+   * time) or from the definition's constant list (`from: 'definition'`). `item` is read from jobs
+   * added before lists were stored once per run.
+   */
+  branch: z
+    .object({
+      key: z.string().min(1),
+      index: z.number().int().nonnegative(),
+      count: z.number().int().positive().optional(),
+      from: z.enum(['run', 'definition']).optional(),
+      item: z.unknown().optional(),
+    })
+    .optional(),
   remote_task: RemoteTaskRef.optional(),
   /** When the stage began waiting on an open breaker (ms), so the wait has a budget. */
   breaker_wait_since: z.number().optional(),
@@ -70,9 +84,6 @@ export const JOB_CATALOG = {
   'runs.dispatch': { queue: QUEUES.dispatch, payload: DispatchJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600, count: 1000 } } },
 } as const satisfies Record<string, { queue: string; payload: z.ZodType; options: JobsOptions }>;
 export type JobName = keyof typeof JOB_CATALOG;
-
-/** Most branches one map step may have. */
-export const MAX_MAP_ITEMS = 1000;
 
 /** BullMQ refuses ':' in custom job ids, and ids must be stable so that adding twice adds once. */
 export const jobId = (runId: string, stage: string) => `${runId}.${stage}`;

@@ -7,9 +7,9 @@
  * about the run (the active-run index, its batch's counts and events) follows in a second step,
  * SETTLE_SCRIPT (run-settle.ts), with the status this one answers.
  *
- * KEYS: run, events, outputs.
+ * KEYS: run, events, outputs, and optionally the run's map items (dropped when the run ends: no branch runs after it).
  * ARGV: to, the statuses it may move from (comma-separated), now, error JSON or '', result JSON or
- *   '', '1' when `to` ends the run, retention seconds.
+ *   '', '1' when `to` ends the run, retention seconds, and the result's title for listings ('' or absent: none).
  * Answers {1, status before, the run's kind} when it moved, {0, status} when the run is in another
  * status, {-1} when there is no such run.
  */
@@ -22,6 +22,7 @@ if not string.find(',' .. ARGV[2] .. ',', ',' .. cur .. ',', 1, true) then retur
 local fields = {'status', ARGV[1], 'updated_at', ARGV[3]}
 if ARGV[4] ~= '' then fields[#fields + 1] = 'error'; fields[#fields + 1] = ARGV[4] end
 if ARGV[5] ~= '' then fields[#fields + 1] = 'result'; fields[#fields + 1] = ARGV[5] end
+if ARGV[8] and ARGV[8] ~= '' then fields[#fields + 1] = 'title'; fields[#fields + 1] = ARGV[8] end
 redis.call('HSET', KEYS[1], unpack(fields))
 if ARGV[6] == '1' then
   -- The result is kept once, in the run: readers of the done event attach it (see withRunResult).
@@ -30,6 +31,7 @@ if ARGV[6] == '1' then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', '20000', '*', 'type', 'done', 'data', done .. '}')
   -- A completed run's result holds every stage's output: the outputs need not be kept twice.
   if ARGV[1] == 'completed' then redis.call('DEL', KEYS[3]) end
+  if KEYS[4] then redis.call('DEL', KEYS[4]) end
   local ttl = tonumber(ARGV[7])
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
 end

@@ -1,8 +1,14 @@
-export { QUEUES, MAX_MAP_ITEMS, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_OPTIONS, MAX_STAGE_ATTEMPTS, BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, jobId } from './catalog.js';
+export { QUEUES, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_OPTIONS, MAX_STAGE_ATTEMPTS, BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, jobId } from './catalog.js';
 export type { JobName } from './catalog.js';
 export { runKeys } from './keys.js';
+export { DEFAULT_RUN_LIMITS, RUN_LIMIT_VARIABLES, runLimitsEnvShape, runLimitsConfig, runLimitsOf, RunLimitError, jsonBytesWithin } from './limits.js';
+export type { RunLimits } from './limits.js';
 export type { RunKeys } from './keys.js';
 export { RunStore, newRunId } from './run-store.js';
+export { RUN_FIELDS, inputTopic, resultTitle } from './run-listing.js';
+export type { RunField, RunListQuery } from './run-listing.js';
+export { RawJson, stringifyWithRaw, rawJsonBytes } from './raw-json.js';
+export { withinBudget } from './page-budget.js';
 export { stepStateFields, readStepStates, readStepOutputs } from './step-states.js';
 export type { RecordedStage, StepStates } from './step-states.js';
 export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart } from './run-store.js';
@@ -70,7 +76,8 @@ export {
 } from './definition/limits.js';
 export { PipelineStore, sameDefinition, parseVersion, UnusablePipelineError } from './engine/pipeline-store.js';
 export type { PipelineSummary, RegisterOutcome, PipelineStoreOptions } from './engine/pipeline-store.js';
-export { startPipelineRun, startPipelineBatch, checkRunInput, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError } from './engine/pipeline-runs.js';
+export { startPipelineRun, startPipelineBatch, checkRunInput, checkInputSize, checkBatchSize, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError } from './engine/pipeline-runs.js';
+export { checkMapList, mapItemTexts, constantListOf, isConstantMap } from './engine/map-lists.js';
 export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
 export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';
 export type { StepJobSpec } from './engine/step-jobs.js';

@@ -14,6 +14,8 @@ export interface RunKeys {
   events(runId: string): string;
   /** A compacted run's result, stage records and events, brotli-compressed (see run-archive.ts). */
   archive(runId: string): string;
+  /** Hash: the items of the run's map steps fanned out at run time, `<step>.<index>` → item JSON; dropped when the run ends. */
+  items(runId: string): string;
   batch(batchId: string): string;
   batchRuns(batchId: string): string;
   batchEvents(batchId: string): string;
@@ -48,6 +50,7 @@ export function runKeys(prefix: string): RunKeys {
     outputs: (id) => `${run(id)}:outputs`,
     events: (id) => `${run(id)}:events`,
     archive: (id) => `${run(id)}:archive`,
+    items: (id) => `${run(id)}:items`,
     batch: (id) => `${shared}:batch:${id}`,
     batchRuns: (id) => `${shared}:batch:${id}:runs`,
     batchEvents: (id) => `${shared}:batch:${id}:events`,

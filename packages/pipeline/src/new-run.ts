@@ -3,6 +3,7 @@
  * stage has started (a stage reads as pending until its record is written).
  */
 import { randomUUID } from 'node:crypto';
+import { inputTopic } from './run-listing.js';
 
 export interface NewRun {
   id?: string;
@@ -27,6 +28,8 @@ function shapeJson(value: object): string {
   return text;
 }
 
+const withTopic = (topic: string | null): Record<string, string> => (topic === null ? {} : { topic });
+
 /** The hash fields of a new run. */
 export function newRunFields(options: { run: NewRun; id: string; created: string }): Record<string, string | number> {
   const { run, id, created } = options;
@@ -38,6 +41,8 @@ export function newRunFields(options: { run: NewRun; id: string; created: string
     updated_at: created,
     batch_id: run.batchId ?? '',
     request: JSON.stringify(run.request),
+    // What a listing shows of the input, kept short, so that listings never read the input itself.
+    ...withTopic(inputTopic(run.request)),
     stage_names: shapeJson(run.stages),
     stage_count: run.stages.length,
     completed_stages: 0,

@@ -107,7 +107,7 @@ test('a last stage\'s finish sent twice completes the stage and ends the run onc
   await redis.hset(store.keys.run(runId), 'status', 'running');
   const writes = new StageWrites({ call: runScripts(redis).stageWrites, maxlen: '1000' });
   await writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply;
-  const end = { to: 'completed', from: 'running,queued', error: '', result: '{"story":"done"}', retentionSeconds: '60', keep: '' };
+  const end = { to: 'completed', from: 'running,queued', error: '', result: '{"story":"done"}', retentionSeconds: '60', keep: '', title: '' };
   const finish = () => writes.submit({ kind: 'finish', keys, stage: 'polish', end }).reply;
   assert.deepEqual(await finish(), [1, 'running', 'story']);
   assert.deepEqual(await finish(), [0, 'completed']);

@@ -3,6 +3,7 @@
  * hash, or from a compacted run's kept fields with its archived ones under them (run-archive.ts).
  */
 import type { RunError, RunStatus, StageView } from '@switchyard/contracts';
+import { RawJson } from './raw-json.js';
 import { readStageView } from './stage-records.js';
 
 export interface RunRecord {
@@ -25,8 +26,12 @@ function parseJson(value: string | undefined | null): unknown {
   return value ? JSON.parse(value) : null;
 }
 
-/** The run a hash's fields describe; null when they describe none (no id: gone, or never created). */
-export function runRecordOf(hash: Record<string, string>): RunRecord | null {
+/**
+ * The run a hash's fields describe; null when they describe none (no id: gone, or never created).
+ * With `raw`, its request and result are left as the JSON text they are stored as (RawJson), for a
+ * reader that sends them on as they are (see stringifyWithRaw).
+ */
+export function runRecordOf(hash: Record<string, string>, options: { raw?: boolean } = {}): RunRecord | null {
   if (!hash.id) return null;
   const names = parseJson(hash.stage_names) as string[];
   const stages = names.map((name) => readStageView(hash, name));
@@ -38,11 +43,11 @@ export function runRecordOf(hash: Record<string, string>): RunRecord | null {
     created_at: hash.created_at ?? '',
     updated_at: hash.updated_at ?? '',
     batch_id: hash.batch_id || null,
-    request: parseJson(hash.request),
+    request: options.raw ? new RawJson(hash.request || 'null') : parseJson(hash.request),
     pipeline: hash.pipeline ? { name: hash.pipeline, version: Number(hash.pipeline_version) } : null,
     stages,
     progress: stages.length === 0 ? 0 : Math.round((100 * completed) / stages.length),
-    result: parseJson(hash.result),
+    result: options.raw && hash.result ? new RawJson(hash.result) : parseJson(hash.result),
     error: parseJson(hash.error) as RunError | null,
   };
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
-import { TERMINAL_STATUSES, type RunError, type RunEventData, type RunEventName, type RunStatus, type StageStatus, type StageView } from '@switchyard/contracts';
+import { TERMINAL_STATUSES, type PageMarks, type RunError, type RunEventData, type RunEventName, type RunStatus, type RunSummary, type StageStatus, type StageView } from '@switchyard/contracts';
 import { EXPAND_SCRIPT, MARK_REFUSED_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
@@ -19,6 +19,8 @@ import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { countsOf, type RecordedStage } from './step-states.js';
+import { runLimitsOf, type RunLimits } from './limits.js';
+import { listRunPage, readSummaries, resultTitle, type RunListQuery } from './run-listing.js';
 import { newRunFields, newRunId, type NewRun } from './new-run.js';
 
 export { newRunId } from './new-run.js';
@@ -38,6 +40,8 @@ export interface RunStoreOptions {
   retentionSeconds?: number;
   /** Told of the runs this store creates and ends, e.g. to count them (default: nobody). */
   observer?: RunObserver | undefined;
+  /** What a run may hold (inputs, map lists, outputs) and a listing page may carry (default DEFAULT_RUN_LIMITS). */
+  limits?: Partial<RunLimits> | undefined;
 }
 
 /** What a run store tells as it records runs: by pipeline (the run's kind), never by run. */
@@ -48,6 +52,8 @@ export interface RunObserver {
 }
 
 const EVENT_STREAM_MAXLEN = '20000';
+/** A map branch's item in the run's items hash (see EXPAND_SCRIPT). */
+const itemField = (step: string, index: number) => `${step}.${index}`;
 /** Runs added to the index per ZADD when many are created at once. */
 const INDEX_IDS_PER_COMMAND = 1000;
 const now = () => new Date().toISOString();
@@ -58,6 +64,8 @@ export class RunStore {
   readonly prefix: string;
   /** Seconds a finished run stays readable. */
   readonly retentionSeconds: number;
+  /** What a run may hold and a listing page may carry, for every process that works with this store. */
+  readonly limits: Readonly<RunLimits>;
   readonly #scripts: RunScripts;
   readonly #stageWrites: StageWrites;
   readonly #appends: EventAppends;
@@ -76,6 +84,7 @@ export class RunStore {
     this.prefix = options.prefix;
     this.keys = runKeys(options.prefix);
     this.retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
+    this.limits = runLimitsOf(options.limits);
     this.#observer = options.observer;
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
@@ -117,47 +126,24 @@ export class RunStore {
     return id as string;
   }
 
-  async getRun(runId: string): Promise<RunRecord | null> {
+  /** The run; with `raw`, its request and result as the JSON text they are stored as (see runRecordOf). */
+  async getRun(runId: string, options: { raw?: boolean } = {}): Promise<RunRecord | null> {
     // A compacted run's fields are in its archive (run-archive.ts); the hash's own win.
-    return runRecordOf(await readRunFields(this.redis, this.keys, runId));
+    return runRecordOf(await readRunFields(this.redis, this.keys, runId), options);
   }
 
   /**
-   * Newest first, optionally of one status and of one pipeline. Looks at most at the newest 10,000
-   * runs; ids whose run has passed its retention are dropped from the index as they are met.
+   * A page of runs, newest first, optionally of one status and of one pipeline, as summaries (with
+   * `fields`, more of each): see run-listing.ts. Looks at most at the newest 10,000 runs; ids whose
+   * run has passed its retention are dropped from the index as they are met.
    */
-  async listRuns(page: { offset: number; limit: number; status?: RunStatus | undefined; pipeline?: string | undefined }): Promise<RunRecord[]> {
-    const chosen: string[] = [];
-    const gone: string[] = [];
-    let skipped = 0;
-    for (let start = 0; chosen.length < page.limit && start < 10_000; start += 500) {
-      const ids = await this.redis.zrevrange(this.keys.runIndex, start, start + 499);
-      if (ids.length === 0) break;
-      const facts = await this.#listFacts(ids, page.pipeline !== undefined);
-      ids.forEach((id, i) => {
-        const { status, pipeline } = facts[i] ?? { status: null, pipeline: null };
-        if (!status) gone.push(id);
-        else if (page.status && status !== page.status) return;
-        else if (page.pipeline !== undefined && pipeline !== page.pipeline) return;
-        else if (skipped < page.offset) skipped += 1;
-        else if (chosen.length < page.limit) chosen.push(id);
-      });
-    }
-    if (gone.length > 0) await this.redis.zrem(this.keys.runIndex, ...gone);
-    const runs = await Promise.all(chosen.map((id) => this.getRun(id)));
-    return runs.filter((run): run is RunRecord => run !== null);
+  listRuns(query: RunListQuery): Promise<{ runs: RunSummary[] } & PageMarks> {
+    return listRunPage(this, query);
   }
 
-  /** What listing filters on, of many runs in one round trip; the pipeline only when asked. */
-  async #listFacts(ids: readonly string[], withPipeline: boolean): Promise<{ status: RunStatus | null; pipeline: string | null }[]> {
-    if (!withPipeline) return (await this.getStatuses(ids)).map((status) => ({ status, pipeline: null }));
-    const pipeline = new KeyedPipeline(this.redis);
-    for (const id of ids) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), 'status', 'pipeline');
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, values]) => {
-      const [status, name] = (values as (string | null)[] | null) ?? [];
-      return { status: (status as RunStatus | null | undefined) ?? null, pipeline: name ?? null };
-    });
+  /** Runs as listings show them (never their input or result), by id; null for a run that is gone. */
+  getSummaries(ids: readonly string[]): Promise<(RunSummary | null)[]> {
+    return readSummaries(this, ids);
   }
 
   /** A page of the runs not yet ended created before `createdBefore` (ms), oldest first (run-index.ts). */
@@ -205,7 +191,7 @@ export class RunStore {
     const { runId, to } = options;
     const terminal = TERMINAL_STATUSES.includes(to);
     const batchId = options.batchId === undefined ? await this.getBatchId(runId) : options.batchId;
-    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId)];
+    const keys = [this.keys.run(runId), this.keys.events(runId), this.keys.outputs(runId), this.keys.items(runId)];
     const reply = (await this.#scripts.transition(
       keys.length,
       ...keys,
@@ -216,6 +202,7 @@ export class RunStore {
       options.result !== undefined ? JSON.stringify(options.result) : '',
       terminal ? '1' : '0',
       String(this.retentionSeconds),
+      resultTitle(options.result) ?? '',
     )) as [number, string?, string?];
     return this.#moved({ reply, runId, batchId, to });
   }
@@ -253,7 +240,7 @@ export class RunStore {
    */
   async finishStage(options: { runId: string; stage: string; batchId: string | null; output: unknown; end: { to: 'completed'; result: unknown } | { to: 'failed'; error: RunError } }): Promise<{ moved: boolean; previous: RunStatus | null }> {
     const { runId, end } = options;
-    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.items(runId)];
     const args = {
       to: end.to,
       from: 'running,queued',
@@ -261,6 +248,7 @@ export class RunStore {
       result: end.to === 'completed' ? JSON.stringify(end.result ?? null) : '',
       retentionSeconds: String(this.retentionSeconds),
       keep: end.to === 'completed' ? '' : JSON.stringify(options.output ?? null),
+      title: end.to === 'completed' ? (resultTitle(end.result) ?? '') : '',
     };
     const reply = (await this.#stageWrites.submit({ kind: 'finish', keys, stage: options.stage, end: args }).reply) as [number, string?, string?];
     return this.#moved({ reply, runId, batchId: options.batchId, to: end.to });
@@ -273,13 +261,14 @@ export class RunStore {
    * the `inputs` stages either way, so the stage needs no further reads. Starts and completions
    * made in the same turn of the event loop share one round trip.
    */
-  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean; needsDone?: boolean }): Promise<StageStart> {
+  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean; needsDone?: boolean; item?: { step: string; index: number } }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
-    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
+    const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), ...(options.item ? [this.keys.items(runId)] : [])];
     const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}${options.needsDone ? 'n' : ''}`;
-    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
-    const { start, moved } = decodeStageStart(reply, { inputs, withRequest: options.withRequest === true });
+    const item = options.item ? itemField(options.item.step, options.item.index) : undefined;
+    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, ...(item ? { item } : {}), id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
+    const { start, moved } = decodeStageStart(reply, { inputs, withRequest: options.withRequest === true, withItem: item !== undefined });
     // This start moved the run from queued: its batch's counts follow, in the shared slot. Should
     // that step be lost, the batch counts the run queued until it ends (no drift).
     if (moved && options.batchId) await this.#settle({ runId, batchId: options.batchId, to: 'running' });
@@ -298,9 +287,14 @@ export class RunStore {
     await this.redis.eval(MARK_REFUSED_SCRIPT, 1, this.keys.run(runId), `${stage}.refused`);
   }
 
-  /** Records a map step's branches (once; a second call answers the first call's). Null when the run is gone. */
-  async expandStep(options: { runId: string; step: string; branches: readonly string[] }): Promise<string[] | null> {
-    const reply = await this.redis.eval(EXPAND_SCRIPT, 1, this.keys.run(options.runId), options.step, JSON.stringify(options.branches));
+  /**
+   * Records a map step's branches (once; a second call answers the first call's) and, for a list
+   * evaluated at run time, its items as JSON texts, stored once for the run where each branch
+   * reads its own (see EXPAND_SCRIPT). Null when the run is gone.
+   */
+  async expandStep(options: { runId: string; step: string; branches: readonly string[]; items?: readonly string[] }): Promise<string[] | null> {
+    const { runId } = options;
+    const reply = await this.redis.eval(EXPAND_SCRIPT, 2, this.keys.run(runId), this.keys.items(runId), options.step, JSON.stringify(options.branches), ...(options.items ?? []));
     return typeof reply === 'string' ? (JSON.parse(reply) as string[]) : null;
   }
 
@@ -311,6 +305,8 @@ export class RunStore {
   async withRunResult(runId: string, done: StreamEvent): Promise<StreamEvent> {
     const result = (await this.redis.hget(this.keys.run(runId), 'result')) ?? (await readArchive(this.redis, this.keys, runId))?.fields.result;
     if (!result) return done;
+    // Spliced in as the text it is stored as: parsing and writing it again would cost its size twice per reader.
+    if (done.data.endsWith('}') && done.data.length > 2) return { ...done, data: `${done.data.slice(0, -1)},"result":${result}}` };
     return { ...done, data: JSON.stringify({ ...(JSON.parse(done.data) as object), result: JSON.parse(result) as unknown }) };
   }
 

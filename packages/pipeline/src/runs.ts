@@ -83,7 +83,8 @@ export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'qu
   const stages = aceflowRunStages(options.request);
   const { project, analysis } = options.request;
   const input = { project, stages, ...(analysis ? { analysis } : {}) };
-  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId });
+  // Its own size bound: the analysis it carries may be 10 MB (seed 000).
+  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId, inputLimit: 'aceflowInputBytes' });
   return { runId, stages };
 }
 

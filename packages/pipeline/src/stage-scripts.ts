@@ -8,19 +8,22 @@ import { SETTLE_SCRIPT } from './run-settle.js';
  * round trip and one script call (see StageWrites). A stage's record is flat fields of its run's
  * hash (see stage-records.ts), so each operation reads and writes the run with one command each.
  *
- * KEYS: per operation run, outputs, events (the run's own slot; see keys.ts).
+ * KEYS: per operation run, outputs, events, and the run's map items (for a start that reads its
+ *   branch's item, and for a finish, which drops them) (the run's own slot; see keys.ts).
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip' | 'finish'), stage,
  *   key count, then for a start its operation id, flags ('r': return the run's request; 'p': peek,
  *   start nothing; 'q': a first attempt says nothing yet, its worker announces it if it lasts),
- *   the input count and the input stage names; for a completion the output JSON, then
+ *   the field of its branch's item in the items hash ('' for none), the input count and the input
+ *   stage names; for a completion the output JSON, then
  *   (completion and skip) a count and the run's fields to answer once it is recorded; for a
  *   finish the run's new status, the statuses it may move from, error JSON or '', result JSON or
- *   '', the retention seconds and the output JSON to keep ('' when it is in the result). All are
+ *   '', the retention seconds, the output JSON to keep ('' when it is in the result) and the
+ *   result's title for listings. All are
  *   idempotent: a start seen before (its id) and a completion of a completed stage change nothing,
  *   so a command resent after a reconnect writes no event twice.
  * Returns one reply per operation, in order:
- *   start: {'missing'} | {'ended', status} | {'unready', step} | {'done' | 'peek', output, [request], inputs...}
- *     | {'started' | 'running', attempt, [request], inputs...} ('running': this start moved the run
+ *   start: {'missing'} | {'ended', status} | {'unready', step} | {'done' | 'peek', output, [request], [item], inputs...}
+ *     | {'started' | 'running', attempt, [request], [item], inputs...} (an item not stored is ''; 'running': this start moved the run
  *     from queued to running, which its batch's counts then follow, in the shared slot)
  *   complete, skip: {completed stages, stages in all, watched fields' values..., then the statuses of
  *     the branches each watched `<step>.branches` lists...}
@@ -71,7 +74,7 @@ end
 
 -- flags: 'r' returns the run's request after the attempt; 'p' (peek) starts nothing; 'n' checks
 -- that the wanted steps are done first (a BullMQ parent is also released when a child is removed).
-local function start(k, stage, op, flags, wanted)
+local function start(k, stage, op, flags, item, wanted)
   local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts', stage .. '.op', 'request')
   local status = run[1]
   if not status then return {'missing'} end
@@ -90,6 +93,8 @@ local function start(k, stage, op, flags, wanted)
   end
   local function inputs(reply)
     if string.find(flags, 'r', 1, true) then reply[#reply + 1] = run[4] or 'null' end
+    -- A map branch's item, from the list its step stored once for the run ('' when it is not there).
+    if item ~= '' then reply[#reply + 1] = redis.call('HGET', k[4], item) or '' end
     if not outs then read(false) end
     for _, out in ipairs(outs) do reply[#reply + 1] = out end
     return reply
@@ -177,7 +182,7 @@ end
 -- The shared slot's step follows from the caller, as for any status change (run-settle.ts).
 local function finish(k, stage, t)
   complete(k, stage, t[6] ~= '' and t[6] or '1', {}, t[6] ~= '')
-  return transition({k[1], k[3], k[2]}, {t[1], t[2], now, t[3], t[4], '1', t[5]})
+  return transition({k[1], k[3], k[2], k[4]}, {t[1], t[2], now, t[3], t[4], '1', t[5], t[7]})
 end
 
 local replies = {}
@@ -189,15 +194,15 @@ while a <= #ARGV do
   key = key + nkeys
   local ok, reply
   if kind == 'finish' then
-    local t = {ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8]}
-    a = a + 9
+    local t = {ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9]}
+    a = a + 10
     ok, reply = pcall(finish, k, stage, t)
   elseif kind == 'start' then
-    local op, flags = ARGV[a + 3], ARGV[a + 4]
+    local op, flags, item = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
     local wanted = {}
-    for i = 1, tonumber(ARGV[a + 5]) do wanted[i] = ARGV[a + 5 + i] end
-    a = a + 6 + #wanted
-    ok, reply = pcall(start, k, stage, op, flags, wanted)
+    for i = 1, tonumber(ARGV[a + 6]) do wanted[i] = ARGV[a + 6 + i] end
+    a = a + 7 + #wanted
+    ok, reply = pcall(start, k, stage, op, flags, item, wanted)
   else
     -- complete: output, then the watched fields; skip: the watched fields.
     local at, output = a + 3, false
@@ -227,26 +232,43 @@ return 0
 /**
  * A map step's branches, recorded once: the step's place in the run's stage list is taken by its
  * branches (so a view lists what runs), and the stage count grows to match. A second call (a
- * retried fan-out) changes nothing and answers the branches recorded first.
- * KEYS: run. ARGV: step, branch names as a JSON list (at least one). Returns that list, or false
- * when the run is gone.
+ * retried fan-out) changes nothing and answers the branches recorded first. The list's items are
+ * stored here once for the run (`<step>.<index>` in the items hash), where each branch's start
+ * reads its own (see the start above), rather than copied into every branch's job: unless they are
+ * stored already, or the run has ended (a run that ended needs none, and the key would never expire).
+ * KEYS: run, items. ARGV: step, branch names as a JSON list (at least one), then each branch's item
+ * as JSON (none when the list is the definition's own). Returns the branches, or false when the run is gone.
  */
 export const EXPAND_SCRIPT = `
-local field = ARGV[1] .. '.branches'
-local existing = redis.call('HGET', KEYS[1], field)
-if existing then return existing end
-local names = redis.call('HGET', KEYS[1], 'stage_names')
-if not names then return false end
-local stages = {}
-for _, name in ipairs(cjson.decode(names)) do
-  if name == ARGV[1] then
-    for _, branch in ipairs(cjson.decode(ARGV[2])) do stages[#stages + 1] = branch end
-  else
-    stages[#stages + 1] = name
+local step = ARGV[1]
+local run = redis.call('HMGET', KEYS[1], step .. '.branches', 'stage_names', 'status')
+local branches = run[1]
+if not branches then
+  if not run[2] then return false end
+  local stages = {}
+  for _, name in ipairs(cjson.decode(run[2])) do
+    if name == step then
+      for _, branch in ipairs(cjson.decode(ARGV[2])) do stages[#stages + 1] = branch end
+    else
+      stages[#stages + 1] = name
+    end
+  end
+  redis.call('HSET', KEYS[1], step .. '.branches', ARGV[2], 'stage_names', cjson.encode(stages), 'stage_count', #stages)
+  branches = ARGV[2]
+end
+local ended = run[3] == 'completed' or run[3] == 'failed' or run[3] == 'cancelled'
+if #ARGV > 2 and not ended and redis.call('HEXISTS', KEYS[2], step .. '.0') == 0 then
+  -- In parts: unpack takes a few thousand values at most.
+  for first = 3, #ARGV, 500 do
+    local fields = {}
+    for i = first, math.min(first + 499, #ARGV) do
+      fields[#fields + 1] = step .. '.' .. (i - 3)
+      fields[#fields + 1] = ARGV[i]
+    end
+    redis.call('HSET', KEYS[2], unpack(fields))
   end
 end
-redis.call('HSET', KEYS[1], field, ARGV[2], 'stage_names', cjson.encode(stages), 'stage_count', #stages)
-return ARGV[2]
+return branches
 `;
 
 export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;

@@ -16,3 +16,10 @@ test('a stage done before, a run ended, a missing run and a need not done are to
   assert.deepEqual(decodeStageStart(['missing'], asked).start, { kind: 'missing' });
   assert.deepEqual(decodeStageStart(['unready', 'search'], asked).start, { kind: 'unready', need: 'search' });
 });
+
+test("a branch's start answers its item after the request, and says so when the run has none stored", () => {
+  const asked = { inputs: ['outline'], withRequest: true, withItem: true };
+  const { start } = decodeStageStart(['started', '1', '{"topic":"tides"}', '{"section":"climax"}', '{"title":"T"}'], asked);
+  assert.deepEqual(start, { kind: 'started', attempt: 1, request: { topic: 'tides' }, item: { value: { section: 'climax' } }, inputs: { outline: { title: 'T' } } });
+  assert.deepEqual(decodeStageStart(['started', '1', 'null', '', '{}'], asked).start, { kind: 'started', attempt: 1, request: null, item: 'missing', inputs: { outline: {} } });
+});

@@ -12,7 +12,8 @@ export type StageStart =
   | { kind: 'unready'; need: string }
   | { kind: 'done'; output: unknown; inputs: Record<string, unknown>; request: unknown }
   | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown }
-  | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown };
+  /** `item`: the branch's item when asked for; `missing` when the run has no such item stored. */
+  | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown; item?: { value: unknown } | 'missing' };
 
 const parsed = (text: string | undefined): unknown => (text ? (JSON.parse(text) as unknown) : null);
 
@@ -20,10 +21,13 @@ const parsed = (text: string | undefined): unknown => (text ? (JSON.parse(text) 
  * The start's reply as a StageStart; `moved` tells whether this start moved the run from queued
  * (its batch's counts then follow).
  */
-export function decodeStageStart(reply: readonly string[], asked: { inputs: readonly string[]; withRequest: boolean }): { start: StageStart; moved: boolean } {
+export function decodeStageStart(reply: readonly string[], asked: { inputs: readonly string[]; withRequest: boolean; withItem?: boolean }): { start: StageStart; moved: boolean } {
   // An output never written (a skipped step) reads as null.
-  const first = asked.withRequest ? 3 : 2;
+  const itemAt = asked.withRequest ? 3 : 2;
+  const first = itemAt + (asked.withItem ? 1 : 0);
   const request = asked.withRequest ? parsed(reply[2]) : null;
+  const itemText = asked.withItem ? reply[itemAt] : undefined;
+  const item = itemText === undefined ? {} : { item: itemText === '' ? ('missing' as const) : { value: parsed(itemText) } };
   const inputs: Record<string, unknown> = {};
   asked.inputs.forEach((name, i) => {
     inputs[name] = parsed(reply[first + i]);
@@ -40,6 +44,6 @@ export function decodeStageStart(reply: readonly string[], asked: { inputs: read
     case 'peek':
       return { start: { kind: 'peek', inputs, request }, moved: false };
     default:
-      return { start: { kind: 'started', attempt: Number(reply[1]), inputs, request }, moved: reply[0] === 'running' };
+      return { start: { kind: 'started', attempt: Number(reply[1]), inputs, request, ...item }, moved: reply[0] === 'running' };
   }
 }

@@ -19,11 +19,13 @@ export interface RunEndArgs {
   retentionSeconds: string;
   /** The stage's output to keep, or '' when the result holds it. */
   keep: string;
+  /** The result's title for listings, or ''. */
+  title: string;
 }
 
 export interface StageOperation {
   kind: 'start' | 'complete' | 'skip' | 'finish';
-  /** run, outputs, events, and for a start optionally the batch; for a finish see the script. */
+  /** run, outputs, events, and the run's items for a start that reads its item and for a finish (see the script). */
   keys: readonly string[];
   stage: string;
   /** Start: the stages whose outputs to return. */
@@ -32,6 +34,8 @@ export interface StageOperation {
   id?: string;
   /** Start: 'r' to return the run's request too, 'p' to peek without starting. */
   flags?: string;
+  /** Start: the field of the branch's item in the run's items hash (its fourth key), to return too. */
+  item?: string;
   /** Completion: the output as JSON. */
   output?: string;
   /** Completion, skip: fields of the run to answer once recorded. */
@@ -93,7 +97,7 @@ export class StageWrites {
     for (const { op } of batch) {
       keys.push(...op.keys);
       args.push(op.kind, op.stage, String(op.keys.length));
-      if (op.kind === 'start') args.push(op.id ?? '', op.flags ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
+      if (op.kind === 'start') args.push(op.id ?? '', op.flags ?? '', op.item ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
       else if (op.kind === 'finish') args.push(...finishArgs(op));
       else args.push(...(op.kind === 'complete' ? [op.output ?? 'null'] : []), String(op.watch?.length ?? 0), ...(op.watch ?? []));
     }
@@ -114,7 +118,7 @@ export class StageWrites {
 
 function finishArgs(op: StageOperation): string[] {
   const end = op.end as RunEndArgs;
-  return [end.to, end.from, end.error, end.result, end.retentionSeconds, end.keep];
+  return [end.to, end.from, end.error, end.result, end.retentionSeconds, end.keep, end.title];
 }
 
 function settle(queued: Queued, reply: unknown): void {

@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues, type RunObserver } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues, type RunLimits, type RunObserver } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { SupervisorStore } from '@switchyard/supervisor';
 import { serviceDirectory } from '@switchyard/tool-client';
@@ -39,6 +39,8 @@ export interface BridgeDepsOptions {
   conformanceFixtures?: boolean | undefined;
   /** Told of the runs this bridge starts and cancels, e.g. to count them (default: nobody). */
   runObserver?: RunObserver | undefined;
+  /** What a run the bridge starts may hold, and what a listing page carries (default DEFAULT_RUN_LIMITS). */
+  limits?: Partial<RunLimits> | undefined;
 }
 
 export interface BridgeDeps {
@@ -63,7 +65,7 @@ export interface BridgeDeps {
 export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver });
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver, limits: options.limits });
   const batches = new BatchStore(store);
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { booleanFlag, commaList, expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
@@ -44,6 +45,8 @@ export const BridgeEnv = z.object({
   TOOL_FEDERATION: booleanFlag.default(true),
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
+  /** What a run the bridge starts may hold, and what a page of list_runs carries (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  ...runLimitsEnvShape,
 });
 
 export interface BridgeConfig {
@@ -72,6 +75,8 @@ export interface BridgeConfig {
   telemetry: TelemetryConfig;
   /** The budget of user expressions (EXPRESSION_*). */
   expressions: ReturnType<typeof expressionSandboxConfig>;
+  /** What a run may hold and a listing page may carry. */
+  limits: RunLimits;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
@@ -95,5 +100,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
+    limits: runLimitsConfig(env),
   };
 }

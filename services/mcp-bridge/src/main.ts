@@ -28,6 +28,7 @@ const running = await startBridgeHttp({
   redisUrl: redis.url,
   prefix: config.prefix,
   retentionSeconds: config.retentionSeconds,
+  limits: config.limits,
   aceflowRoot: config.aceflowRoot,
   supervisorRoot: config.supervisorRoot,
   resourcePageSize: config.resourcePageSize,

@@ -87,13 +87,24 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
   const refused = await client.callTool({ name: 'pipeline_tide_report', arguments: {} });
   assert.equal(refused.isError, true);
   assert.match(JSON.stringify(refused.structuredContent), /invalid_arguments.*coast/);
+
+  // An input past the run's bound (1 MiB) is the tool's failure, in its error shape; no run is made.
+  const runsBefore = (await stack.json<{ runs: unknown[] }>('/v1/runs?pipeline=tide-report')).body.runs.length;
+  const tooLarge = await client.callTool({ name: 'pipeline_tide_report', arguments: { coast: 'x'.repeat(2 * 1024 * 1024) } });
+  assert.equal(tooLarge.isError, true);
+  const error = structured<{ error: { code: string; details: { variable: string } } }>(tooLarge).error;
+  assert.deepEqual([error.code, error.details.variable], ['input_too_large', 'RUN_MAX_INPUT_BYTES']);
+  assert.equal((await stack.json<{ runs: unknown[] }>('/v1/runs?pipeline=tide-report')).body.runs.length, runsBefore, 'no run was made');
 });
 
 test('list_pipelines and get_pipeline describe what is registered, the shipped pipelines included', async (t) => {
   const client = await connect();
   t.after(() => client.close());
-  const listed = structured<{ pipelines: { name: string; tool: string; latest: number }[] }>(await client.callTool({ name: 'list_pipelines', arguments: {} }));
+  const listed = structured<{ pipelines: { name: string; tool: string; latest: number }[]; next_offset: number | null }>(await client.callTool({ name: 'list_pipelines', arguments: {} }));
   assert.ok(listed.pipelines.some((p) => p.name === 'story' && p.tool === 'pipeline_story'));
+  assert.equal(listed.next_offset, null, 'every pipeline is on the first page');
+  const paged = structured<{ pipelines: { name: string }[]; next_offset: number | null }>(await client.callTool({ name: 'list_pipelines', arguments: { limit: 1 } }));
+  assert.deepEqual([paged.pipelines.length, paged.next_offset], [1, 1]);
   const story = structured<{ definition: { steps: Record<string, unknown> }; versions: unknown[] }>(await client.callTool({ name: 'get_pipeline', arguments: { name: 'story' } }));
   assert.deepEqual(Object.keys(story.definition.steps), ['search', 'outline', 'write', 'polish']);
   const missing = await client.callTool({ name: 'get_pipeline', arguments: { name: 'nope' } });

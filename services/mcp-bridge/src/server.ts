@@ -12,6 +12,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import { SCOPES, type Scope } from '@switchyard/config';
 import type { Logger } from '@switchyard/logger';
+import { RunLimitError } from '@switchyard/pipeline';
 import { InvalidArgumentsError, type SessionState, type ToolContext, type ToolOutcome } from '@switchyard/tool-suite';
 import { installFeatures, type BridgeFeatures } from './features.js';
 import type { ToolRegistry } from './registry.js';
@@ -102,6 +103,8 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
         return toCallToolResult(outcome);
       } catch (error) {
         if (error instanceof InvalidArgumentsError) return refuse(error.message, error.details ?? {});
+        // A run's input past its bound: the tools that start runs answer failures in this shape.
+        if (error instanceof RunLimitError) return toCallToolResult({ content: { error: { code: error.code, message: error.message, details: error.details } }, isError: true });
         if (error instanceof McpError) throw error;
         options.logger.error({ err: error, tool: name, session: options.sessionId }, 'tool failed');
         features?.log.log('error', 'bridge', { message: `${name} failed unexpectedly; the failure is logged by the bridge`, tool: name });

@@ -8,6 +8,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { MAX_MCP_MESSAGE_BYTES } from './message-limits.js';
 
 export interface BoundedStdioOptions {
@@ -17,6 +18,8 @@ export interface BoundedStdioOptions {
   output?: Writable;
   /** Largest message read, in bytes (default MAX_MCP_MESSAGE_BYTES). */
   maxMessageBytes?: number;
+  /** Deepest nesting of arrays and objects in a message (default MAX_JSON_DEPTH, as over HTTP). */
+  maxDepth?: number;
 }
 
 /** How much of an oversized line is kept at each end, to find its id. */
@@ -39,6 +42,7 @@ export class BoundedStdioTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #max: number;
+  readonly #maxDepth: number;
   #parts: Buffer[] = [];
   #size = 0;
   /** The ends of a line being skipped for its size. */
@@ -48,6 +52,7 @@ export class BoundedStdioTransport implements Transport {
     this.#input = options.input ?? process.stdin;
     this.#output = options.output ?? process.stdout;
     this.#max = options.maxMessageBytes ?? MAX_MCP_MESSAGE_BYTES;
+    this.#maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   }
 
   async start(): Promise<void> {
@@ -105,12 +110,18 @@ export class BoundedStdioTransport implements Transport {
     if (this.#skipping) {
       const { head, tail } = this.#skipping;
       this.#skipping = undefined;
-      this.#refuse(idOfTruncatedLine(head.toString('utf8'), tail.toString('utf8')));
+      this.#refuse(idOfTruncatedLine(head.toString('utf8'), tail.toString('utf8')), `The message is larger than ${this.#max} bytes, the most this bridge reads in one message; nothing in it was done`);
       return;
     }
-    const line = Buffer.concat(this.#parts).toString('utf8').replace(/\r$/, '');
+    const bytes = Buffer.concat(this.#parts);
     this.#parts = [];
     this.#size = 0;
+    // Counted on the bytes, before JSON.parse spends the event loop on them (as over HTTP, see jsonBody).
+    if (jsonDepthExceeds(bytes, this.#maxDepth)) {
+      this.#refuse(idOfTruncatedLine(bytes.subarray(0, EDGE_BYTES).toString('utf8'), bytes.subarray(-EDGE_BYTES).toString('utf8')), `The message is nested deeper than ${this.#maxDepth} levels, the most this bridge reads; nothing in it was done`);
+      return;
+    }
+    const line = bytes.toString('utf8').replace(/\r$/, '');
     if (line.trim() === '') return;
     try {
       this.onmessage?.(JSONRPCMessageSchema.parse(JSON.parse(line)));
@@ -119,8 +130,7 @@ export class BoundedStdioTransport implements Transport {
     }
   }
 
-  #refuse(id: string | number | null): void {
-    const message = `The message is larger than ${this.#max} bytes, the most this bridge reads in one message; nothing in it was done`;
+  #refuse(id: string | number | null, message: string): void {
     this.onerror?.(new Error(message));
     // A request whose id could not be read gets nothing: JSON-RPC has no answer to "some request".
     if (id !== null) void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message } }).catch(() => undefined);

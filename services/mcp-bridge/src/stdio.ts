@@ -21,7 +21,7 @@ const tracing = await startTracing({ service: 'mcp-bridge', config: config.telem
 await configureExpressionSandbox(config.expressions);
 const redis = await resolveRedis({ url: config.redisUrl });
 const configured = await configuredSuites(config, logger);
-const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize, conformanceFixtures: config.conformanceFixtures, toolServices: config.toolServices });
+const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retentionSeconds: config.retentionSeconds, aceflowRoot: config.aceflowRoot, supervisorRoot: config.supervisorRoot, extraSuites: configured.suites, resourcePageSize: config.resourcePageSize, conformanceFixtures: config.conformanceFixtures, toolServices: config.toolServices, limits: config.limits });
 // Each stdio connection is a session of its own, for its tasks as for its state.
 const sessionId = `stdio-${randomUUID()}`;
 const leases = taskLeases({ redis: deps.redis });

@@ -5,17 +5,12 @@ import { badge, h, progressBar, replace, shortId, when } from './dom.js';
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 const filters = { status: '', pipeline: '' };
 
-function topicOf(run) {
-  const request = run.request;
-  if (request && typeof request === 'object') return request.topic ?? request.project?.name ?? '';
-  return '';
-}
-
 function runRow(run) {
   return h(
     'tr',
     { dataset: { runId: run.run_id, status: run.status } },
-    h('td', {}, h('a', { href: `#/runs/${run.run_id}` }, topicOf(run) || shortId(run.run_id))),
+    // A listing carries the input's topic, never the input itself.
+    h('td', {}, h('a', { href: `#/runs/${run.run_id}` }, run.topic || shortId(run.run_id))),
     h('td', { class: 'mono' }, shortId(run.run_id)),
     h('td', {}, run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind),
     h('td', {}, badge(run.status)),
@@ -55,7 +50,7 @@ function storyForm() {
 }
 
 export async function runsView(ctx) {
-  const pipelines = (await api('/v1/pipelines')).pipelines.map((p) => p.name);
+  const pipelines = (await api('/v1/pipelines?limit=500')).pipelines.map((p) => p.name);
   const body = h('tbody');
   const empty = h('p', { class: 'muted', hidden: true }, 'No runs yet.');
   const load = async () => {

@@ -7,7 +7,7 @@
  */
 import express, { Router, type ErrorRequestHandler, type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, HttpError, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
-import { UnusablePipelineError } from '@switchyard/pipeline';
+import { RunLimitError, UnusablePipelineError } from '@switchyard/pipeline';
 import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -40,6 +40,15 @@ const unusablePipelines: ErrorRequestHandler = (error: unknown, _req, _res, next
   next(new HttpError({ status: 409, code: 'pipeline_unusable', message: error.message, details: { pipeline: error.pipeline, version: error.version, problems: error.problems.slice(0, 50) } }));
 };
 
+/**
+ * A value past a run limit (an input, a batch) is the caller's to change: 413 with the limit's
+ * code, its size and the variable that sets it; nothing was written.
+ */
+const runLimitErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+  if (!(error instanceof RunLimitError)) return next(error);
+  next(new HttpError({ status: 413, code: error.code, message: error.message, details: error.details }));
+};
+
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -66,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(pipelinesRouter(deps));
   app.use(notFoundHandler);
   app.use(unusablePipelines);
+  app.use(runLimitErrors);
   app.use(errorMiddleware(deps.logger));
   return app;
 }

@@ -35,4 +35,6 @@ export interface AppDeps {
   heartbeatMs?: number;
   /** What `GET /metrics` answers (default: no such route). */
   metrics?: Registry;
+  /** Deepest nesting a JSON body may have (default MAX_JSON_DEPTH, 64). */
+  jsonMaxDepth?: number | undefined;
 }

@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
+import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
+import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 export const OrchestratorEnv = z.object({
@@ -19,6 +21,10 @@ export const OrchestratorEnv = z.object({
   UI_SESSION_MAX_S: z.coerce.number().int().min(60).max(365 * 24 * 3600).default(24 * 3600),
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
+  /** What a run may hold and a listing page may carry (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  ...runLimitsEnvShape,
+  /** Deepest nesting of arrays and objects a JSON body may have (default 64): refused with 400 before it is parsed. */
+  JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(MAX_JSON_DEPTH),
 });
 
 export interface OrchestratorConfig {
@@ -38,6 +44,10 @@ export interface OrchestratorConfig {
   telemetry: TelemetryConfig;
   /** The budget of user expressions (EXPRESSION_*). */
   expressions: ReturnType<typeof expressionSandboxConfig>;
+  /** What a run may hold and a listing page may carry. */
+  limits: RunLimits;
+  /** Deepest nesting a JSON body may have. */
+  jsonMaxDepth: number;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -51,5 +61,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
+    limits: runLimitsConfig(env),
+    jsonMaxDepth: env.JSON_MAX_DEPTH,
   };
 }

@@ -6,4 +6,4 @@
 import type { RequestHandler } from 'express';
 import { jsonBody as sharedJsonBody } from '@switchyard/http-kit';
 
-export const jsonBody = (limit: string): RequestHandler => sharedJsonBody({ limit, required: true });
+export const jsonBody = (limit: string, maxDepth?: number): RequestHandler => sharedJsonBody({ limit, required: true, ...(maxDepth !== undefined ? { maxDepth } : {}) });

@@ -30,6 +30,8 @@ const running = await startOrchestrator({
   port: config.port,
   host: config.host,
   retentionSeconds: config.retentionSeconds,
+  limits: config.limits,
+  jsonMaxDepth: config.jsonMaxDepth,
 });
 logger.info({ url: running.url, redis: redis.url, prefix: config.prefix }, 'orchestrator listening');
 

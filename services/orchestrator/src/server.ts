@@ -7,7 +7,7 @@ import type { ApiKeyEntry } from '@switchyard/config';
 import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
@@ -36,6 +36,10 @@ export interface StartOrchestratorOptions {
   retentionSeconds?: number;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
+  /** What a run may hold and a listing page may carry (default DEFAULT_RUN_LIMITS). */
+  limits?: Partial<RunLimits>;
+  /** Deepest nesting a JSON body may have (default MAX_JSON_DEPTH, 64). */
+  jsonMaxDepth?: number;
 }
 
 export interface RunningOrchestrator {
@@ -50,7 +54,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl);
   const metrics = createOrchestratorMetrics();
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs, limits: options.limits });
   const queues = createPipelineQueues({ connection: redis, prefix });
   // A deleted version is kept for the runs that had started on it as long as their records are.
   const pipelines = new PipelineStore({ redis, prefix, keepDeletedSeconds: store.retentionSeconds });
@@ -84,7 +88,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     sessions: new BrowserSessions({ redis, prefix, ...options.sessions }),
     failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
   };
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

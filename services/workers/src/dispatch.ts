@@ -22,7 +22,7 @@ export function dispatchProcessor(deps: { store: RunStore; batches: BatchStore; 
       const statuses = await deps.store.getStatuses(runIds);
       // A run cancelled before its turn needs no jobs.
       const queued = runIds.filter((_, i) => statuses[i] === 'queued');
-      await deps.steps.add((await Promise.all(queued.map((runId) => rootJobs(pipeline, runId, batchId)))).flat());
+      await deps.steps.add((await Promise.all(queued.map((runId) => rootJobs(pipeline, runId, batchId, deps.store.limits)))).flat());
       await deps.batches.markDispatched(batchId, cursor + runIds.length);
       dispatched += queued.length;
       await job.updateProgress(cursor + runIds.length);

@@ -9,7 +9,7 @@ import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
 import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
-import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, toolQueue } from '@switchyard/pipeline';
+import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, runLimitsConfig, runLimitsEnvShape, toolQueue, type RunLimits } from '@switchyard/pipeline';
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
 /** `N/MS`: at most N jobs per MS milliseconds, e.g. `20/1000`. */
@@ -98,6 +98,8 @@ export const WorkersEnv = z.object({
   ...perQueue,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
+  /** What a run may hold: map lists, step outputs, results (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  ...runLimitsEnvShape,
 });
 
 export interface QueueSettings {
@@ -132,6 +134,8 @@ export interface WorkersConfig {
   telemetry: TelemetryConfig;
   /** The budget of user expressions (EXPRESSION_*). */
   expressions: ReturnType<typeof expressionSandboxConfig>;
+  /** What a run may hold: map lists, step outputs, results. */
+  limits: RunLimits;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
@@ -158,5 +162,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
+    limits: runLimitsConfig(env),
   };
 }

@@ -92,6 +92,7 @@ started.workers = await startWorkers({
   reconcileIntervalMs: config.reconcileIntervalMs,
   retentionPassMs: config.retentionPassMs,
   compaction: config.compaction,
+  limits: config.limits,
   metrics,
 });
 listening = true;

@@ -29,6 +29,8 @@ export interface StageWork {
   inputs: Record<string, unknown>;
   /** The run's request (its input), when asked for with `withRequest`. */
   request: unknown;
+  /** The map branch's item from the run's stored list, when asked for with `item` ('missing': the run has none stored). */
+  item?: { value: unknown } | 'missing' | undefined;
   /**
    * Says the stage is running, once, if nobody has yet: call it before the stage's first event
    * of its own (content), so that readers see `running` before what the stage produces.
@@ -74,6 +76,8 @@ export interface StageSpec<T> {
   inputs?: readonly string[];
   /** Also read the run's request when starting. */
   withRequest?: boolean;
+  /** Also read this map branch's item from the run's stored list when starting (see RunStore.expandStep). */
+  item?: { step: string; index: number } | undefined;
   /**
    * Check at the start that the `inputs` stages are done: the stage was released by BullMQ as a
    * flow parent, which a child's removal does too (default false).
@@ -110,7 +114,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
-  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true, needsDone: stage.needsDone });
+  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true, needsDone: stage.needsDone, ...(stage.item ? { item: stage.item } : {}) });
   if (start.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
   if (start.kind === 'unready') {
     // Its release was a child's removal, not its completion: what it needs will not come.
@@ -129,7 +133,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   // A retry was announced by its start; a first attempt is, once it lasts or produces something.
   const running = runningAnnouncer(deps, { runId, name, attempt: start.attempt });
   try {
-    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request, announce: running.announce });
+    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request, item: start.item, announce: running.announce });
     await running.stop();
     if (output !== SKIP_STAGE && stage.endsRun) {
       const end = await stage.endsRun({ output, inputs: start.inputs, request: start.request });

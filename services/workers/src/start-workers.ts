@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -55,6 +55,8 @@ export interface StartWorkersOptions {
   aceflow?: { engine: AceflowEngine; writer: StageWriter; maxRegenerations?: number; maxDefectLoops?: number };
   /** Counts runs, stages and the Redis round trip into these metrics (default: none kept). */
   metrics?: WorkerMetrics;
+  /** What a run may hold: map lists, step outputs, results (default DEFAULT_RUN_LIMITS). */
+  limits?: Partial<RunLimits>;
 }
 
 export interface RunningWorkers {
@@ -68,7 +70,7 @@ export interface RunningWorkers {
 export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
   const prefix = options.prefix ?? '{sy}';
   const connection = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs });
+  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs, limits: options.limits });
   if (options.metrics) redisMetrics(options.metrics.registry, connection);
   const batches = new BatchStore(store);
   const pipelines = new PipelineStore({ redis: connection, prefix });

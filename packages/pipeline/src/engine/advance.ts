@@ -7,6 +7,7 @@
 import type { RunError, RunStatus } from '@switchyard/contracts';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { ExpressionError } from '../definition/expressions.js';
+import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RUN_LIMIT_VARIABLES, type RunLimits } from '../limits.js';
 import type { RunStore } from '../run-store.js';
 import { readStepOutputs, readStepStates, type RecordedStage } from '../step-states.js';
 import { jobsForStep } from './pipeline-runs.js';
@@ -53,7 +54,7 @@ export async function advanceRun(deps: AdvanceDeps, options: { pipeline: Compile
   if (ENDED.includes(state.run.status)) return;
   const ready = dependents.filter((name) => (pipeline.steps.get(name)?.needs ?? []).every((need) => stepDone(state.steps.get(need))));
   if (ready.length > 0) {
-    const jobs = await Promise.all(ready.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId: options.batchId })));
+    const jobs = await Promise.all(ready.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId: options.batchId, limits: deps.store.limits })));
     await deps.steps.add(jobs.flat());
   }
   if (state.run.total > 0 && state.run.completed >= state.run.total) await finishRun(deps, options);
@@ -70,19 +71,27 @@ export async function finishRun(deps: Pick<AdvanceDeps, 'store'>, options: { pip
     const [outputs, requestJson] = await Promise.all([readStepOutputs(store, runId, Object.keys(pipeline.stored.definition.steps)), store.redis.hget(store.keys.run(runId), 'request')]);
     return { steps: outputs, input: requestJson ? (JSON.parse(requestJson) as unknown) : null };
   };
-  const end = await runEndOf({ pipeline, runId, ...(options.known ?? (await read())) });
+  const end = await runEndOf({ pipeline, runId, limits: store.limits, ...(options.known ?? (await read())) });
   await store.transition({ runId, from: ['running', 'queued'], batchId: options.batchId ?? null, ...end });
 }
 
-/** How a run whose steps are all done ends: completed with its output, or failed when the output expression fails. */
-export async function runEndOf(options: { pipeline: CompiledPipeline; runId: string; input: unknown; steps: Record<string, unknown> }): Promise<{ to: 'completed'; result: unknown } | { to: 'failed'; error: RunError }> {
+/**
+ * How a run whose steps are all done ends: completed with its output, or failed when the output
+ * expression fails (`output_failed`) or gives more than `limits.resultBytes` (`result_too_large`).
+ */
+export async function runEndOf(options: { pipeline: CompiledPipeline; runId: string; input: unknown; steps: Record<string, unknown>; limits?: RunLimits | undefined }): Promise<{ to: 'completed'; result: unknown } | { to: 'failed'; error: RunError }> {
   const { pipeline, input, steps, runId } = options;
+  let result: unknown;
   try {
-    const result = pipeline.output ? await pipeline.output.evaluate({ input, steps, run_id: runId }) : steps;
-    return { to: 'completed', result: result ?? null };
+    result = (pipeline.output ? await pipeline.output.evaluate({ input, steps, run_id: runId }) : steps) ?? null;
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     const code = error.code === 'expression_budget_exceeded' ? error.code : 'output_failed';
     return { to: 'failed', error: { code, message: `The run's output could not be computed: ${error.message}`, retryable: false } };
   }
+  const max = (options.limits ?? DEFAULT_RUN_LIMITS).resultBytes;
+  if (jsonBytesWithin(result, max) === undefined) {
+    return { to: 'failed', error: { code: 'result_too_large', message: `The run's output is larger than ${max} bytes as JSON, the most a run's result may be`, retryable: false, details: { limit_bytes: max, variable: RUN_LIMIT_VARIABLES.resultBytes } } };
+  }
+  return { to: 'completed', result };
 }

@@ -4,10 +4,11 @@
  * the enqueueing to the dispatcher, so that 10,000 runs are accepted in one write.
  */
 import { annotateActiveSpan } from '@switchyard/telemetry';
-import { MAX_MAP_ITEMS } from '../catalog.js';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { DefinitionError } from '../definition/problems.js';
 import type { BatchStore } from '../batch-store.js';
+import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RunLimitError, type RunLimits } from '../limits.js';
+import { constantListOf, keysOf, listAtStart, usableList } from './map-lists.js';
 import type { PipelineQueues } from '../queues.js';
 import { newRunId, type NewRun, type RunStore } from '../run-store.js';
 import type { PipelineStore } from './pipeline-store.js';
@@ -25,55 +26,60 @@ export class InputError extends DefinitionError {
   override name = 'InputError';
 }
 
+/**
+ * The bytes of a run's input as JSON; a RunLimitError (`input_too_large`) when they pass `limit`
+ * of `limits`. Measured before anything else looks at the input: a schema check over a large one
+ * costs more than the measure, and nothing is written for a refused one.
+ */
+export function checkInputSize(input: unknown, limits: RunLimits, limit: 'inputBytes' | 'aceflowInputBytes' = 'inputBytes', path?: string): number {
+  const max = limits[limit];
+  const size = jsonBytesWithin(input, max);
+  if (size !== undefined) return size;
+  const where = path === undefined ? "The run's input" : `The input of ${path}`;
+  throw new RunLimitError({ code: 'input_too_large', limit, limitValue: max, message: `${where} is larger than ${max} bytes as JSON, the most a run takes`, ...(path === undefined ? {} : { path }) });
+}
+
+/**
+ * Each input of a batch within the run limit, and all of them within the batch's: the items are
+ * merged over `defaults` before this, so a large `defaults` counts once per item, as it is stored.
+ */
+export function checkBatchSize(inputs: readonly unknown[], limits: RunLimits): void {
+  let left = limits.batchInputBytes;
+  inputs.forEach((input, i) => {
+    const size = checkInputSize(input, limits, 'inputBytes', `items.${i}`);
+    left -= size;
+    if (left < 0) throw new RunLimitError({ code: 'batch_too_large', limit: 'batchInputBytes', limitValue: limits.batchInputBytes, message: `The batch's inputs pass ${limits.batchInputBytes} bytes as JSON together at items.${i} (each item merged over defaults): split the batch`, path: `items.${i}` });
+  });
+}
+
 /** Throws an InputError unless `input` fits the pipeline's input schema. */
 export function checkRunInput(pipeline: CompiledPipeline, input: unknown, pathPrefix = ''): void {
   const problems = pipeline.checkInput(input);
   if (problems.length > 0) throw new InputError(problems.map((p) => ({ ...p, path: pathPrefix ? `${pathPrefix}.${p.path}` : p.path })));
 }
 
-const constantLists = new WeakMap<CompiledStep, Promise<unknown>>();
-
-/** A map step's list when it reads no step output (null otherwise, or when it cannot be had). */
-function listAtStart(step: CompiledStep, input: unknown, runId: string): Promise<unknown> | null {
-  const map = step.map;
-  if (!map || map.names('steps') || step.when) return null;
-  // A list of constants is evaluated once per definition version.
-  const constant = !map.names('input') && !map.names('run_id');
-  let list = constant ? constantLists.get(step) : undefined;
-  if (!list) {
-    list = map.evaluate({ input, steps: {}, run_id: runId }).catch(() => null);
-    if (constant) constantLists.set(step, list);
-  }
-  return list;
-}
-
-const keysOfList = new WeakMap<unknown[], string[]>();
-/** The branch keys of a constant list (the same list object for every run of a version): made once. */
-function keysOf(list: unknown[]): string[] {
-  let keys = keysOfList.get(list);
-  if (!keys) keysOfList.set(list, (keys = branchKeys(list)));
-  return keys;
-}
-
-const usableList = (items: unknown): items is unknown[] => Array.isArray(items) && items.length > 0 && items.length <= MAX_MAP_ITEMS;
-
 /**
  * The branches of a map step whose list reads no step output, known when the run is created, so
  * that the run lists its stages from the start and its progress never goes back.
  */
-async function branchesAtStart(step: CompiledStep, input: unknown, runId: string): Promise<string[] | null> {
+async function branchesAtStart(step: CompiledStep, input: unknown, runId: string, limits: RunLimits): Promise<string[] | null> {
   const items = await listAtStart(step, input, runId);
-  return usableList(items) ? branchKeys(items).map((key) => stageOf(step.name, key)) : null;
+  return usableList(items, limits) ? branchKeys(items).map((key) => stageOf(step.name, key)) : null;
 }
 
 /**
  * The jobs that start a step: one per branch for a map over constants (its branches were recorded
- * with the run), else the step's own job (which fans a map out when it runs).
+ * with the run; each takes its item from the definition's list), else the step's own job (which
+ * fans a map out when it runs).
+ * @param options.limits what a map's list may be (default DEFAULT_RUN_LIMITS)
  */
-export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined }): Promise<StepJobSpec[]> {
+export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; limits?: RunLimits | undefined }): Promise<StepJobSpec[]> {
   const { step } = options;
-  const constant = step.map && !step.map.names('input') && !step.map.names('run_id') ? await listAtStart(step, null, options.runId) : null;
-  if (usableList(constant)) return withChainParents(options, keysOf(constant).map((key, index) => stepJob({ ...options, branch: { key, index, item: constant[index] } })));
+  const constant = await constantListOf(step);
+  if (usableList(constant, options.limits ?? DEFAULT_RUN_LIMITS)) {
+    const count = constant.length;
+    return withChainParents(options, keysOf(constant).map((key, index) => stepJob({ ...options, branch: { key, index, count, from: 'definition' } })));
+  }
   // A map's own job fans it out and completes before its branches do: nothing may wait on it.
   return step.map ? [stepJob(options)] : withChainParents(options, [stepJob(options)]);
 }
@@ -108,10 +114,10 @@ interface RunShape {
 const constantShapes = new WeakMap<CompiledPipeline, Promise<RunShape>>();
 
 /** A run's stages, the branches known at its start, and its steps' queues. */
-async function runShape(pipeline: CompiledPipeline, input: unknown, runId: string): Promise<RunShape> {
+async function runShape(pipeline: CompiledPipeline, input: unknown, runId: string, limits: RunLimits): Promise<RunShape> {
   const branches: Record<string, string[]> = {};
   for (const step of pipeline.steps.values()) {
-    const names = await branchesAtStart(step, input, runId);
+    const names = await branchesAtStart(step, input, runId, limits);
     if (names) branches[step.name] = names;
   }
   return {
@@ -122,41 +128,51 @@ async function runShape(pipeline: CompiledPipeline, input: unknown, runId: strin
   };
 }
 
-/** The run record of a new run of `pipeline`. */
-export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown, id?: string): Promise<NewRun & { id: string }> {
+/**
+ * The run record of a new run of `pipeline`.
+ * @param limits what a map's list known at the start may be (default DEFAULT_RUN_LIMITS)
+ */
+export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown, id?: string, limits: RunLimits = DEFAULT_RUN_LIMITS): Promise<NewRun & { id: string }> {
   const runId = id ?? newRunId();
   // Without maps over the input, every run of a version has the same shape: made once.
   const perRun = [...pipeline.steps.values()].some((step) => step.map && (step.map.names('input') || step.map.names('run_id')));
   let shape: Promise<RunShape> | undefined = perRun ? undefined : constantShapes.get(pipeline);
   if (!shape) {
-    shape = runShape(pipeline, input, runId);
+    shape = runShape(pipeline, input, runId, limits);
     if (!perRun) constantShapes.set(pipeline, shape);
   }
   return { id: runId, kind: pipeline.name, request: input, ...(await shape), pipeline: { name: pipeline.name, version: pipeline.version } };
 }
 
-/** The jobs of the steps a run starts with. */
-export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string): Promise<StepJobSpec[]> {
-  const jobs = await Promise.all(pipeline.roots.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId })));
+/** The jobs of the steps a run starts with (`limits`: what a map's list may be, default DEFAULT_RUN_LIMITS). */
+export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string, limits?: RunLimits): Promise<StepJobSpec[]> {
+  const jobs = await Promise.all(pipeline.roots.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId, limits })));
   return jobs.flat();
 }
 
-/** Records a queued run (input checked) and enqueues its first steps. */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string }): Promise<string> {
+/**
+ * Records a queued run (input checked: its size first, then its schema) and enqueues its first steps.
+ * @param options.inputLimit which limit the input's size is held to (default `inputBytes`; the AceFlow alias's is its own)
+ */
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes' }): Promise<string> {
+  const limits = deps.store.limits;
+  checkInputSize(options.input, limits, options.inputLimit);
   checkRunInput(options.pipeline, options.input);
-  const run = await newPipelineRun(options.pipeline, options.input, options.runId);
+  const run = await newPipelineRun(options.pipeline, options.input, options.runId, limits);
   // The request's span (a run's root) names the run, so a trace can be found by run id.
   annotateActiveSpan({ 'switchyard.run.id': run.id, 'switchyard.pipeline.name': options.pipeline.name });
   await deps.store.createRun(run);
-  await deps.queues.steps.add(await rootJobs(options.pipeline, run.id));
+  await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits));
   return run.id;
 }
 
-/** Records a batch of runs of one pipeline (inputs checked first) and asks a worker to enqueue them. */
-export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string }): Promise<{ batchId: string; runIds: string[] }> {
+/** Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a worker to enqueue them. */
+export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string }): Promise<{ batchId: string; runIds: string[] }> {
+  const limits = deps.store.limits;
+  checkBatchSize(options.inputs, limits);
   const problems = options.inputs.flatMap((input, i) => options.pipeline.checkInput(input).map((p) => ({ ...p, path: `items.${i}.${p.path}` })));
   if (problems.length > 0) throw new InputError(problems.slice(0, 50));
-  const runs = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input)));
+  const runs = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input, undefined, limits)));
   const created = await deps.batches.createBatch({ id: options.batchId, runs });
   annotateActiveSpan({ 'switchyard.batch.id': created.batchId, 'switchyard.pipeline.name': options.pipeline.name });
   await deps.queues.dispatchBatch(created.batchId, { name: options.pipeline.name, version: options.pipeline.version });

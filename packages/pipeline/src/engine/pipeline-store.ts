@@ -119,7 +119,8 @@ export class PipelineStore {
   /** Writes a validated definition under its version (see REGISTER_SCRIPT); `shipped` is exempt from the counts. */
   async register(stored: StoredPipeline, options: { shipped?: boolean } = {}): Promise<RegisterOutcome> {
     const { name, version } = stored.definition;
-    const reply = (await this.#redis.eval(REGISTER_SCRIPT, 2, this.#key(name), this.#names, String(version), JSON.stringify(stored), canonical(stored), String(Date.now()), name, String(MAX_LIVE_VERSIONS), String(MAX_PIPELINES), options.shipped ? 'shipped' : '')) as string[];
+    const summary = JSON.stringify({ description: stored.definition.description, registered_at: stored.registered_at });
+    const reply = (await this.#redis.eval(REGISTER_SCRIPT, 2, this.#key(name), this.#names, String(version), JSON.stringify(stored), canonical(stored), String(Date.now()), name, String(MAX_LIVE_VERSIONS), String(MAX_PIPELINES), options.shipped ? 'shipped' : '', summary)) as string[];
     const [outcome, second, reason] = reply;
     if (outcome === 'conflict') return { outcome, code: second as 'version_conflict' | 'version_limit' | 'pipeline_limit', version, reason: reason ?? 'conflict' };
     if (outcome === 'created') await this.#redis.publish(this.changedChannel, name);
@@ -214,14 +215,34 @@ export class PipelineStore {
     return { versions: versions.map((v) => Number(v)).sort((a, b) => a - b) };
   }
 
-  async list(): Promise<PipelineSummary[]> {
-    const names = await this.#redis.zrange(this.#names, 0, -1);
-    const summaries = await Promise.all(
-      names.map(async (name) => {
-        const stored = await this.get(name);
-        return stored ? { name, latest: stored.definition.version, description: stored.definition.description, registered_at: stored.registered_at } : null;
-      }),
-    );
-    return summaries.filter((s): s is PipelineSummary => s !== null);
+  /**
+   * Pipelines in the order their latest version was registered, each by that version's summary:
+   * every one, or a page of them (`offset`, at most `limit`; listPage's `more` tells whether others
+   * follow). A few round trips for the page, whatever the size of the definitions.
+   */
+  async list(page?: { offset: number; limit: number }): Promise<PipelineSummary[]> {
+    return (await this.listPage(page)).pipelines;
+  }
+
+  async listPage(page?: { offset: number; limit: number }): Promise<{ pipelines: PipelineSummary[]; more: boolean }> {
+    // One more than the page: whether a next page exists.
+    const names = page ? await this.#redis.zrange(this.#names, page.offset, page.offset + page.limit) : await this.#redis.zrange(this.#names, 0, -1);
+    const more = page !== undefined && names.length > page.limit;
+    const listed = page ? names.slice(0, page.limit) : names;
+    const summaries = await Promise.all(listed.map((name) => this.#summary(name)));
+    return { pipelines: summaries.filter((s): s is PipelineSummary => s !== null), more };
+  }
+
+  /** A pipeline's latest version as listings show it; a version registered before summaries were kept is read whole. */
+  async #summary(name: string): Promise<PipelineSummary | null> {
+    const version = await this.latestVersion(name);
+    if (!version) return null;
+    const kept = await this.#redis.hget(this.#key(name), `d:${version}`);
+    if (kept) {
+      const { description, registered_at } = JSON.parse(kept) as { description: string; registered_at: string };
+      return { name, latest: version, description, registered_at };
+    }
+    const stored = await this.get(name, version);
+    return stored ? { name, latest: version, description: stored.definition.description, registered_at: stored.registered_at } : null;
   }
 }

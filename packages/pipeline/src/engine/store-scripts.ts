@@ -47,8 +47,9 @@ end
 
 /**
  * KEYS: pipeline hash, names zset. ARGV: version (digits), stored JSON, canonical JSON, now (ms),
- * name, most versions at once, most pipelines, 'shipped' (exempt from both counts). Answers
- * {outcome, version} or {'conflict', code, reason}.
+ * name, most versions at once, most pipelines, 'shipped' (exempt from both counts), the version's
+ * summary JSON (what a listing shows, `d:<version>`, so that a listing never reads whole
+ * definitions). Answers {outcome, version} or {'conflict', code, reason}.
  */
 export const REGISTER_SCRIPT = `${VERSION_OF}
 local version = ARGV[1]
@@ -71,7 +72,7 @@ if ARGV[8] ~= 'shipped' then
     return {'conflict', 'pipeline_limit', 'there are ' .. ARGV[7] .. ' pipelines, the most there may be: delete one first'}
   end
 end
-redis.call('HSET', KEYS[1], 'v:' .. version, ARGV[2], 'c:' .. version, ARGV[3], 'latest', version, 'top', version)
+redis.call('HSET', KEYS[1], 'v:' .. version, ARGV[2], 'c:' .. version, ARGV[3], 'd:' .. version, ARGV[9], 'latest', version, 'top', version)
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 return {'created', version}
 `;
@@ -88,7 +89,7 @@ if not stored then return {'missing'} end
 local top, top_text = top_of(KEYS[1])
 redis.call('HSET', KEYS[3], version, stored)
 redis.call('EXPIRE', KEYS[3], ARGV[2])
-redis.call('HDEL', KEYS[1], 'v:' .. version, 'c:' .. version)
+redis.call('HDEL', KEYS[1], 'v:' .. version, 'c:' .. version, 'd:' .. version)
 redis.call('HSET', KEYS[1], 'top', top_text)
 local latest, latest_text = highest(KEYS[1])
 if latest_text then

@@ -2,13 +2,13 @@
  * `resources/list`, a page at a time: the first page holds the registered pipelines, then every
  * page holds runs from the run index (a sorted set by creation time), newest first, each with
  * its story when it wrote one and its batch. The cursor names the last run listed, so runs
- * created between two pages do not shift the next page; the listing stops after `maxRuns`.
+ * created between two pages do not shift the next page; the listing stops after `maxRuns`. Runs
+ * are read as summaries (their short fields), never with their input or result.
  */
 import type { ListResourcesResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { PipelineStore, RunStore } from '@switchyard/pipeline';
-import { storyOf } from './read.js';
 import { uris } from './uris.js';
 
 export interface ResourceListOptions {
@@ -54,20 +54,21 @@ export async function listResources(options: ResourceListOptions, rawCursor: str
     ids.push(page[i] as string);
     scores.push(Number(page[i + 1]));
   }
-  const runs = await Promise.all(ids.map((id) => options.store.getRun(id)));
+  const runs = await options.store.getSummaries(ids);
   const batches = new Set<string>();
   for (const run of runs) {
     if (!run) continue; // past its retention; the janitor drops it from the index
-    const title = storyOf(run)?.title;
+    // A completed story run's title is kept with it; another pipeline's result is no story.
+    const title = run.status === 'completed' && run.kind === 'story' ? run.title : null;
     resources.push({
-      uri: uris.run(run.id),
-      name: run.id,
+      uri: uris.run(run.run_id),
+      name: run.run_id,
       title: `${run.pipeline?.name ?? run.kind} run, ${run.status}${title ? `: ${title}` : ''}`,
-      description: `Run ${run.id} created ${run.created_at}: its status, progress, stages and result (the run view, as get_run answers it).`,
+      description: `Run ${run.run_id} created ${run.created_at}: its status, progress, stages and result (the run view, as get_run answers it).`,
       mimeType: 'application/json',
       annotations: { lastModified: run.updated_at },
     });
-    if (title) resources.push({ uri: uris.story(run.id), name: `${run.id}/story.md`, title, description: `The story of run ${run.id}, as Markdown.`, mimeType: 'text/markdown' });
+    if (title) resources.push({ uri: uris.story(run.run_id), name: `${run.run_id}/story.md`, title, description: `The story of run ${run.run_id}, as Markdown.`, mimeType: 'text/markdown' });
     if (run.batch_id && !batches.has(run.batch_id)) {
       batches.add(run.batch_id);
       resources.push({ uri: uris.batch(run.batch_id), name: run.batch_id, title: `Batch ${run.batch_id}`, description: 'The batch: its counts by status and its runs.', mimeType: 'application/json' });

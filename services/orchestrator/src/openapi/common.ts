@@ -99,6 +99,9 @@ export function withAccessRules(paths: ZodOpenApiPathsObject): ZodOpenApiPathsOb
 /** The JSON-body errors every POST or PUT with a body shares. */
 export const BODY_ERRORS = { 400: true, 413: true, 415: true } as const;
 
+/** 413 of a route that starts runs: the body, or a run's input in it, is over its bound. */
+export const INPUT_TOO_LARGE = 'The body is over its limit (`payload_too_large`), or a run\'s input is over `RUN_MAX_INPUT_BYTES` (`input_too_large`; `ACEFLOW_RUN_MAX_INPUT_BYTES` for an AceFlow run), or a batch\'s inputs together over `BATCH_MAX_INPUT_BYTES` (`batch_too_large`); `details` names the limit and its variable';
+
 /** A JSON response. */
 export function jsonResponse(description: string, schema: z.ZodType, headers?: z.ZodObject): ZodOpenApiResponseObject {
   return { description, content: json(schema), ...(headers ? { headers } : {}) };

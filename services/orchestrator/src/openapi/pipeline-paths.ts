@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { OrchestratorHealth, PipelineRunAccepted } from '@switchyard/contracts';
-import { DefinitionBody, PipelineDeleted, PipelineList, PipelineRegistered, PipelineRunInput, PipelineVersionDeleted, PipelineView, VersionParam, VersionQuery } from '../routes/pipeline-shapes.js';
-import { BODY_ERRORS, errors, IdempotencyHeader, jsonResponse, LocationHeader, PipelineNameParam } from './common.js';
+import { DefinitionBody, PipelineDeleted, PipelineList, PipelineListQuery, PipelineRegistered, PipelineRunInput, PipelineVersionDeleted, PipelineView, VersionParam, VersionQuery } from '../routes/pipeline-shapes.js';
+import { BODY_ERRORS, errors, IdempotencyHeader, INPUT_TOO_LARGE, jsonResponse, LocationHeader, PipelineNameParam } from './common.js';
 
 /** The media types `PUT /v1/pipelines/{name}` reads as YAML (JSON is JSON). */
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
@@ -21,7 +21,9 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
       operationId: 'listPipelines',
       tags: ['pipelines'],
       summary: 'List pipelines, each by its latest version',
-      responses: { '200': jsonResponse('Every registered pipeline', PipelineList), ...errors({ v1: true }) },
+      description: 'In the order their latest version was registered, a page at a time: at most `limit`, and it stops early before its bytes pass the listing budget (`truncated`; `next_offset` goes on).',
+      requestParams: { query: PipelineListQuery },
+      responses: { '200': jsonResponse('A page of the registered pipelines', PipelineList), ...errors({ v1: true, routeErrors: { 400: 'A bad `offset` or `limit` (`invalid_parameters`)' } }) },
     },
   },
   '/v1/pipelines/{name}': {
@@ -99,6 +101,7 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
           routeErrors: {
             ...BODY_ERRORS,
             400: 'A bad `version`, or an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`)',
+            413: INPUT_TOO_LARGE,
             404: PIPELINE_NOT_FOUND,
             409: 'The `Idempotency-Key` was used with another body (`idempotency_conflict`), or the version was stored before checks it now fails: delete it (`pipeline_unusable`)',
           },

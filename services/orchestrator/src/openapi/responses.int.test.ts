@@ -25,6 +25,8 @@ test('a started story answers 202 as documented, and its run, the run list and i
   const run = (await checker.check({ method: 'get', path: '/v1/runs/{runId}' }, await stack.request(`/v1/runs/${started.run_id}`), 200)) as { status: string };
   assert.equal(run.status, 'completed');
   await checker.check({ method: 'get', path: '/v1/runs' }, await stack.request('/v1/runs?limit=5&status=completed'));
+  const withFields = (await checker.check({ method: 'get', path: '/v1/runs' }, await stack.request('/v1/runs?limit=5&fields=request,result,stages,error'))) as { runs: { run_id: string; result: unknown }[] };
+  assert.deepEqual(withFields.runs.find((listed) => listed.run_id === started.run_id)?.result, (run as { result?: unknown }).result, 'a listing with fields gives the result as the run does');
   const events = await checker.checkEvents({ method: 'get', path: '/v1/runs/{runId}/events' }, await stack.request(`/v1/runs/${started.run_id}/events`));
   assert.deepEqual([...new Set(events.map((e) => e.event))].sort(), ['content', 'done', 'stage']);
 });
@@ -59,6 +61,7 @@ test('a pipeline registered, read, listed and run answers as documented, its sto
   await checker.check({ method: 'get', path: '/v1/pipelines/{name}' }, await stack.request('/v1/pipelines/openapi-check'));
   await checker.check({ method: 'get', path: '/v1/pipelines/{name}' }, await stack.request('/v1/pipelines/story'));
   await checker.check({ method: 'get', path: '/v1/pipelines' }, await stack.request('/v1/pipelines'));
+  await checker.check({ method: 'get', path: '/v1/pipelines' }, await stack.request('/v1/pipelines?limit=1'));
   const run = (await checker.check({ method: 'post', path: '/v1/pipelines/{name}/runs' }, await stack.request('/v1/pipelines/openapi-check/runs?version=1', post({ topic: 'a canal' })), 202)) as { run_id: string };
   await stack.waitForRun(run.run_id);
 });

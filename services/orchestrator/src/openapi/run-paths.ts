@@ -21,7 +21,7 @@ import {
 } from '@switchyard/contracts';
 import { BatchListQuery, BatchPageQuery } from '../routes/batches.js';
 import { RunListQuery } from '../routes/runs.js';
-import { BatchIdParam, BODY_ERRORS, errors, eventStream, IdempotencyHeader, jsonResponse, LastEventIdHeader, LocationHeader, RunIdParam } from './common.js';
+import { BatchIdParam, BODY_ERRORS, errors, eventStream, IdempotencyHeader, INPUT_TOO_LARGE, jsonResponse, LastEventIdHeader, LocationHeader, RunIdParam } from './common.js';
 
 const jsonBody = (schema: z.ZodType, description?: string) => ({ required: true, ...(description ? { description } : {}), content: { 'application/json': { schema } } });
 const IDEMPOTENCY_CONFLICT = 'The `Idempotency-Key` was used with another body (`idempotency_conflict`)';
@@ -55,7 +55,8 @@ export const runPaths: ZodOpenApiPathsObject = {
           v1: true,
           routeErrors: {
             ...BODY_ERRORS,
-            400: 'A bad or missing body, an analysis breaking the data rules, or a stage range outside the mode (`invalid_parameters`, `invalid_json`)',
+            400: 'A bad or missing body, one nested deeper than 64 levels, an analysis breaking the data rules, or a stage range outside the mode (`invalid_parameters`, `invalid_json`)',
+            413: INPUT_TOO_LARGE,
             409: IDEMPOTENCY_CONFLICT,
             415: 'The body\'s `Content-Encoding` is unknown (`unsupported_encoding`)',
           },
@@ -68,11 +69,12 @@ export const runPaths: ZodOpenApiPathsObject = {
       operationId: 'listRuns',
       tags: ['runs'],
       summary: 'List runs, newest first',
-      description: 'Optionally only runs of one `status` and of one `pipeline`.',
+      description:
+        'Optionally only runs of one `status` and of one `pipeline`. Each run is a summary (status, progress, pipeline, times, the input\'s `topic`, the result\'s `title`), without its input, stages or result: `fields` adds them, as `GET /v1/runs/{runId}` gives them. A page holds at most `limit` runs and stops early before its bytes pass the listing budget (`truncated`); `next_offset` is where the next page starts.',
       requestParams: { query: RunListQuery },
       responses: {
         '200': jsonResponse('A page of runs', RunList),
-        ...errors({ v1: true, routeErrors: { 400: 'A bad `offset`, `limit`, `status` or `pipeline` (`invalid_parameters`)' } }),
+        ...errors({ v1: true, routeErrors: { 400: 'A bad `offset`, `limit`, `status`, `pipeline` or `fields` (`invalid_parameters`)' } }),
       },
     },
   },
@@ -134,7 +136,7 @@ export const runPaths: ZodOpenApiPathsObject = {
         '202': jsonResponse('The batch and its runs are recorded', BatchAccepted, LocationHeader),
         ...errors({
           v1: true,
-          routeErrors: { ...BODY_ERRORS, 400: 'A bad body, or an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`)', 404: 'No such pipeline or version (`pipeline_not_found`)', 409: IDEMPOTENCY_CONFLICT },
+          routeErrors: { ...BODY_ERRORS, 400: 'A bad body, or an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`)', 404: 'No such pipeline or version (`pipeline_not_found`)', 409: IDEMPOTENCY_CONFLICT, 413: INPUT_TOO_LARGE },
         }),
       },
     },

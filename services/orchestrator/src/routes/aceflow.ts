@@ -2,13 +2,14 @@
  * `POST /v1/aceflow/runs`: a stage-generation pipeline for an AceFlow project. The run is read,
  * followed and cancelled like any other, at `/v1/runs/{run_id}`.
  */
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { analysisDataSchema } from '@switchyard/aceflow';
 import { AceflowRunRequest, type AceflowRunAccepted } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
 import { AceflowRangeError, aceflowRunStages, newRunId, runLinks, startAceflowRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
+import { jsonBody } from '../json-body.js';
 
 /** An analysis may be up to 10 MB (seed 000); the body around it adds little. */
 const BODY_LIMIT = '11mb';
@@ -19,7 +20,8 @@ function invalid(message: string, details?: unknown): HttpError {
 
 export function aceflowRouter(deps: AppDeps): Router {
   const router = Router();
-  router.post('/v1/aceflow/runs', express.json({ limit: BODY_LIMIT }), async (req, res) => {
+  // The JSON body every route takes: nesting bounded on the raw text before it is parsed.
+  router.post('/v1/aceflow/runs', jsonBody(BODY_LIMIT, deps.jsonMaxDepth), async (req, res) => {
     const request = AceflowRunRequest.parse(req.body);
     if (request.analysis) {
       // The seed's data rules, checked before anything is recorded.

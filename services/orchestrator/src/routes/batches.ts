@@ -59,7 +59,7 @@ function batchIdOf(req: Request): string {
 export function batchesRouter(deps: AppDeps): Router {
   const router = Router();
 
-  router.post('/v1/batches', jsonBody('20mb'), async (req, res) => {
+  router.post('/v1/batches', jsonBody('20mb', deps.jsonMaxDepth), async (req, res) => {
     let created: { batchId: string; runIds: string[] };
     if (req.body && typeof req.body === 'object' && 'pipeline' in (req.body as object)) created = await startAnyPipelineBatch(deps, req);
     else {
@@ -76,7 +76,7 @@ export function batchesRouter(deps: AppDeps): Router {
   router.get('/v1/batches', async (req, res) => {
     const query = BatchListQuery.safeParse(req.query);
     if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
-    const list: BatchList = { batches: await deps.batches.listBatches(query.data), ...query.data };
+    const list: BatchList = { ...(await deps.batches.listBatches(query.data)), ...query.data };
     res.json(list);
   });
 

@@ -3,6 +3,7 @@
  * because a definition is the pipeline package's format, which the contracts do not know.
  */
 import { z } from 'zod';
+import { PageMarks } from '@switchyard/contracts';
 import { MAX_VERSION, PipelineDefinition } from '@switchyard/pipeline';
 
 /**
@@ -13,9 +14,18 @@ import { MAX_VERSION, PipelineDefinition } from '@switchyard/pipeline';
  */
 export const StoredDefinition = z.record(z.string(), z.unknown());
 
-/** `GET /v1/pipelines`: every pipeline by its latest version. */
+/** `GET /v1/pipelines`: pipelines in the order their latest version was registered, each by that version, a page at a time. */
 export const PipelineList = z.object({
   pipelines: z.array(z.object({ name: z.string(), latest: z.number().int().positive(), description: z.string(), registered_at: z.string() })),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+  ...PageMarks.shape,
+});
+
+/** The query of `GET /v1/pipelines`. */
+export const PipelineListQuery = z.object({
+  offset: z.coerce.number().int().min(0).default(0).describe('Pipelines to skip, in the order their latest version was registered'),
+  limit: z.coerce.number().int().min(1).max(500).default(100).describe('Most pipelines in the page; a page also stops before passing the listing budget (`LIST_PAGE_MAX_BYTES`)'),
 });
 export type PipelineList = z.infer<typeof PipelineList>;
 

@@ -5,13 +5,13 @@
  */
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
-import { findUnsafeJson, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { definitionProblemsOf, DefinitionError, InputError, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
+import { describeZodError, findUnsafeJson, HttpError, methodNotAllowed } from '@switchyard/http-kit';
+import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
 import { deletionRoutes } from './pipeline-deletion.js';
-import { VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
+import { PipelineListQuery, VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
 
 /**
  * What is read of a definition's body: more than a definition may be (MAX_DEFINITION_BYTES), so
@@ -60,8 +60,12 @@ const definitionBody = express.text({ type: [...JSON_TYPES, ...YAML_TYPES], limi
 export function pipelinesRouter(deps: AppDeps): Router {
   const router = Router();
 
-  router.get('/v1/pipelines', async (_req, res) => {
-    const list: PipelineList = { pipelines: await deps.pipelines.list() };
+  router.get('/v1/pipelines', async (req, res) => {
+    const query = PipelineListQuery.safeParse(req.query);
+    if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
+    const { pipelines, more } = await deps.pipelines.listPage(query.data);
+    const page = withinBudget(pipelines, { budget: deps.store.limits.listPageBytes, offset: query.data.offset, more });
+    const list: PipelineList = { pipelines: page.items, ...query.data, next_offset: page.next_offset, truncated: page.truncated };
     res.json(list);
   });
 
@@ -97,7 +101,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
     res.json(view);
   });
 
-  router.post('/v1/pipelines/:name/runs', jsonBody('11mb'), async (req, res) => {
+  router.post('/v1/pipelines/:name/runs', jsonBody('11mb', deps.jsonMaxDepth), async (req, res) => {
     const name = pipelineName(req);
     const query = VersionQuery.safeParse(req.query);
     if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', message: 'version must be a positive integer', details: {} });

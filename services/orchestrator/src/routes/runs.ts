@@ -5,21 +5,37 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { RunStatus, type RunList } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { cancelRun, findRun as lookUpRun, runEventReader, toRunView, type RunRecord } from '@switchyard/pipeline';
+import { cancelRun, RUN_FIELDS, RUN_ID, runEventReader, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { streamEvents } from '../sse.js';
 
+/** What `fields` may name: the run view's own fields, and `input` for its `request`. */
+const FIELD_NAMES = [...RUN_FIELDS, 'input'] as const;
+const FIELD_LIST = new RegExp(`^(${FIELD_NAMES.join('|')})(,(${FIELD_NAMES.join('|')}))*$`);
+
 /** The query of `GET /v1/runs`. */
 export const RunListQuery = z.object({
-  offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(10_000).default(0).describe('Runs to skip, newest first (the newest 10,000 are listed)'),
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('Most runs in the page; a page also stops before passing the listing budget (`LIST_PAGE_MAX_BYTES`, default 4 MiB)'),
   status: RunStatus.optional(),
   pipeline: z.string().min(1).max(60).optional().describe('Only runs of this pipeline'),
+  fields: z
+    .string()
+    .regex(FIELD_LIST, `a comma-separated list of ${FIELD_NAMES.join(', ')}`)
+    .optional()
+    .describe('What to add to each summary, as the run\'s own URL gives it: `request` (or `input`), `result`, `stages`, `error`, comma-separated'),
 });
 
+/** The fields a `fields` parameter names, `input` read as `request`. */
+function fieldsOf(list: string | undefined): RunField[] {
+  if (!list) return [];
+  return [...new Set(list.split(',').map((name) => (name === 'input' ? 'request' : (name as RunField))))];
+}
+
+/** The run as stored: its request and result left as the JSON text they are (see stringifyWithRaw). */
 async function findRun(deps: AppDeps, req: Request): Promise<RunRecord> {
   const runId = String(req.params.runId);
-  const run = await lookUpRun(deps, runId);
+  const run = RUN_ID.test(runId) ? await deps.store.getRun(runId, { raw: true }) : null;
   if (!run) throw new HttpError({ status: 404, code: 'run_not_found', message: `No run ${runId}` });
   return run;
 }
@@ -28,7 +44,8 @@ export function runsRouter(deps: AppDeps): Router {
   const router = Router();
 
   router.get('/v1/runs/:runId', async (req, res) => {
-    res.json(toRunView(await findRun(deps, req)));
+    // The input and result are sent as they are stored, not parsed and written out again.
+    res.type('json').send(stringifyWithRaw(toRunView(await findRun(deps, req))));
   });
 
   router.get('/v1/runs/:runId/events', async (req, res) => {
@@ -61,9 +78,10 @@ export function runsRouter(deps: AppDeps): Router {
   router.get('/v1/runs', async (req, res) => {
     const query = RunListQuery.safeParse(req.query);
     if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
-    const runs = await deps.store.listRuns(query.data);
-    const list: RunList = { runs: runs.map(toRunView), offset: query.data.offset, limit: query.data.limit };
-    res.json(list);
+    const { fields, ...page } = query.data;
+    const listed = await deps.store.listRuns({ ...page, fields: fieldsOf(fields) });
+    const list: RunList = { runs: listed.runs, offset: page.offset, limit: page.limit, next_offset: listed.next_offset, truncated: listed.truncated };
+    res.type('json').send(stringifyWithRaw(list));
   });
 
   router.all('/v1/runs', methodNotAllowed('GET'));

@@ -11,7 +11,7 @@ import { jsonBody } from '../json-body.js';
 
 export function storiesRouter(deps: AppDeps): Router {
   const router = Router();
-  router.post('/v1/stories', jsonBody('64kb'), async (req, res) => {
+  router.post('/v1/stories', jsonBody('64kb', deps.jsonMaxDepth), async (req, res) => {
     const request = StoryRequest.parse(req.body);
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'stories', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     const runId = claim.id;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { parseToolServicesEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
+import type { RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
@@ -66,6 +67,8 @@ export interface TestStackOptions {
   failedKeys?: StartOrchestratorOptions['failedKeys'];
   /** Dashboard sessions' lifetimes (default: the orchestrator's). */
   sessions?: StartOrchestratorOptions['sessions'];
+  /** What a run may hold and a listing page may carry, for the orchestrator and the workers alike (default: the defaults). */
+  limits?: Partial<RunLimits>;
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -100,6 +103,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(options.retentionPassMs ? { retentionPassMs: options.retentionPassMs } : {}),
           ...(options.compaction ? { compaction: options.compaction } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
+          ...(options.limits ? { limits: options.limits } : {}),
           stalledIntervalMs: 1000,
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
@@ -117,6 +121,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}),
     ...(options.failedKeys ? { failedKeys: options.failedKeys } : {}),
     ...(options.sessions ? { sessions: options.sessions } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
 
   const request = (path: string, init: RequestInit = {}) => {

@@ -5,7 +5,7 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, chainParentOf, finishRun, runEndOf, MAX_MAP_ITEMS, needsAfter, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, chainParentOf, constantListOf, finishRun, jsonBytesWithin, mapItemTexts, runEndOf, needsAfter, RUN_LIMIT_VARIABLES, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type RunLimits, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
 import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
@@ -53,16 +53,44 @@ async function findStep(deps: StepProcessorDeps, job: Job, data: StepJob): Promi
   throw await handleFailure(deps, job, { runId: data.run_id, name: data.step, error, final: true });
 }
 
-function contextOf(data: StepJob, request: unknown, inputs: Record<string, unknown>): ExpressionContext {
+/** A map branch's item as its job found it: in its data (jobs added before lists were stored once), or to be read. */
+type BranchItem = { value: unknown } | 'missing' | undefined;
+
+function contextOf(data: StepJob, request: unknown, inputs: Record<string, unknown>, item?: BranchItem): ExpressionContext {
   // A skipped step has no output: it is absent, not null.
   const steps: Record<string, unknown> = {};
   for (const name in inputs) if (inputs[name] !== null) steps[name] = inputs[name];
   const context: ExpressionContext = { input: request, steps, run_id: data.run_id };
   if (data.branch) {
-    context.item = data.branch.item;
+    context.item = data.branch.item !== undefined ? data.branch.item : item !== undefined && item !== 'missing' ? item.value : undefined;
     context.index = data.branch.index;
   }
   return context;
+}
+
+/**
+ * Where a branch finds its item: in its job (jobs added before lists were stored once per run), in
+ * the definition's constant list (kept compiled in this process), or else in the run's stored
+ * list, which its start reads (`fromRun`).
+ */
+async function branchItem(step: CompiledStep, branch: NonNullable<StepJob['branch']>): Promise<{ item: BranchItem; fromRun: boolean }> {
+  if (branch.item !== undefined) return { item: { value: branch.item }, fromRun: false };
+  if (branch.from !== 'definition') return { item: undefined, fromRun: true };
+  const list = await constantListOf(step);
+  return { item: Array.isArray(list) && branch.index < list.length ? { value: list[branch.index] } : 'missing', fromRun: false };
+}
+
+/** Most bytes a step's output may have: a map branch gets its share of the map's bound, as the map's output is all of them together. */
+function outputLimit(limits: RunLimits, branch: StepJob['branch']): { bytes: number; variable: string } {
+  if (!branch) return { bytes: limits.stepOutputBytes, variable: RUN_LIMIT_VARIABLES.stepOutputBytes };
+  const share = Math.floor(limits.mapOutputBytes / (branch.count ?? 1));
+  return share < limits.stepOutputBytes ? { bytes: share, variable: RUN_LIMIT_VARIABLES.mapOutputBytes } : { bytes: limits.stepOutputBytes, variable: RUN_LIMIT_VARIABLES.stepOutputBytes };
+}
+
+/** The output, unless it is larger than the step may give: then the step fails with `output_too_large`, as for any failure. */
+function boundedOutput(output: unknown, stage: string, limit: { bytes: number; variable: string }): unknown {
+  if (jsonBytesWithin(output, limit.bytes) !== undefined) return output;
+  throw new StageFailedError({ code: 'output_too_large', message: `${stage} gave an output larger than ${limit.bytes} bytes as JSON, the most it may give`, details: { limit_bytes: limit.bytes, variable: limit.variable } });
 }
 
 /**
@@ -83,6 +111,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
   if (peek.kind === 'started' || peek.kind === 'unready') throw new Error(`a peek answered ${peek.kind}`);
   const context = contextOf(data, peek.request, peek.inputs);
   let items: unknown;
+  let texts: string[];
   try {
     if (step.when && !isTruthy(await step.when.evaluate(context))) {
       await deps.store.skipStage({ runId, stage: step.name });
@@ -93,7 +122,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
       const shown = JSON.stringify(items)?.slice(0, 200);
       throw new StageFailedError({ code: 'map_not_a_list', message: `steps.${step.name}.map gave ${typeof items} ${shown}, not a list (JSONata gives a single match as itself: end the expression with [] to keep a list)` });
     }
-    if (items.length > MAX_MAP_ITEMS) throw new StageFailedError({ code: 'map_too_large', message: `steps.${step.name}.map gave ${items.length} items; a map step takes at most ${MAX_MAP_ITEMS}` });
+    texts = mapItemTexts(step.name, items, deps.store.limits);
   } catch (error) {
     throw await handleFailure(deps, job, { runId, name: step.name, error: asStepFailure(error), final: true });
   }
@@ -103,9 +132,11 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
     return advance();
   }
   const keys = branchKeys(list);
-  const branches = await deps.store.expandStep({ runId, step: step.name, branches: keys.map((key) => stageOf(step.name, key)) });
+  // The list is stored once for the run; each branch's job names its place in it, not its item.
+  const branches = await deps.store.expandStep({ runId, step: step.name, branches: keys.map((key) => stageOf(step.name, key)), items: texts });
   if (!branches) throw new UnrecoverableError(`run ${runId} does not exist`);
-  await deps.steps.add(keys.map((key, index) => stepJob({ pipeline, step, runId, batchId: data.batch_id, branch: { key, index, item: list[index] } })));
+  const count = list.length;
+  await deps.steps.add(keys.map((key, index) => stepJob({ pipeline, step, runId, batchId: data.batch_id, branch: { key, index, count, from: 'run' } })));
 }
 
 const finalInputsOf = new WeakMap<CompiledPipeline, readonly string[]>();
@@ -117,16 +148,20 @@ function finalInputs(pipeline: CompiledPipeline): readonly string[] {
 }
 
 /** The stage a step job runs: what it reads, what it watches, how it ends, and its work. */
-function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string | undefined; pipeline: CompiledPipeline; step: CompiledStep; data: StepJob; stage: string; final: boolean; watch: readonly string[] }): StageSpec<unknown> {
+function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string | undefined; pipeline: CompiledPipeline; step: CompiledStep; data: StepJob; stage: string; final: boolean; watch: readonly string[]; branch: { item: BranchItem; fromRun: boolean } }): StageSpec<unknown> {
   const { job, pipeline, step, data, stage, final } = options;
-  const work = async ({ signal, attempt, inputs, request, announce }: StageWork): Promise<unknown> => {
-    const context = contextOf(data, request, inputs);
+  const limit = outputLimit(deps.store.limits, data.branch);
+  const work = async ({ signal, attempt, inputs, request, item, announce }: StageWork): Promise<unknown> => {
+    const found = options.branch.fromRun ? item : options.branch.item;
+    if (data.branch && (found === undefined || found === 'missing')) throw new StageFailedError({ code: 'map_item_missing', message: `${stage} has no item at index ${data.branch.index} of its step's list` });
+    const context = contextOf(data, request, inputs, found);
     try {
       if (step.when && !data.branch && !isTruthy(await step.when.evaluate(context))) return SKIP_STAGE;
     } catch (error) {
       throw asStepFailure(error);
     }
-    return runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
+    const output = await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
+    return boundedOutput(output, stage, limit);
   };
   const metrics = deps.stageMetrics;
   const spec: StageSpec<unknown> = {
@@ -136,6 +171,7 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     name: stage,
     inputs: final ? finalInputs(pipeline) : step.needs,
     withRequest: true,
+    ...(options.branch.fromRun && data.branch ? { item: { step: step.name, index: data.branch.index } } : {}),
     // A chain's parent is released by BullMQ, also when a child is removed: it checks first.
     needsDone: step.needs.length === 1 && chainParentOf(pipeline, step.needs[0] as string) === step,
     work: metrics ? (ctx) => metrics.time(data, { attempt: ctx.attempt, signal: ctx.signal }, () => work(ctx)) : work,
@@ -144,7 +180,7 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
   const retry = step.definition.retry?.attempts;
   if (retry) spec.budget = { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry };
   // The last step's completion ends its run in the same write.
-  if (final) spec.endsRun = (done) => runEndOf({ pipeline, runId: data.run_id, input: done.request, steps: { ...contextOf(data, done.request, done.inputs).steps, [step.name]: done.output } });
+  if (final) spec.endsRun = (done) => runEndOf({ pipeline, runId: data.run_id, input: done.request, steps: { ...contextOf(data, done.request, done.inputs).steps, [step.name]: done.output }, limits: deps.store.limits });
   return spec;
 }
 
@@ -161,7 +197,8 @@ export function stepProcessor(deps: StepProcessorDeps) {
     // BullMQ releases once every child has completed: nothing to read or add after it.
     const parented = job.parentKey !== undefined;
     const next = final || parented ? [] : needsAfter(pipeline, step.name);
-    const { output, inputs, request, recorded, ended } = await runStage(deps, job, stageSpec(deps, { job, token, pipeline, step, data, stage, final, watch: next }));
+    const branch = data.branch ? await branchItem(step, data.branch) : { item: undefined, fromRun: false };
+    const { output, inputs, request, recorded, ended } = await runStage(deps, job, stageSpec(deps, { job, token, pipeline, step, data, stage, final, watch: next, branch }));
     if (parented) return;
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
     // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.

@@ -5,7 +5,7 @@
  * a crashed one polls that task instead of starting over.
  */
 import type { Job } from 'bullmq';
-import { ExpressionError, isTruthy, type CompiledStep, type ExpressionContext, type RemoteTaskRef, type RunStore } from '@switchyard/pipeline';
+import { ExpressionError, isTruthy, RunLimitError, type CompiledStep, type ExpressionContext, type RemoteTaskRef, type RunStore } from '@switchyard/pipeline';
 import { ToolTaskLostError, type RemoteTask } from '@switchyard/tool-client';
 import { StageFailedError } from '../stage-runner.js';
 import { ContentCoalescer } from './content-coalescer.js';
@@ -34,9 +34,11 @@ export interface StepWorkOptions {
   announce(): void;
 }
 
-/** An expression that fails at run time cannot pass by retrying. */
+/** An expression that fails at run time, or a value past a run limit, cannot pass by retrying. */
 export function asStepFailure(error: unknown): unknown {
-  return error instanceof ExpressionError ? new StageFailedError({ code: error.code, message: error.message, details: { place: error.place } }) : error;
+  if (error instanceof ExpressionError) return new StageFailedError({ code: error.code, message: error.message, details: { place: error.place } });
+  if (error instanceof RunLimitError) return new StageFailedError({ code: error.code, message: error.message, details: error.details });
+  return error;
 }
 
 function remoteTaskHooks(job: Job, remote: RemoteTaskRef | undefined): { resumeTask: RemoteTask | undefined; onTaskAccepted(task: RemoteTask): Promise<void>; forget(error: unknown): Promise<void> } {

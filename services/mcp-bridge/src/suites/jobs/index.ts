@@ -26,7 +26,6 @@ import {
   StartStoryInput,
   WaitedRun,
   WaitForRunInput,
-  type RunSummary,
 } from './schemas.js';
 import { waitForRun } from './wait.js';
 
@@ -36,12 +35,6 @@ export interface JobSuiteDeps extends PipelineRunsDeps {
 }
 
 const notFound = (runId: string) => failure({ error: { code: 'run_not_found', message: `No run ${runId}`, details: { run_id: runId } } });
-
-function summary(run: RunRecord): RunSummary {
-  const { result: _result, poll_url: _poll, events_url: _events, ...view } = toRunView(run);
-  const title = run.result && typeof run.result === 'object' && 'title' in run.result ? String(run.result.title) : null;
-  return { ...view, title };
-}
 
 /** Args have passed the published JSON Schema; parsing again applies defaults and gives types. */
 function parse<S extends z.ZodType>(schema: S, args: Record<string, unknown>): z.output<S> {
@@ -151,14 +144,14 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
       tool({
         name: 'list_runs',
         title: 'List runs',
-        description: 'Runs, newest first, optionally of one status; each without its story (get_run reads it), with the story title once completed.',
+        description: 'Runs, newest first, optionally of one status: each a summary (status, progress, the input\'s topic, and the story title once completed), without its input or story (get_run reads them). A page stops early when its runs would pass the listing budget: next_offset says where to go on.',
         input: ListRunsInput,
         output: RunList,
         annotations: { readOnlyHint: true, idempotentHint: true },
         handler: async (args) => {
           const page = parse(ListRunsInput, args);
-          const runs = await deps.store.listRuns(page);
-          return success(RunList.parse({ runs: runs.map(summary), offset: page.offset, limit: page.limit }));
+          const listed = await deps.store.listRuns(page);
+          return success(RunList.parse({ ...listed, offset: page.offset, limit: page.limit }));
         },
       }),
       tool({

@@ -3,7 +3,7 @@
  * an HTTP client are held to the same rules; outputs are the run API's views.
  */
 import { z } from 'zod';
-import { AceflowRunRequest, BatchRequest, RunStatus, RunView, StoryRequest } from '@switchyard/contracts';
+import { AceflowRunRequest, BatchRequest, PageMarks, RunStatus, RunSummary, RunView, StoryRequest } from '@switchyard/contracts';
 import { RUN_ID } from '@switchyard/pipeline';
 
 export { outputSchemaOf, ToolErrorBody } from '../error-body.js';
@@ -40,10 +40,10 @@ export const StartedRun = z.object({ run_id: z.string(), status: RunStatus });
 export const StartedPipeline = z.object({ run_id: z.string(), status: RunStatus, stages: z.array(z.string()).describe('The stages the pipeline writes, in order') });
 export const StartedBatch = z.object({ batch_id: z.string(), status: z.literal('queued'), total: z.number().int(), run_ids: z.array(z.string()) });
 
-/** A run in a listing: the view without the story itself, which get_run answers. */
-export const RunSummary = RunView.omit({ result: true, poll_url: true, events_url: true }).extend({
-  title: z.string().nullable().describe('The story title once the run has completed'),
-});
-export type RunSummary = z.infer<typeof RunSummary>;
-export const RunList = z.object({ runs: z.array(RunSummary), offset: z.number().int(), limit: z.number().int() });
+/**
+ * A page of runs: each a summary (status, progress, pipeline, the input's topic and, once
+ * completed, the story's title), never its input, stages or story, which get_run answers. A page
+ * holds at most `limit` runs and stops early before passing the listing budget.
+ */
+export const RunList = z.object({ runs: z.array(RunSummary), offset: z.number().int(), limit: z.number().int(), ...PageMarks.shape });
 export const WaitedRun = RunView.extend({ timed_out: z.boolean().describe('True when the run had not ended when the wait ran out') });

@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { InputError, startPipelineRun, toRunView, UnusablePipelineError, type CompiledPipeline, type PipelineRunsDeps, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
+import { InputError, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
 import { waitForRun } from '../jobs/wait.js';
@@ -30,6 +30,11 @@ export interface PipelinesSuite extends ToolSuite {
   close(): Promise<void>;
 }
 
+
+const ListPipelinesInput = z.strictObject({
+  offset: z.number().int().min(0).default(0).describe('Pipelines to skip, in the order their latest version was registered'),
+  limit: z.number().int().min(1).max(500).default(100).describe('Most pipelines to answer (default 100); a page also stops early before passing the listing budget'),
+});
 
 const GetPipelineInput = z.strictObject({
   name: z.string().min(1).max(60).describe('The pipeline, as list_pipelines names it'),
@@ -140,13 +145,23 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
   const tools: SuiteTool[] = [
     {
       name: 'list_pipelines',
-      description: 'The registered pipelines: name, latest version, description. Each is also a tool, pipeline_<name>, that runs it.',
-      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      outputSchema: admittingErrorBody({ type: 'object', properties: { pipelines: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, latest: { type: 'integer' }, description: { type: 'string' }, tool: { type: 'string' } } } } }, required: ['pipelines'] }),
+      description: 'The registered pipelines, a page at a time (in the order their latest version was registered): name, latest version, description. Each is also a tool, pipeline_<name>, that runs it. next_offset, when not null, is where the next page starts.',
+      inputSchema: jsonSchemaOf(ListPipelinesInput),
+      outputSchema: admittingErrorBody({
+        type: 'object',
+        properties: {
+          pipelines: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, latest: { type: 'integer' }, description: { type: 'string' }, tool: { type: 'string' } } } },
+          next_offset: { type: ['integer', 'null'] },
+          truncated: { type: 'boolean' },
+        },
+        required: ['pipelines'],
+      }),
       annotations: { title: 'List pipelines', readOnlyHint: true, idempotentHint: true },
-      async handler() {
-        const pipelines = await deps.pipelines.list();
-        return success({ pipelines: pipelines.map((p) => ({ ...p, tool: pipelineToolName(p.name) })) });
+      async handler(args) {
+        const page = ListPipelinesInput.parse(args);
+        const { pipelines, more } = await deps.pipelines.listPage(page);
+        const listed = withinBudget(pipelines.map((p) => ({ ...p, tool: pipelineToolName(p.name) })), { budget: deps.store.limits.listPageBytes, offset: page.offset, more });
+        return success({ pipelines: listed.items, next_offset: listed.next_offset, truncated: listed.truncated });
       },
     },
     {
