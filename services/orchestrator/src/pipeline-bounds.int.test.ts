@@ -25,8 +25,11 @@ const put = (name: string, body: string, type: string): Promise<Refusal> => stac
 
 const search = { tool: 'search_relevant_information', args: { topic: "'tides'" } };
 
-/** Budgets of a refused attack (the machine is shared: /health's allows for its load). */
-const LOOP_BUDGET_MS = 100;
+/**
+ * Budgets of a refused attack. The machine is shared and the suite runs files in parallel, so
+ * both allow for its load; unbounded, these attacks held the event loop for seconds.
+ */
+const LOOP_BUDGET_MS = 500;
 const HEALTH_BUDGET_MS = 1000;
 
 /** Sends `attacks` at once; each must be refused naming `place`, within the budgets. */
