@@ -9,6 +9,8 @@ export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageS
 export { BatchStore, newBatchId } from './batch-store.js';
 export { readEvents, toStreamEvents, EVENT_ID_PATTERN } from './events.js';
 export { runEventReader, readRunHistories, compareStreamIds } from './run-archive.js';
+export { StreamHub } from './stream-hub.js';
+export type { StreamHubOptions, StreamListener, StreamFailureListener } from './stream-hub.js';
 export { compactEndedRuns } from './run-compaction.js';
 export type { CompactionOptions, CompactionReport } from './run-compaction.js';
 export type { StreamEvent } from './events.js';
