@@ -1,6 +1,6 @@
 export { HttpError, errorBody, describeZodError, errorMiddleware, methodNotAllowed, notFoundHandler } from './errors.js';
 export type { ErrorLogger } from './errors.js';
-export { apiKeyAuth, presentedKey, keyMatcher } from './auth.js';
+export { apiKeyAuth, presentedKey, keyMatcher, keyId, requestKeyId } from './auth.js';
 export { SESSION_COOKIE, sessionToken, sessionMatcher, presentedSession, sameOriginOrSafe, sessionCookie } from './session.js';
 export { listen } from './listen.js';
 export type { Listening } from './listen.js';
