@@ -8,7 +8,7 @@ export type { RecordedStage, StepStates } from './step-states.js';
 export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart } from './run-store.js';
 export { BatchStore, newBatchId } from './batch-store.js';
 export { readEvents, toStreamEvents, EVENT_ID_PATTERN } from './events.js';
-export { runEventReader, readRunHistories, compareStreamIds } from './run-archive.js';
+export { runEventPages, findRunDone, readRunHistories, compareStreamIds } from './run-archive.js';
 export { StreamHub } from './stream-hub.js';
 export type { StreamHubOptions, StreamListener, StreamFailureListener } from './stream-hub.js';
 export { compactEndedRuns } from './run-compaction.js';

@@ -11,6 +11,10 @@ export const OrchestratorEnv = z.object({
   ...httpServiceEnvShape(8080),
   ...pipelineEnvShape,
   LOG_LEVEL: z.enum(LogLevel).default('info'),
+  /** SSE streams (run and batch events) this process holds open at once, every key together; one more answers 503. */
+  SSE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** SSE streams one API key may hold open at once in this process; one more answers 429. */
+  SSE_MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(200),
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
 });
@@ -24,6 +28,8 @@ export interface OrchestratorConfig {
   logLevel: z.infer<typeof OrchestratorEnv>['LOG_LEVEL'];
   retentionSeconds: number;
   toolServices: ToolServicesConfig;
+  /** Caps on open SSE streams. */
+  sse: { maxStreams: number; maxStreamsPerKey: number };
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
 }
@@ -35,6 +41,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     ...pipelineConfig(env),
     logLevel: env.LOG_LEVEL,
     toolServices: toolServicesFromEnv(env),
+    sse: { maxStreams: env.SSE_MAX_STREAMS, maxStreamsPerKey: env.SSE_MAX_STREAMS_PER_KEY },
     telemetry: telemetryConfig(env),
   };
 }

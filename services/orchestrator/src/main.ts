@@ -26,6 +26,7 @@ const running = await startOrchestrator({
   port: config.port,
   host: config.host,
   retentionSeconds: config.retentionSeconds,
+  sse: config.sse,
 });
 logger.info({ url: running.url, redis: redis.url, prefix: config.prefix }, 'orchestrator listening');
 

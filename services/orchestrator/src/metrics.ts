@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { createMetricsRegistry, Gauge, redisMetrics, runMetrics, type Registry, type RunCounts } from '@switchyard/metrics';
 import type { PipelineQueues } from '@switchyard/pipeline';
 import { redisUnavailable } from '@switchyard/redis';
-import type { SseStreams } from './sse.js';
+import type { SseStreams } from './sse-streams.js';
 
 /** The job states whose counts are published; a job's other states (completed, …) are history, not depth. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;

@@ -6,14 +6,14 @@ import type { Express } from 'express';
 import type { ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue } from '@switchyard/pipeline';
-import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, StreamHub, toolQueue } from '@switchyard/pipeline';
+import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import { configuredQueueNames, createQueueBoard } from './dashboard/queue-board.js';
 import type { HealthReport } from './deps.js';
 import { createOrchestratorMetrics } from './metrics.js';
-import { SseStreams } from './sse.js';
+import { SseStreams, type SseLimits } from './sse-streams.js';
 
 export interface StartOrchestratorOptions {
   redisUrl: string;
@@ -30,6 +30,10 @@ export interface StartOrchestratorOptions {
   retentionSeconds?: number;
   /** Milliseconds between SSE keep-alive comments (default 15000). */
   heartbeatMs?: number;
+  /** Caps on open SSE streams (defaults: 1000 in all, 200 per API key). */
+  sse?: SseLimits;
+  /** The name its Redis connections give themselves (CLIENT SETNAME), as CLIENT LIST shows them (default `switchyard-orchestrator`). */
+  redisClientName?: string;
 }
 
 export interface RunningOrchestrator {
@@ -42,7 +46,7 @@ export interface RunningOrchestrator {
 
 export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
   const prefix = options.prefix ?? '{sy}';
-  const redis = createRedisClient(options.redisUrl);
+  const redis = createRedisClient(options.redisUrl, { connectionName: options.redisClientName ?? 'switchyard-orchestrator' });
   const metrics = createOrchestratorMetrics();
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
   const queues = createPipelineQueues({ connection: redis, prefix });
@@ -50,7 +54,18 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   await registerShippedPipelines(pipelines);
   const tools = serviceDirectory(options.toolServices);
   const { clients, urls } = tools;
-  const streams = new SseStreams();
+  const streams = new SseStreams(options.sse);
+  // Every SSE client's live events come through this one reader. While Redis is away its reads
+  // fail at each retry: said once a minute, and not at all when the outage line says it already.
+  let warnedAt = 0;
+  const hub = new StreamHub({
+    redis,
+    onError: (error) => {
+      if (isConnectionError(error) || Date.now() - warnedAt < 60_000) return;
+      warnedAt = Date.now();
+      options.logger.warn({ err: error }, 'reading the followed event streams failed; retrying');
+    },
+  });
   const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
   metrics.watch({ redis, queues, queueNames, streams });
 
@@ -72,13 +87,14 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   };
 
   const queueBoard = createQueueBoard({ redis, prefix, queueNames: configuredQueueNames(tools.services()) });
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, apiKeys: options.apiKeys, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, hub });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
     app,
     async close() {
       streams.endAll();
+      hub.close();
       await listening.close();
       await queues.close();
       await queueBoard.close();
