@@ -35,6 +35,8 @@ const running = await startBridgeHttp({
   apiKeys,
   allowedOrigins: config.allowedOrigins,
   sessionTtlSeconds: config.sessionTtlSeconds,
+  sessionLimits: config.sessionLimits,
+  maxInitializeBytes: config.maxInitializeBytes,
   eventTtlSeconds: config.eventTtlSeconds,
   authorizationServers: config.authorizationServers,
   publicUrl: config.publicUrl,

@@ -77,9 +77,14 @@ export class LiveSessions {
     return this.#leases.size;
   }
 
+  /** Whether session `sessionId` is live in this process (a new one: once its initialize went through). */
+  has(sessionId: string): boolean {
+    return this.#sessions.has(sessionId);
+  }
+
   /** A new session, recorded in Redis once the client's initialize request has gone through. */
-  async open(initialize: Record<string, unknown>, keyDigest: string): Promise<LiveSession> {
-    return this.#build(randomUUID(), keyDigest, async (id) => {
+  async open(initialize: Record<string, unknown>, keyDigest: string, sessionId: string = randomUUID()): Promise<LiveSession> {
+    return this.#build(sessionId, keyDigest, async (id) => {
       await this.#options.records.create(id, { initialize, keyDigest, createdAt: new Date().toISOString() });
     });
   }
