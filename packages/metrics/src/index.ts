@@ -7,4 +7,6 @@ export type { RunCounts } from './runs.js';
 export { toolCallMetrics } from './tool-calls.js';
 export type { ToolCallMetrics } from './tool-calls.js';
 export { redisMetrics } from './redis.js';
+export { metricLabels, LabelBudget, OTHER_LABEL, DEFAULT_SERIES_LIMITS } from './series-budget.js';
+export type { MetricLabels, MetricLabelsOptions, SeriesLimits } from './series-budget.js';
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';

@@ -53,7 +53,7 @@ export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
 export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';
 export type { StepJobSpec } from './engine/step-jobs.js';
 export { advanceRun, finishRun, runEndOf, stepDone, needsAfter } from './engine/advance.js';
-export { registerShippedPipelines, STEP_KINDS, SHIPPED_PIPELINES_DIR } from './engine/shipped.js';
+export { registerShippedPipelines, shippedStepNames, STEP_KINDS, SHIPPED_PIPELINES_DIR } from './engine/shipped.js';
 export { definitionProblemsOf, registerDefinition, VersionConflictError } from './engine/register.js';
 export type { PipelineRegistration } from './engine/register.js';
 export type { StepKindName } from './engine/shipped.js';

@@ -3,7 +3,7 @@
  * variables and ignores those of the HTTP endpoint.
  */
 import { z } from 'zod';
-import { booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -46,6 +46,7 @@ export const BridgeEnv = z.object({
   RESOURCES_PAGE_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
   TOOL_FEDERATION: booleanFlag.default(true),
+  ...metricSeriesEnvShape,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
 });
@@ -62,6 +63,8 @@ export interface BridgeConfig {
   sessionTtlSeconds: number;
   sessionLimits: { maxSessions: number; maxSessionsPerKey: number };
   maxInitializeBytes: number;
+  /** Budgets of user-defined names the metrics label. */
+  metricSeries: { maxPipelines: number; maxStages: number; maxTools: number };
   eventTtlSeconds: number;
   authorizationServers: string[];
   publicUrl: string | undefined;
@@ -86,6 +89,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     sessionTtlSeconds: env.SESSION_TTL_S,
     sessionLimits: { maxSessions: env.MCP_MAX_SESSIONS, maxSessionsPerKey: env.MCP_MAX_SESSIONS_PER_KEY },
     maxInitializeBytes: env.MCP_MAX_INITIALIZE_BYTES,
+    metricSeries: metricSeriesConfig(env),
     eventTtlSeconds: env.EVENT_TTL_S,
     authorizationServers: env.AUTHORIZATION_SERVERS,
     publicUrl: env.PUBLIC_URL,

@@ -19,7 +19,7 @@ reportRedisOutagesTo(logger);
 const tracing = await startTracing({ service: 'mcp-bridge', config: config.telemetry });
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
-const metrics = createBridgeMetrics();
+const metrics = createBridgeMetrics({ series: config.metricSeries });
 const configured = await configuredSuites(config, logger, { onCallEnd: metrics.tools.onCallEnd, onRetry: metrics.tools.onRetry });
 const extraSuites = configured.suites;
 const running = await startBridgeHttp({

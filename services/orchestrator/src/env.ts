@@ -2,7 +2,7 @@
  * Configuration of the orchestrator, parsed once at start-up.
  */
 import { z } from 'zod';
-import { httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -15,6 +15,7 @@ export const OrchestratorEnv = z.object({
   SSE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(1000),
   /** SSE streams one API key may hold open at once in this process; one more answers 429. */
   SSE_MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(200),
+  ...metricSeriesEnvShape,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
 });
@@ -30,6 +31,8 @@ export interface OrchestratorConfig {
   toolServices: ToolServicesConfig;
   /** Caps on open SSE streams. */
   sse: { maxStreams: number; maxStreamsPerKey: number };
+  /** Budgets of user-defined names the metrics label. */
+  metricSeries: { maxPipelines: number; maxStages: number; maxTools: number };
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
 }
@@ -42,6 +45,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     logLevel: env.LOG_LEVEL,
     toolServices: toolServicesFromEnv(env),
     sse: { maxStreams: env.SSE_MAX_STREAMS, maxStreamsPerKey: env.SSE_MAX_STREAMS_PER_KEY },
+    metricSeries: metricSeriesConfig(env),
     telemetry: telemetryConfig(env),
   };
 }

@@ -27,6 +27,7 @@ const running = await startOrchestrator({
   host: config.host,
   retentionSeconds: config.retentionSeconds,
   sse: config.sse,
+  metricSeries: config.metricSeries,
 });
 logger.info({ url: running.url, redis: redis.url, prefix: config.prefix }, 'orchestrator listening');
 

@@ -5,6 +5,7 @@
 import type { Express } from 'express';
 import type { ToolServicesConfig } from '@switchyard/contracts';
 import { listen } from '@switchyard/http-kit';
+import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
 import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, StreamHub, toolQueue } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
@@ -32,6 +33,8 @@ export interface StartOrchestratorOptions {
   heartbeatMs?: number;
   /** Caps on open SSE streams (defaults: 1000 in all, 200 per API key). */
   sse?: SseLimits;
+  /** Budgets of user-defined names its metrics label (defaults: 20 pipelines besides the shipped ones). */
+  metricSeries?: SeriesLimits;
   /** The name its Redis connections give themselves (CLIENT SETNAME), as CLIENT LIST shows them (default `switchyard-orchestrator`). */
   redisClientName?: string;
 }
@@ -47,7 +50,7 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl, { connectionName: options.redisClientName ?? 'switchyard-orchestrator' });
-  const metrics = createOrchestratorMetrics();
+  const metrics = createOrchestratorMetrics({ series: options.metricSeries });
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs });
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });

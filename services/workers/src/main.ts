@@ -39,7 +39,7 @@ process.once('SIGINT', () => void stop('SIGINT'));
 started.tracing = await startTracing({ service: 'workers', config: config.telemetry });
 const redis = await resolveRedis({ url: config.redisUrl });
 started.redis = redis;
-const metrics = createWorkerMetrics();
+const metrics = createWorkerMetrics({ series: config.metricSeries });
 const toolHooks = {
   onCallEnd: metrics.tools.onCallEnd,
   onRetry: (notice: RetryNotice) => {

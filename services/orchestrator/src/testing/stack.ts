@@ -9,10 +9,11 @@ import path from 'node:path';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { parseToolServicesEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
+import type { SeriesLimits } from '@switchyard/metrics';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
-import { createHttpStageWriter, createHttpTools, startWorkers, type RunningWorkers, type StageBudget } from '@switchyard/workers';
+import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type RunningWorkers, type StageBudget, type WorkerMetrics } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -26,6 +27,8 @@ export interface TestStack {
   tools: ToolServicesStack;
   toolConfig: ToolServicesConfig;
   workers: RunningWorkers | undefined;
+  /** The in-process workers' metrics, when `metricSeries` was given. */
+  workerMetrics: WorkerMetrics | undefined;
   prefix: string;
   redisUrl: string;
   /** Fetches an API path with the test key (unless headers say otherwise). */
@@ -58,6 +61,8 @@ export interface TestStackOptions {
   compaction?: { intervalMs?: number; afterMs?: number };
   /** When failing stages give up (default: the workers'). */
   budget?: StageBudget;
+  /** Budgets of user-defined names labelled by the API's metrics and by the in-process workers', which are then kept (default: theirs, and no workers' metrics). */
+  metricSeries?: SeriesLimits;
   /** AceFlow loop bounds for the in-process workers (defaults 2 and 2). */
   aceflow?: { maxRegenerations?: number; maxDefectLoops?: number };
 }
@@ -77,6 +82,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
   });
   const aceflowRoot = mkdtempSync(path.join(os.tmpdir(), 'switchyard-aceflow-'));
   const engineRedis = createRedisClient(redis.url);
+  const workerMetrics = options.metricSeries ? createWorkerMetrics({ defaultMetrics: false, series: options.metricSeries }) : undefined;
   const workers =
     options.inProcessWorkers === false
       ? undefined
@@ -93,6 +99,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}),
           ...(options.retentionPassMs ? { retentionPassMs: options.retentionPassMs } : {}),
           ...(options.compaction ? { compaction: options.compaction } : {}),
+          ...(workerMetrics ? { metrics: workerMetrics } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
           stalledIntervalMs: 1000,
           aceflow: {
@@ -101,7 +108,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
             ...options.aceflow,
           },
         });
-  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000, ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}) });
+  const api = await startOrchestrator({ redisUrl: redis.url, prefix, apiKeys: [TEST_API_KEY], toolServices: toolConfig, logger, heartbeatMs: 1000, ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}), ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}) });
 
   const request = (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
@@ -119,6 +126,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     tools,
     toolConfig,
     workers,
+    workerMetrics,
     prefix,
     redisUrl: redis.url,
     request,
