@@ -116,6 +116,25 @@ export function expressionSandboxConfig(env: {
   };
 }
 
+/**
+ * The budgets of label values that come from user definitions, in every process that counts runs,
+ * stages or tool calls (orchestrator, workers, MCP bridge): the shipped pipelines and their steps
+ * are always labelled by name, and the first ones met up to each budget; later ones are `other`.
+ */
+export const metricSeriesEnvShape = {
+  /** Pipelines labelled by name besides the shipped ones (default 20). */
+  METRICS_MAX_PIPELINES: z.coerce.number().int().min(0).max(10_000).default(20),
+  /** Pipeline steps (pipeline and stage) labelled by name besides the shipped pipelines' (default 100). */
+  METRICS_MAX_STAGES: z.coerce.number().int().min(0).max(100_000).default(100),
+  /** Tools (service and tool) labelled by name (default 100). */
+  METRICS_MAX_TOOLS: z.coerce.number().int().min(0).max(100_000).default(100),
+};
+
+/** The parsed metricSeriesEnvShape variables. */
+export function metricSeriesConfig(env: { METRICS_MAX_PIPELINES: number; METRICS_MAX_STAGES: number; METRICS_MAX_TOOLS: number }) {
+  return { maxPipelines: env.METRICS_MAX_PIPELINES, maxStages: env.METRICS_MAX_STAGES, maxTools: env.METRICS_MAX_TOOLS };
+}
+
 /** The listening address and API keys of an HTTP service (orchestrator, MCP bridge). */
 export function httpServiceEnvShape(defaultPort: number) {
   return {

@@ -3,14 +3,14 @@
  * (or, where a service serves pages, as a browser session's cookie). The request's principal (its
  * key's digest and scopes) is recorded for the scope checks after it (key-ring.ts).
  */
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { ApiKeyEntry } from '@switchyard/config';
 import { ErrorCodes } from '@switchyard/contracts';
 import type { BrowserSessions } from './browser-sessions.js';
 import { clientAddress } from './client-address.js';
 import { HttpError } from './errors.js';
 import { retryAfterSeconds, type FailedKeyLimiter } from './failed-keys.js';
-import { AuthErrorCodes, KeyRing, setPrincipal, type Principal } from './key-ring.js';
+import { AuthErrorCodes, keyDigest, KeyRing, setPrincipal, type Principal } from './key-ring.js';
 import { presentedSession, sameOriginOrSafe } from './session.js';
 
 /** The key a request presents, from `X-API-Key` or a Bearer token; undefined when none. */
@@ -20,6 +20,20 @@ export function presentedKey(req: Pick<Request, 'get'>): string | undefined {
   const auth = req.get('authorization');
   const match = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
   return match?.[1]?.trim();
+}
+
+/**
+ * A short stable name of a key (the first 16 hex digits of its digest), to count what each key
+ * holds (its open streams, its sessions) without keeping, logging or labelling the key itself.
+ */
+export function keyId(key: string): string {
+  return keyDigest(key).slice(0, 16);
+}
+
+/** The keyId of the key (or session) `apiKeyAuth` accepted for this request; undefined before it. */
+export function requestKeyId(res: Pick<Response, 'locals'>): string | undefined {
+  const id: unknown = res.locals.keyId;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** Builds a matcher over a fixed set of keys (every key compared in constant time). */
@@ -57,7 +71,7 @@ export interface ApiKeyAuthOptions {
 
 /**
  * Rejects requests without a valid key (or session) with 401 and `WWW-Authenticate: Bearer`, and
- * records the principal of those it lets through.
+ * records the principal of those it lets through (and its key's `keyId` in `res.locals.keyId`).
  */
 export function apiKeyAuth(options: ApiKeyAuthOptions): RequestHandler {
   const ring = options.keys instanceof KeyRing ? options.keys : new KeyRing(options.keys);
@@ -70,19 +84,20 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): RequestHandler {
       message: key ? 'The API key is not valid' : 'An API key is required (X-API-Key or Authorization: Bearer)',
       headers: { 'WWW-Authenticate': challenge },
     });
-  const accept = (req: Request, principal: Principal, next: (error?: unknown) => void) => {
+  const accept = (req: Request, res: Response, principal: Principal, next: (error?: unknown) => void) => {
     setPrincipal(req, principal);
+    res.locals.keyId = principal.digest.slice(0, 16);
     next();
   };
 
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const key = presentedKey(req);
     if (key) {
       const address = clientAddress(req);
       const refused = options.failedKeys?.knownRefusal(address) ?? 0;
       if (refused > 0) return next(tooManyFailedKeys(refused));
       const identity = ring.identify(key);
-      if (identity) return accept(req, { ...identity, via: 'key' }, next);
+      if (identity) return accept(req, res, { ...identity, via: 'key' }, next);
       if (!options.failedKeys) return next(unauthorized(key));
       void options.failedKeys.fail(address).then((ms) => next(ms > 0 ? tooManyFailedKeys(ms) : unauthorized(key)));
       return;
@@ -98,7 +113,7 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): RequestHandler {
         if (digest !== undefined && !identity) await sessions.end(token);
         if (!identity) return next(unauthorized(undefined));
         if (!sameOriginOrSafe(req)) return next(new HttpError({ status: 403, code: 'cross_origin', message: 'A request made with the session cookie that changes state must come from this origin' }));
-        accept(req, { ...identity, via: 'session' }, next);
+        accept(req, res, { ...identity, via: 'session' }, next);
       })
       .catch(next);
   };

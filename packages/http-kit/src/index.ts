@@ -1,6 +1,6 @@
 export { HttpError, errorBody, describeZodError, errorMiddleware, methodNotAllowed, notFoundHandler } from './errors.js';
 export type { ErrorLogger } from './errors.js';
-export { apiKeyAuth, presentedKey, keyMatcher, tooManyFailedKeys } from './auth.js';
+export { apiKeyAuth, presentedKey, keyMatcher, tooManyFailedKeys, keyId, requestKeyId } from './auth.js';
 export type { ApiKeyAuthOptions } from './auth.js';
 export { AuthErrorCodes, KeyRing, keyDigest, principalOf, setPrincipal, requireScope, insufficientScope } from './key-ring.js';
 export type { KeyIdentity, Principal } from './key-ring.js';

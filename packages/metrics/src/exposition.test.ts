@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ToolServiceClient, ToolUnavailableError } from '@switchyard/tool-client';
-import { Counter, createMetricsRegistry, Gauge, Histogram, runMetrics, toolCallMetrics } from './index.js';
+import { Counter, createMetricsRegistry, Gauge, Histogram, metricLabels, runMetrics, toolCallMetrics } from './index.js';
 import { labelValues, parseExposition, sampleSum } from './testing/index.js';
 
 test('what prom-client writes, of every kind, reads back with its labels and values', async () => {
@@ -25,8 +25,8 @@ test('what prom-client writes, of every kind, reads back with its labels and val
 test('two registries in one process keep their metrics apart, and a registry may go without the process metrics', async () => {
   const one = createMetricsRegistry({ defaultMetrics: false });
   const two = createMetricsRegistry({ defaultMetrics: false });
-  runMetrics(one).created({ pipeline: 'story', count: 2 });
-  runMetrics(two).ended({ pipeline: 'story', status: 'failed' });
+  runMetrics(one, metricLabels(one)).created({ pipeline: 'story', count: 2 });
+  runMetrics(two, metricLabels(two)).ended({ pipeline: 'story', status: 'failed' });
   const first = parseExposition(await one.metrics());
   const second = parseExposition(await two.metrics());
   assert.equal(sampleSum(first, 'switchyard_runs_started_total', { pipeline: 'story' }), 2);
@@ -55,7 +55,7 @@ for (const [why, text] of [
 
 test('tool calls are counted by service, tool, mode and outcome, retries by the failure retried, breakers by state', async () => {
   const registry = createMetricsRegistry({ defaultMetrics: false });
-  const tools = toolCallMetrics(registry);
+  const tools = toolCallMetrics(registry, metricLabels(registry));
   tools.onCallEnd({ service: 'search', tool: 'search_relevant_information', mode: 'sync', outcome: 'ok', seconds: 0.2 });
   tools.onCallEnd({ service: 'search', tool: 'search_relevant_information', mode: 'sync', outcome: 'unavailable', seconds: 1.5 });
   tools.onRetry({ attempt: 1, retriesLeft: 2, error: new ToolUnavailableError({ service: 'search', tool: 'search_relevant_information', status: 503, code: 'service_unavailable', message: 'busy' }) });

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createMetricsRegistry, runMetrics, startMetricsServer, type MetricsServer } from './index.js';
+import { createMetricsRegistry, metricLabels, runMetrics, startMetricsServer, type MetricsServer } from './index.js';
 import { parseExposition, sampleSum } from './testing/index.js';
 
 let server: MetricsServer;
 let healthy = true;
 before(async () => {
   const registry = createMetricsRegistry();
-  runMetrics(registry).created({ pipeline: 'story', count: 1 });
+  runMetrics(registry, metricLabels(registry)).created({ pipeline: 'story', count: 1 });
   server = await startMetricsServer({ registry, port: 0, health: async () => ({ healthy, body: { status: healthy ? 'healthy' : 'degraded' } }) });
 });
 after(() => server.close());

@@ -9,4 +9,6 @@ export type { ToolCallMetrics } from './tool-calls.js';
 export { redisMetrics } from './redis.js';
 export { startEventLoopWatchdog } from './event-loop-watchdog.js';
 export type { EventLoopWatchdog, EventLoopWatchdogOptions } from './event-loop-watchdog.js';
+export { metricLabels, LabelBudget, OTHER_LABEL, DEFAULT_SERIES_LIMITS } from './series-budget.js';
+export type { MetricLabels, MetricLabelsOptions, SeriesLimits } from './series-budget.js';
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';

@@ -1,9 +1,10 @@
 /**
  * Calls to tool services as the caller sees them (the tool client's `onCallEnd` and `onRetry`),
  * and each service's breaker: by service, tool, mode and outcome, every value from a fixed set
- * or the configured services' published tools.
+ * or the configured services' published tools (past their budget of names, `other`).
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { MetricLabels } from './series-budget.js';
 import { callOutcome, type BreakerState, type RetryNotice, type ToolCallRecord, type ToolServiceClient } from '@switchyard/tool-client';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'half-open', 'open'];
@@ -17,7 +18,7 @@ export interface ToolCallMetrics {
   watchBreakers(clients: Iterable<Pick<ToolServiceClient, 'service' | 'breakerState' | 'onBreakerStateChange'>>): void;
 }
 
-export function toolCallMetrics(registry: Registry): ToolCallMetrics {
+export function toolCallMetrics(registry: Registry, labels: Pick<MetricLabels, 'tool'>): ToolCallMetrics {
   const calls = new Counter({ name: 'switchyard_tool_calls_total', help: 'Tool calls made, by service, tool, mode and outcome (ok, or the kind of failure); retries within a call are one call.', labelNames: ['service', 'tool', 'mode', 'outcome'], registers: [registry] });
   const duration = new Histogram({
     name: 'switchyard_tool_call_duration_seconds',
@@ -40,11 +41,12 @@ export function toolCallMetrics(registry: Registry): ToolCallMetrics {
   });
   return {
     onCallEnd(record) {
-      calls.inc({ service: record.service, tool: record.tool, mode: record.mode, outcome: record.outcome });
-      duration.observe({ service: record.service, tool: record.tool, mode: record.mode }, record.seconds);
+      const named = labels.tool(record.service, record.tool);
+      calls.inc({ ...named, mode: record.mode, outcome: record.outcome });
+      duration.observe({ ...named, mode: record.mode }, record.seconds);
     },
     onRetry({ error }) {
-      retries.inc({ service: error.service, tool: error.tool ?? 'none', reason: callOutcome(error) });
+      retries.inc({ ...(error.tool ? labels.tool(error.service, error.tool) : { service: error.service, tool: 'none' }), reason: callOutcome(error) });
     },
     watchBreakers(clients) {
       for (const client of clients) {

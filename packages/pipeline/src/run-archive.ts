@@ -148,32 +148,42 @@ export function compareStreamIds(a: string, b: string): number {
 }
 
 /**
- * Reads one run's events for an SSE client, from `after`, whether or not the run has been
- * compacted. Each read asks, atomically (MULTI on the reader's own connection), whether an archive
- * exists and what the stream holds after `after`: so it never takes late events from the stream
- * while earlier ones sit in the archive. With nothing new and no archive, it blocks on the stream
- * as a plain reader does. Once found, the archive is kept for the reader's later reads.
+ * Pages through one run's events from `after`, without waiting, whether or not the run has been
+ * compacted: what an SSE client catches up on before it follows the live stream. Each read asks,
+ * atomically (MULTI: the run's keys share a slot), whether an archive exists and what the stream
+ * holds after `after`, so it never takes late events from the stream while earlier ones sit in the
+ * archive. Once found, the archive is kept for the later pages.
  */
-export function runEventReader(options: { keys: RunKeys; runId: string; count?: number }): (read: { reader: Redis; after: string; blockMs: number }) => Promise<StreamEvent[]> {
-  const key = options.keys.events(options.runId);
+export function runEventPages(options: { redis: Redis; keys: RunKeys; runId: string; count?: number }): (after: string) => Promise<StreamEvent[]> {
+  const { redis, keys, runId } = options;
+  const key = keys.events(runId);
   const count = options.count ?? 500;
   let archived: RunArchive | null = null;
-  return async ({ reader, after, blockMs }) => {
+  return async (after) => {
     if (!archived) {
-      const replies = (await reader.multi().getBuffer(options.keys.archive(options.runId)).xread('COUNT', count, 'STREAMS', key, after).exec()) ?? [];
+      const replies = (await redis.multi().getBuffer(keys.archive(runId)).xread('COUNT', count, 'STREAMS', key, after).exec()) ?? [];
       const value = replies[0]?.[1] as Buffer | null | undefined;
-      if (value) archived = decodeArchive(value);
-      else {
-        const live = toEvents(replies[1]?.[1]);
-        return live.length > 0 ? live : toEvents(await reader.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, after));
-      }
+      if (!value) return toEvents(replies[1]?.[1]);
+      archived = decodeArchive(value);
     }
     const fromArchive = archived.events.filter((event) => compareStreamIds(event.id, after) > 0).slice(0, count);
     if (fromArchive.length > 0) return fromArchive;
     // Past the archive: events appended after the run was compacted, if any.
     const last = archived.events.at(-1)?.id ?? '0';
-    return toEvents(await reader.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, compareStreamIds(after, last) > 0 ? after : last));
+    return toEvents(await redis.xread('COUNT', count, 'STREAMS', key, compareStreamIds(after, last) > 0 ? after : last));
   };
+}
+
+/**
+ * The `done` event a run recorded (among the last events of its stream, or in its archive once
+ * compacted), or null when it has none (yet). Ending a run writes it in the same step as the status.
+ */
+export async function findRunDone(redis: Redis, keys: RunKeys, runId: string): Promise<StreamEvent | null> {
+  const recent = toStreamEvents((await redis.xrevrange(keys.events(runId), '+', '-', 'COUNT', 8)) as [string, string[]][]);
+  const live = recent.find((event) => event.type === 'done');
+  if (live) return live;
+  const archive = await readArchive(redis, keys, runId);
+  return archive?.events.findLast((event) => event.type === 'done') ?? null;
 }
 
 /** Every event of many runs, archived or not (one round trip per 50 runs); for reports and tests. */

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { toStreamEvents } from './events.js';
-import { compareStreamIds, decodeArchive, encodeArchive, OUTPUTS_TOMBSTONE, readArchive, readRunHistories, runEventReader, splitRunFields } from './run-archive.js';
+import { compareStreamIds, decodeArchive, encodeArchive, OUTPUTS_TOMBSTONE, readArchive, findRunDone, readRunHistories, runEventPages, splitRunFields } from './run-archive.js';
 import { compactEndedRuns } from './run-compaction.js';
 import { RunStore } from './run-store.js';
 
@@ -82,16 +82,14 @@ test('a compacted run reads as before, and an event appended late follows the ar
   assert.deepEqual(all.slice(0, -1), history);
   assert.equal(all.at(-1)?.id, late);
 
-  // An SSE reader resuming from the fourth event gets the rest of the archive, then the late one.
-  const reader = redis.duplicate();
-  try {
-    const read = runEventReader({ keys: store.keys, runId });
-    const resumed = await read({ reader, after: history?.[3]?.id as string, blockMs: 100 });
-    assert.deepEqual(resumed, history?.slice(4));
-    assert.deepEqual(await read({ reader, after: resumed.at(-1)?.id as string, blockMs: 100 }), all.slice(-1));
-  } finally {
-    reader.disconnect();
-  }
+  // An SSE client resuming from the fourth event gets the rest of the archive, then the late one, then nothing.
+  const read = runEventPages({ redis, keys: store.keys, runId });
+  const resumed = await read(history?.[3]?.id as string);
+  assert.deepEqual(resumed, history?.slice(4));
+  assert.deepEqual(await read(resumed.at(-1)?.id as string), all.slice(-1));
+  assert.deepEqual(await read(late), []);
+  // Its done is found in the archive, as the stream no longer holds it.
+  assert.deepEqual(await findRunDone(redis, store.keys, runId), history?.findLast((event) => event.type === 'done'));
 });
 
 test('a run written to between the compactor\'s read and its write is compacted again, with the write', async () => {

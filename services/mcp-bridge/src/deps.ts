@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, type PipelineQueues, type RunLimits, type RunObserver } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, StreamHub, type PipelineQueues, type RunLimits, type RunObserver } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { SupervisorStore } from '@switchyard/supervisor';
 import { serviceDirectory } from '@switchyard/tool-client';
@@ -12,7 +12,6 @@ import type { ToolSuite } from '@switchyard/tool-suite';
 import { completionSources } from './completions/sources.js';
 import { conformanceFixtureSuite } from './conformance/fixtures.js';
 import type { BridgeFeatures } from './features.js';
-import { StreamHub } from './follow/stream-hub.js';
 import { BridgeNotices } from './logging/bridge-notices.js';
 import { ToolRegistry } from './registry.js';
 import { bridgeSuites } from './suites/index.js';

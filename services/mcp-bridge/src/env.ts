@@ -3,7 +3,7 @@
  * variables and ignores those of the HTTP endpoint.
  */
 import { z } from 'zod';
-import { booleanFlag, commaList, expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
+import { booleanFlag, commaList, expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
@@ -22,6 +22,12 @@ export const BridgeEnv = z.object({
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   /** Seconds an idle MCP session (and its state) is kept in Redis. */
   SESSION_TTL_S: z.coerce.number().int().positive().default(24 * 3600),
+  /** MCP sessions the deployment holds at once (in Redis, every key together); one more initialize is refused with 503. */
+  MCP_MAX_SESSIONS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  /** MCP sessions one API key holds at once; one more initialize is refused with 429. */
+  MCP_MAX_SESSIONS_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /** Bytes of initialize params (as JSON) a session keeps, clientInfo's text fields cut to 256 characters first; more is refused with 413. */
+  MCP_MAX_INITIALIZE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
   /** Seconds a session's stream events stay replayable after the last one. */
   EVENT_TTL_S: z.coerce.number().int().positive().default(3600),
   /** Authorization servers to name in the OAuth protected-resource metadata; unset serves none. */
@@ -43,6 +49,7 @@ export const BridgeEnv = z.object({
   RESOURCES_PAGE_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   /** Serve the tool services' tools (GET /tools of each) as MCP tools. */
   TOOL_FEDERATION: booleanFlag.default(true),
+  ...metricSeriesEnvShape,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
   /** What a run the bridge starts may hold, and what a page of list_runs carries (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
@@ -61,6 +68,10 @@ export interface BridgeConfig {
   logLevel: z.infer<typeof BridgeEnv>['LOG_LEVEL'];
   retentionSeconds: number;
   sessionTtlSeconds: number;
+  sessionLimits: { maxSessions: number; maxSessionsPerKey: number };
+  maxInitializeBytes: number;
+  /** Budgets of user-defined names the metrics label. */
+  metricSeries: { maxPipelines: number; maxStages: number; maxTools: number };
   eventTtlSeconds: number;
   authorizationServers: string[];
   publicUrl: string | undefined;
@@ -88,6 +99,9 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     allowedOrigins: env.ALLOWED_ORIGINS,
     logLevel: env.LOG_LEVEL,
     sessionTtlSeconds: env.SESSION_TTL_S,
+    sessionLimits: { maxSessions: env.MCP_MAX_SESSIONS, maxSessionsPerKey: env.MCP_MAX_SESSIONS_PER_KEY },
+    maxInitializeBytes: env.MCP_MAX_INITIALIZE_BYTES,
+    metricSeries: metricSeriesConfig(env),
     eventTtlSeconds: env.EVENT_TTL_S,
     authorizationServers: env.AUTHORIZATION_SERVERS,
     publicUrl: env.PUBLIC_URL,

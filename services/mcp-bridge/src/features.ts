@@ -5,10 +5,9 @@
  * once per process by `openBridgeDeps`.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { RUN_ID, type BatchStore, type PipelineStore, type RunStore } from '@switchyard/pipeline';
+import { RUN_ID, type BatchStore, type PipelineStore, type RunStore, type StreamHub } from '@switchyard/pipeline';
 import type { SessionState, ToolOutcome } from '@switchyard/tool-suite';
 import type { CompletionSources } from './completions/sources.js';
-import type { StreamHub } from './follow/stream-hub.js';
 import type { BridgeNotices } from './logging/bridge-notices.js';
 import { SessionLog } from './logging/session-log.js';
 import { FIXTURE_SUBSCRIBABLE, registerConformanceFixtures } from './conformance/fixtures.js';

@@ -21,7 +21,7 @@ const tracing = await startTracing({ service: 'mcp-bridge', config: config.telem
 await configureExpressionSandbox(config.expressions);
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
-const metrics = createBridgeMetrics();
+const metrics = createBridgeMetrics({ series: config.metricSeries });
 const configured = await configuredSuites(config, logger, { onCallEnd: metrics.tools.onCallEnd, onRetry: metrics.tools.onRetry });
 const extraSuites = configured.suites;
 const running = await startBridgeHttp({
@@ -39,6 +39,8 @@ const running = await startBridgeHttp({
   failedKeys: config.failedKeys,
   allowedOrigins: config.allowedOrigins,
   sessionTtlSeconds: config.sessionTtlSeconds,
+  sessionLimits: config.sessionLimits,
+  maxInitializeBytes: config.maxInitializeBytes,
   eventTtlSeconds: config.eventTtlSeconds,
   authorizationServers: config.authorizationServers,
   publicUrl: config.publicUrl,

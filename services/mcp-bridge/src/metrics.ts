@@ -4,7 +4,8 @@
  * registry of its own. Served at `/metrics`.
  */
 import type { Redis } from 'ioredis';
-import { Counter, createMetricsRegistry, Gauge, redisMetrics, runMetrics, toolCallMetrics, type Registry, type RunCounts, type ToolCallMetrics } from '@switchyard/metrics';
+import { Counter, createMetricsRegistry, Gauge, metricLabels, redisMetrics, runMetrics, toolCallMetrics, type Registry, type RunCounts, type SeriesLimits, type ToolCallMetrics } from '@switchyard/metrics';
+import { shippedStepNames } from '@switchyard/pipeline';
 
 /** What a task store tells: a task entered `status` (`working` when it is created). */
 export interface TaskObserver {
@@ -23,15 +24,20 @@ export interface BridgeMetrics {
   watch(sources: { redis: Redis; sessions: { size: number; tasksRunning: number } }): void;
 }
 
-export function createBridgeMetrics(options: { defaultMetrics?: boolean } = {}): BridgeMetrics {
+/**
+ * @param options.defaultMetrics the process metrics too (default true)
+ * @param options.series budgets of pipeline and tool names labelled (defaults: DEFAULT_SERIES_LIMITS)
+ */
+export function createBridgeMetrics(options: { defaultMetrics?: boolean; series?: SeriesLimits } = {}): BridgeMetrics {
   const registry = createMetricsRegistry(options);
+  const labels = metricLabels(registry, { ...options.series, shipped: shippedStepNames() });
   const opened = new Counter({ name: 'switchyard_mcp_sessions_opened_total', help: 'MCP sessions initialized on this bridge.', registers: [registry] });
   const tasks = new Counter({ name: 'switchyard_mcp_tasks_total', help: 'MCP tasks that entered each status on this bridge (working: created; input_required, completed, failed, cancelled).', labelNames: ['status'], registers: [registry] });
   return {
     registry,
-    runs: runMetrics(registry),
+    runs: runMetrics(registry, labels),
     tasks: { entered: (status) => tasks.inc({ status }) },
-    tools: toolCallMetrics(registry),
+    tools: toolCallMetrics(registry, labels),
     sessionOpened: () => opened.inc(),
     watch({ redis, sessions }) {
       redisMetrics(registry, redis);

@@ -3,9 +3,9 @@ import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
-import type { BatchStore, PipelineQueues, PipelineStore, RunStore, ToolDirectory } from '@switchyard/pipeline';
+import type { BatchStore, PipelineQueues, PipelineStore, RunStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
 import type { QueueBoard } from './dashboard/queue-board.js';
-import type { SseStreams } from './sse.js';
+import type { SseStreams } from './sse-streams.js';
 
 /** What `GET /health` answers (the contracts' `OrchestratorHealth`). */
 export type HealthReport = OrchestratorHealth;
@@ -18,7 +18,7 @@ export interface AppDeps {
   pipelines: PipelineStore;
   /** The configured tool services, to check definitions against what they publish. */
   tools: ToolDirectory;
-  /** For commands and to duplicate per SSE client. */
+  /** For commands; SSE streams read their replay on it too. */
   redis: Redis;
   /** The configured keys and their scopes. */
   keys: KeyRing;
@@ -26,8 +26,11 @@ export interface AppDeps {
   sessions: BrowserSessions;
   /** Wrong keys counted per client address. */
   failedKeys: FailedKeyLimiter;
+  /** Follows the event streams of every SSE client on one reader. */
+  hub: StreamHub;
   logger: Logger;
   health: () => Promise<HealthReport>;
+  /** Open SSE streams, and the caps on them. */
   streams: SseStreams;
   /** Bull Board over the deployment's queues, served at /admin/queues. */
   queueBoard: QueueBoard;

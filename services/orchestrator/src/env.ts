@@ -2,7 +2,7 @@
  * Configuration of the orchestrator, parsed once at start-up.
  */
 import { z } from 'zod';
-import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
+import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
@@ -19,6 +19,11 @@ export const OrchestratorEnv = z.object({
   UI_SESSION_IDLE_S: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(2 * 3600),
   /** Seconds after its opening at which a dashboard session ends, however busy (default 24 h). */
   UI_SESSION_MAX_S: z.coerce.number().int().min(60).max(365 * 24 * 3600).default(24 * 3600),
+  /** SSE streams (run and batch events) this process holds open at once, every key together; one more answers 503. */
+  SSE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** SSE streams one API key may hold open at once in this process; one more answers 429. */
+  SSE_MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(200),
+  ...metricSeriesEnvShape,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
   /** What a run may hold and a listing page may carry (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
@@ -40,6 +45,10 @@ export interface OrchestratorConfig {
   logLevel: z.infer<typeof OrchestratorEnv>['LOG_LEVEL'];
   retentionSeconds: number;
   toolServices: ToolServicesConfig;
+  /** Caps on open SSE streams. */
+  sse: { maxStreams: number; maxStreamsPerKey: number };
+  /** Budgets of user-defined names the metrics label. */
+  metricSeries: { maxPipelines: number; maxStages: number; maxTools: number };
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
   /** The budget of user expressions (EXPRESSION_*). */
@@ -59,6 +68,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     sessions: { idleMs: env.UI_SESSION_IDLE_S * 1000, maxMs: env.UI_SESSION_MAX_S * 1000 },
     failedKeys: failedKeyConfig(env),
     toolServices: toolServicesFromEnv(env),
+    sse: { maxStreams: env.SSE_MAX_STREAMS, maxStreamsPerKey: env.SSE_MAX_STREAMS_PER_KEY },
+    metricSeries: metricSeriesConfig(env),
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),

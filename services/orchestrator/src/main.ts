@@ -32,6 +32,8 @@ const running = await startOrchestrator({
   retentionSeconds: config.retentionSeconds,
   limits: config.limits,
   jsonMaxDepth: config.jsonMaxDepth,
+  sse: config.sse,
+  metricSeries: config.metricSeries,
 });
 logger.info({ url: running.url, redis: redis.url, prefix: config.prefix }, 'orchestrator listening');
 

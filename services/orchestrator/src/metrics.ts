@@ -5,10 +5,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { createMetricsRegistry, Gauge, redisMetrics, runMetrics, type Registry, type RunCounts } from '@switchyard/metrics';
-import type { PipelineQueues } from '@switchyard/pipeline';
+import { createMetricsRegistry, Gauge, metricLabels, redisMetrics, runMetrics, type Registry, type RunCounts, type SeriesLimits } from '@switchyard/metrics';
+import { shippedStepNames, type PipelineQueues } from '@switchyard/pipeline';
 import { redisUnavailable } from '@switchyard/redis';
-import type { SseStreams } from './sse.js';
+import type { SseStreams } from './sse-streams.js';
 
 /** The job states whose counts are published; a job's other states (completed, …) are history, not depth. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -23,11 +23,16 @@ export interface OrchestratorMetrics {
   watch(sources: { redis: Redis; queues: PipelineQueues; queueNames: readonly string[]; streams: SseStreams }): void;
 }
 
-export function createOrchestratorMetrics(options: { defaultMetrics?: boolean } = {}): OrchestratorMetrics {
+/**
+ * @param options.defaultMetrics the process metrics too (default true)
+ * @param options.series budgets of pipeline names labelled (defaults: DEFAULT_SERIES_LIMITS)
+ */
+export function createOrchestratorMetrics(options: { defaultMetrics?: boolean; series?: SeriesLimits } = {}): OrchestratorMetrics {
   const registry = createMetricsRegistry(options);
+  const labels = metricLabels(registry, { ...options.series, shipped: shippedStepNames() });
   return {
     registry,
-    runs: runMetrics(registry),
+    runs: runMetrics(registry, labels),
     watch({ redis, queues, queueNames, streams }) {
       redisMetrics(registry, redis);
       new Gauge({

@@ -6,15 +6,16 @@ import type { Express } from 'express';
 import type { ApiKeyEntry } from '@switchyard/config';
 import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
+import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, toolQueue, type RunLimits } from '@switchyard/pipeline';
-import { checkRedis, createRedisClient, redisUnavailable } from '@switchyard/redis';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, StreamHub, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
 import { configuredQueueNames, createQueueBoard } from './dashboard/queue-board.js';
 import type { HealthReport } from './deps.js';
 import { createOrchestratorMetrics } from './metrics.js';
-import { SseStreams } from './sse.js';
+import { SseStreams, type SseLimits } from './sse-streams.js';
 
 export interface StartOrchestratorOptions {
   redisUrl: string;
@@ -40,6 +41,12 @@ export interface StartOrchestratorOptions {
   limits?: Partial<RunLimits>;
   /** Deepest nesting a JSON body may have (default MAX_JSON_DEPTH, 64). */
   jsonMaxDepth?: number;
+  /** Caps on open SSE streams (defaults: 1000 in all, 200 per API key). */
+  sse?: SseLimits;
+  /** Budgets of user-defined names its metrics label (defaults: 20 pipelines besides the shipped ones). */
+  metricSeries?: SeriesLimits;
+  /** The name its Redis connections give themselves (CLIENT SETNAME), as CLIENT LIST shows them (default `switchyard-orchestrator`). */
+  redisClientName?: string;
 }
 
 export interface RunningOrchestrator {
@@ -52,8 +59,8 @@ export interface RunningOrchestrator {
 
 export async function startOrchestrator(options: StartOrchestratorOptions): Promise<RunningOrchestrator> {
   const prefix = options.prefix ?? '{sy}';
-  const redis = createRedisClient(options.redisUrl);
-  const metrics = createOrchestratorMetrics();
+  const redis = createRedisClient(options.redisUrl, { connectionName: options.redisClientName ?? 'switchyard-orchestrator' });
+  const metrics = createOrchestratorMetrics({ series: options.metricSeries });
   const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs, limits: options.limits });
   const queues = createPipelineQueues({ connection: redis, prefix });
   // A deleted version is kept for the runs that had started on it as long as their records are.
@@ -61,7 +68,18 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   await registerShippedPipelines(pipelines);
   const tools = serviceDirectory(options.toolServices);
   const { clients, urls } = tools;
-  const streams = new SseStreams();
+  const streams = new SseStreams(options.sse);
+  // Every SSE client's live events come through this one reader. While Redis is away its reads
+  // fail at each retry: said once a minute, and not at all when the outage line says it already.
+  let warnedAt = 0;
+  const hub = new StreamHub({
+    redis,
+    onError: (error) => {
+      if (isConnectionError(error) || Date.now() - warnedAt < 60_000) return;
+      warnedAt = Date.now();
+      options.logger.warn({ err: error }, 'reading the followed event streams failed; retrying');
+    },
+  });
   const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
   metrics.watch({ redis, queues, queueNames, streams });
 
@@ -88,13 +106,14 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     sessions: new BrowserSessions({ redis, prefix, ...options.sessions }),
     failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
   };
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
     app,
     async close() {
       streams.endAll();
+      hub.close();
       await listening.close();
       await queues.close();
       await queueBoard.close();

@@ -3,7 +3,7 @@
  * how much each stage queue takes at once, and where the tool services are and how to call them.
  */
 import { z } from 'zod';
-import { expressionEnvShape, expressionSandboxConfig, loadEnv as load, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
+import { expressionEnvShape, expressionSandboxConfig, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -95,6 +95,7 @@ export const WorkersEnv = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Interface the metrics port binds (default 127.0.0.1; 0.0.0.0 in a container). */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  ...metricSeriesEnvShape,
   ...perQueue,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
@@ -129,6 +130,8 @@ export interface WorkersConfig {
   aceflow: { workspaceRoot: string | undefined; maxRegenerations: number; maxDefectLoops: number };
   /** Where `/metrics` is served; undefined: not at all. */
   metrics: { port: number; host: string } | undefined;
+  /** Budgets of user-defined names the metrics label. */
+  metricSeries: { maxPipelines: number; maxStages: number; maxTools: number };
   toolServices: ToolServicesConfig;
   /** Tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   telemetry: TelemetryConfig;
@@ -159,6 +162,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
+    metricSeries: metricSeriesConfig(env),
     toolServices: toolServicesFromEnv(env),
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),

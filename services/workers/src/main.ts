@@ -44,7 +44,7 @@ started.tracing = await startTracing({ service: 'workers', config: config.teleme
 await configureExpressionSandbox(config.expressions);
 const redis = await resolveRedis({ url: config.redisUrl });
 started.redis = redis;
-const metrics = createWorkerMetrics();
+const metrics = createWorkerMetrics({ series: config.metricSeries });
 const toolHooks = {
   onCallEnd: metrics.tools.onCallEnd,
   onRetry: (notice: RetryNotice) => {

@@ -3,7 +3,8 @@
  * Redis round trip, and the default process metrics, in a registry of its own. Served on
  * METRICS_PORT by main.ts.
  */
-import { createMetricsRegistry, runMetrics, toolCallMetrics, type Registry, type RunCounts, type ToolCallMetrics } from '@switchyard/metrics';
+import { createMetricsRegistry, metricLabels, runMetrics, toolCallMetrics, type Registry, type RunCounts, type SeriesLimits, type ToolCallMetrics } from '@switchyard/metrics';
+import { shippedStepNames } from '@switchyard/pipeline';
 import { StageMetrics } from './stage-metrics.js';
 
 export interface WorkerMetrics {
@@ -15,7 +16,12 @@ export interface WorkerMetrics {
   tools: ToolCallMetrics;
 }
 
-export function createWorkerMetrics(options: { defaultMetrics?: boolean } = {}): WorkerMetrics {
+/**
+ * @param options.defaultMetrics the process metrics too (default true)
+ * @param options.series budgets of pipeline, stage and tool names labelled (defaults: DEFAULT_SERIES_LIMITS)
+ */
+export function createWorkerMetrics(options: { defaultMetrics?: boolean; series?: SeriesLimits } = {}): WorkerMetrics {
   const registry = createMetricsRegistry(options);
-  return { registry, runs: runMetrics(registry), stages: new StageMetrics(registry), tools: toolCallMetrics(registry) };
+  const labels = metricLabels(registry, { ...options.series, shipped: shippedStepNames() });
+  return { registry, runs: runMetrics(registry, labels), stages: new StageMetrics(registry, labels), tools: toolCallMetrics(registry, labels) };
 }

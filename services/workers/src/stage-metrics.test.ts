@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createMetricsRegistry } from '@switchyard/metrics';
+import { createMetricsRegistry, metricLabels } from '@switchyard/metrics';
 import { labelValues, parseExposition, sampleSum } from '@switchyard/metrics/testing';
 import { newRunId, type StepJob } from '@switchyard/pipeline';
 import { CircuitOpenError, ToolUnavailableError } from '@switchyard/tool-client';
@@ -11,7 +11,7 @@ const live = { attempt: 1, signal: new AbortController().signal };
 
 test("a map's branches are counted as their step: no branch key, item or run id becomes a label", async () => {
   const registry = createMetricsRegistry({ defaultMetrics: false });
-  const stages = new StageMetrics(registry);
+  const stages = new StageMetrics(registry, metricLabels(registry));
   const jobs: StepJob[] = [];
   for (let run = 0; run < 3; run += 1) {
     const runId = newRunId();
@@ -32,7 +32,7 @@ test("a map's branches are counted as their step: no branch key, item or run id 
 
 test('how a stage ended is its outcome: completed, skipped, failed, cancelled, or deferred on an open breaker', async () => {
   const registry = createMetricsRegistry({ defaultMetrics: false });
-  const stages = new StageMetrics(registry);
+  const stages = new StageMetrics(registry, metricLabels(registry));
   const job = { pipeline: 'story', step: 'polish' };
   const unavailable = new ToolUnavailableError({ service: 'editing', tool: 'polish_story', status: 503, code: 'service_unavailable', message: 'busy' });
   await stages.time(job, live, async () => 'done');

@@ -2,9 +2,10 @@
  * Stages as Prometheus sees them: how long their work took and how it ended, how many run now,
  * how many were retried, by pipeline and step. A map branch is counted as its step: its key (an
  * item of the run's data) and the run's id never become a label, so the series stay as few as
- * the definitions' steps.
+ * the definitions' steps; and past the budget of step names (METRICS_MAX_STAGES), a step is
+ * counted as stage `other`.
  */
-import { Counter, Gauge, Histogram, type Registry } from '@switchyard/metrics';
+import { Counter, Gauge, Histogram, type MetricLabels, type Registry } from '@switchyard/metrics';
 import type { StepJob } from '@switchyard/pipeline';
 import { circuitOpenCause } from './stage-budget.js';
 import { SKIP_STAGE, type StageWork } from './stage-runner.js';
@@ -14,8 +15,8 @@ export interface StageLabels {
   stage: string;
 }
 
-/** The labels of a step's job: its pipeline and step, whatever branch or run it belongs to. */
-export const stageLabels = (job: Pick<StepJob, 'pipeline' | 'step'>): StageLabels => ({ pipeline: job.pipeline, stage: job.step });
+/** The labels of a step's job: its pipeline and step (within their budget), whatever branch or run it belongs to. */
+export const stageLabels = (job: Pick<StepJob, 'pipeline' | 'step'>, labels: Pick<MetricLabels, 'stage'>): StageLabels => labels.stage(job.pipeline, job.step);
 
 export type StageOutcome = 'completed' | 'skipped' | 'failed' | 'cancelled' | 'deferred';
 
@@ -28,8 +29,10 @@ export class StageMetrics {
   readonly #duration: Histogram<'pipeline' | 'stage' | 'outcome'>;
   readonly #active: Gauge<'pipeline' | 'stage'>;
   readonly #retries: Counter<'pipeline' | 'stage'>;
+  readonly #labels: Pick<MetricLabels, 'stage'>;
 
-  constructor(registry: Registry) {
+  constructor(registry: Registry, labels: Pick<MetricLabels, 'stage'>) {
+    this.#labels = labels;
     this.#duration = new Histogram({
       name: 'switchyard_stage_duration_seconds',
       help: "Time a stage's work took in this worker (its tool call or step kind), by pipeline, stage (a map's branches as their step) and outcome (completed, skipped, failed, cancelled, deferred: the breaker was open).",
@@ -43,7 +46,7 @@ export class StageMetrics {
 
   /** Runs a stage's work, timing it and counting how it ended. */
   async time<T>(job: Pick<StepJob, 'pipeline' | 'step'>, work: Pick<StageWork, 'attempt' | 'signal'>, run: () => Promise<T>): Promise<T> {
-    const labels = stageLabels(job);
+    const labels = stageLabels(job, this.#labels);
     if (work.attempt > 1) this.#retries.inc(labels);
     this.#active.inc(labels);
     const end = this.#duration.startTimer(labels);

@@ -3,6 +3,7 @@
  * generation), registered by every process at start-up: the version already holding the same
  * definition is used, and a changed file becomes the next version.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DefinitionError } from '../definition/problems.js';
@@ -18,6 +19,19 @@ export type StepKindName = (typeof STEP_KINDS)[number];
 export const SHIPPED_PIPELINE_NAMES: readonly string[] = ['story', 'aceflow'];
 
 export const SHIPPED_PIPELINES_DIR = fileURLToPath(new URL('../../../../pipelines/', import.meta.url));
+
+/**
+ * The shipped pipelines' names, each with its step names, read from `dir` at once: what metrics
+ * always label by name, however many other pipelines are registered.
+ */
+export function shippedStepNames(dir = SHIPPED_PIPELINES_DIR): Record<string, string[]> {
+  const names: Record<string, string[]> = {};
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.yaml')).sort()) {
+    const raw = parseDefinitionText(readFileSync(`${dir}/${file}`, 'utf8')) as { name?: unknown; steps?: unknown } | null;
+    if (typeof raw?.name === 'string') names[raw.name] = raw.steps && typeof raw.steps === 'object' ? Object.keys(raw.steps) : [];
+  }
+  return names;
+}
 
 /** Registers every `*.yaml` of `dir`; resolves with name → version in force. */
 export async function registerShippedPipelines(store: PipelineStore, dir = SHIPPED_PIPELINES_DIR): Promise<Record<string, number>> {

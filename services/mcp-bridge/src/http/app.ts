@@ -4,11 +4,12 @@
  * check and the bearer key; `/health` and `/metrics` (Prometheus), both public; and, when an authorization server is configured, the OAuth
  * protected-resource metadata (RFC 9728).
  */
-import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 import type { ApiKeyEntry } from '@switchyard/config';
-import { errorMiddleware, FailedKeyLimiter, HttpError, jsonBody, KeyRing, notFoundHandler, presentedKey, principalOf, unavailableGuard, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
+import { errorMiddleware, FailedKeyLimiter, HttpError, jsonBody, keyId, KeyRing, notFoundHandler, presentedKey, principalOf, unavailableGuard, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import { metricsHandler } from '@switchyard/metrics';
 import { checkRedis, redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -18,8 +19,10 @@ import type { BridgeMetrics } from '../metrics.js';
 import type { ToolRegistry } from '../registry.js';
 import { forward } from './forward.js';
 import { bearerAuth, originGuard } from './guards.js';
+import { boundInitialize, InitializeTooLargeError } from './initialize-bounds.js';
 import { LiveSessions } from './live-sessions.js';
 import { keyDigest, SessionRecords } from './session-records.js';
+import { SessionQuota, type Admission, type SessionLimits } from './session-quota.js';
 import { MAX_MCP_MESSAGE_BYTES } from '../message-limits.js';
 
 export interface BridgeAppOptions {
@@ -52,15 +55,31 @@ export interface BridgeAppOptions {
   publicUrl?: string | undefined;
   /** Served at `/metrics`, and told of sessions and tasks (default: no such route). */
   metrics?: BridgeMetrics | undefined;
+  /** Caps on sessions held at once (defaults: 1000 in all, 100 per API key). */
+  sessionLimits?: SessionLimits;
+  /** Bytes of initialize params a session keeps, its clientInfo's text fields cut to 256 characters first (default 16384); more is refused with 413. */
+  maxInitializeBytes?: number;
 }
 
 export interface BridgeApp {
   app: Express;
   sessions: LiveSessions;
   records: SessionRecords;
+  quota: SessionQuota;
 }
 
-const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+type RequestId = string | number | null;
+const jsonRpcError = (code: number, message: string, id: RequestId = null, data?: Record<string, unknown>) => ({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
+
+/** A new session past a cap: 429 past its key's, 503 past the deployment's, with when a place frees up at the latest. */
+function refuseSession(res: Response, refused: Exclude<Admission, { admitted: true }>, id: RequestId): void {
+  const whose = refused.scope === 'key' ? 'This API key holds' : 'This deployment holds';
+  const message = `${whose} ${refused.held} MCP sessions, the most it may hold at once; end one (DELETE /mcp with its Mcp-Session-Id), or try again after ${refused.retryAfterSeconds} s, when the oldest lapses`;
+  res
+    .status(refused.scope === 'key' ? 429 : 503)
+    .set('Retry-After', String(refused.retryAfterSeconds))
+    .json(jsonRpcError(-32000, message, id, { limit: refused.limit, retry_after_s: refused.retryAfterSeconds }));
+}
 
 /** A body that is not JSON is the protocol's parse error, not the services' error shape. */
 const parseErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
@@ -73,6 +92,7 @@ const parseErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
 
 export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
   const records = new SessionRecords({ redis: options.redis, prefix: options.prefix, ttlSeconds: options.sessionTtlSeconds });
+  const quota = new SessionQuota({ redis: options.redis, prefix: options.prefix, ttlSeconds: options.sessionTtlSeconds, limits: options.sessionLimits });
   const sessions = new LiveSessions({
     tools: options.tools,
     features: options.features,
@@ -113,13 +133,30 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     const token = presentedKey(req) as string; // the auth guard let the request through
     const digest = keyDigest(token);
     const scopes = principalOf(req)?.scopes ?? new Set();
+    const key = keyId(token);
     const body: unknown = req.body;
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
-    if (req.method === 'POST' && messages.some((message) => isInitializeRequest(message))) {
-      const initialize = messages.find((message) => isInitializeRequest(message)) as { params: Record<string, unknown> };
-      const session = await sessions.open(initialize.params, digest, scopes);
-      options.metrics?.sessionOpened();
-      await forward(session.transport, req, res, { parsedBody: body, token });
+    const initialize = req.method === 'POST' ? (messages.find((message) => isInitializeRequest(message)) as { id: RequestId; params: Record<string, unknown> } | undefined) : undefined;
+    if (initialize) {
+      // Bounded before anything is stored, and what is kept is what the session's server is given.
+      try {
+        initialize.params = boundInitialize(initialize.params, options.maxInitializeBytes);
+      } catch (error) {
+        if (!(error instanceof InitializeTooLargeError)) throw error;
+        res.status(413).json(jsonRpcError(-32602, `Invalid params: ${error.message}`, initialize.id, { bytes: error.bytes, limit: error.limit }));
+        return;
+      }
+      const sessionId = randomUUID();
+      const admission = await quota.admit(sessionId, key);
+      if (!admission.admitted) return refuseSession(res, admission, initialize.id);
+      try {
+        const session = await sessions.open(initialize.params, digest, scopes, sessionId);
+        options.metrics?.sessionOpened();
+        await forward(session.transport, req, res, { parsedBody: body, token });
+      } finally {
+        // An initialize the transport refused opened no session: its place is free again.
+        if (!sessions.has(sessionId)) await quota.release(sessionId, key).catch((error: unknown) => options.logger.warn({ err: error }, 'could not free the place of a session that did not open'));
+      }
       return;
     }
     const sessionId = req.get('mcp-session-id');
@@ -134,15 +171,16 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     }
     session.active += 1;
     session.lastSeen = Date.now();
-    void records.touch(sessionId).catch((error: unknown) => options.logger.warn({ err: error, session: sessionId }, 'could not refresh the session'));
+    void Promise.all([records.touch(sessionId), quota.touch(sessionId, key)]).catch((error: unknown) => options.logger.warn({ err: error, session: sessionId }, 'could not refresh the session'));
     try {
       await forward(session.transport, req, res, { parsedBody: req.method === 'POST' ? body : undefined, token });
     } finally {
       session.active -= 1;
       session.lastSeen = Date.now();
     }
+    if (req.method === 'DELETE' && res.statusCode < 300) await quota.release(sessionId, key);
   });
   app.use(notFoundHandler);
   app.use(errorMiddleware(options.logger));
-  return { app, sessions, records };
+  return { app, sessions, records, quota };
 }

@@ -78,12 +78,17 @@ export class LiveSessions {
     return this.#leases.size;
   }
 
+  /** Whether session `sessionId` is live in this process (a new one: once its initialize went through). */
+  has(sessionId: string): boolean {
+    return this.#sessions.has(sessionId);
+  }
+
   /**
    * A new session, recorded in Redis once the client's initialize request has gone through.
    * @param scopes the scopes of the key opening it: which tools the session sees and may call
    */
-  async open(initialize: Record<string, unknown>, keyDigest: string, scopes: ReadonlySet<Scope>): Promise<LiveSession> {
-    return this.#build(randomUUID(), keyDigest, scopes, async (id) => {
+  async open(initialize: Record<string, unknown>, keyDigest: string, scopes: ReadonlySet<Scope>, sessionId: string = randomUUID()): Promise<LiveSession> {
+    return this.#build(sessionId, keyDigest, scopes, async (id) => {
       await this.#options.records.create(id, { initialize, keyDigest, createdAt: new Date().toISOString() });
     });
   }

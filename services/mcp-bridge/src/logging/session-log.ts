@@ -7,9 +7,8 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { RunStore } from '@switchyard/pipeline';
+import type { RunStore, StreamHub } from '@switchyard/pipeline';
 import type { SessionState } from '@switchyard/tool-suite';
-import type { StreamHub } from '../follow/stream-hub.js';
 import type { BridgeNotices } from './bridge-notices.js';
 import { runMessage } from './run-messages.js';
 

@@ -9,8 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES } from '@switchyard/contracts';
-import type { PipelineStore, RunStore, StreamEvent } from '@switchyard/pipeline';
-import type { StreamHub } from '../follow/stream-hub.js';
+import type { PipelineStore, RunStore, StreamEvent, StreamHub } from '@switchyard/pipeline';
 import { resourceNotFound } from './read.js';
 import { parseResourceUri, type ResourceTarget } from './uris.js';
 

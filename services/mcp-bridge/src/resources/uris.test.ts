@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareStreamIds } from '../follow/stream-hub.js';
+import { compareStreamIds } from '@switchyard/pipeline';
 import { startedRunIds } from '../features.js';
 import { parseResourceUri, uris } from './uris.js';
 

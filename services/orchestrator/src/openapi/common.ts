@@ -23,13 +23,13 @@ const GENERIC: Record<ErrorStatus, string> = {
   409: 'A conflict with what exists',
   413: 'The body is over its limit (`payload_too_large`)',
   415: 'The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`)',
-  429: 'Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed',
+  429: 'Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds',
   503: 'Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds',
 };
 
 const HEADERS: Partial<Record<ErrorStatus, z.ZodObject>> = {
   401: z.object({ 'WWW-Authenticate': z.string().describe('`Bearer realm="switchyard"`') }),
-  429: z.object({ 'Retry-After': z.string().describe('Seconds until this address may present a key again') }),
+  429: z.object({ 'Retry-After': z.string().describe('Seconds to wait') }),
   503: z.object({ 'Retry-After': z.string().describe('Seconds to wait') }),
 };
 
@@ -41,10 +41,10 @@ function errorResponse(status: ErrorStatus, description: string): ZodOpenApiResp
 /**
  * The error responses of an operation. Every `/v1` route may answer 401 and 503 (the key check
  * and the Redis guard run before it); `routeErrors` adds the ones its own code answers, with
- * what they mean there (`true` for the generic meaning).
+ * what they mean there (`true` for the generic meaning), and may say more of those two.
  */
 export function errors(options: { v1: boolean; routeErrors?: Partial<Record<ErrorStatus, string | true>> }): ZodOpenApiResponsesObject {
-  const all: Partial<Record<ErrorStatus, string | true>> = { ...options.routeErrors, ...(options.v1 ? { 401: true, 503: true } : {}) };
+  const all: Partial<Record<ErrorStatus, string | true>> = { ...(options.v1 ? { 401: true, 503: true } : {}), ...options.routeErrors };
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, meaning] of Object.entries(all)) {
     const code = Number(status) as ErrorStatus;

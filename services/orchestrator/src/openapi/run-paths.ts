@@ -25,6 +25,11 @@ import { BatchIdParam, BODY_ERRORS, errors, eventStream, IdempotencyHeader, INPU
 
 const jsonBody = (schema: z.ZodType, description?: string) => ({ required: true, ...(description ? { description } : {}), content: { 'application/json': { schema } } });
 const IDEMPOTENCY_CONFLICT = 'The `Idempotency-Key` was used with another body (`idempotency_conflict`)';
+/** What an event stream answers past the caps on open streams (sse-streams.ts). */
+const STREAM_CAPS = {
+  429: 'This API key holds the most event streams one key may hold open at once (`too_many_streams`); try again after `Retry-After` seconds',
+  503: 'Redis is unreachable (`redis_unavailable`), or this server holds the most event streams it serves at once (`sse_capacity`); try again after `Retry-After` seconds',
+} as const;
 
 export const runPaths: ZodOpenApiPathsObject = {
   '/v1/stories': {
@@ -106,11 +111,11 @@ export const runPaths: ZodOpenApiPathsObject = {
       operationId: 'followRun',
       tags: ['runs'],
       summary: "Follow a run's events (Server-Sent Events)",
-      description: 'Replays the events (from `Last-Event-ID`, or from the start), then follows them until `done`, which carries the result of a completed run.',
+      description: 'Replays the events (from `Last-Event-ID`, or from the start), then follows them until `done`, which carries the result of a completed run. A `Last-Event-ID` at or past the end of a finished run gets its `done` at once.',
       requestParams: { path: RunIdParam, header: LastEventIdHeader },
       responses: {
         '200': eventStream('The run\'s events: `stage` (a completed stage\'s with the run\'s progress), `content`, `reset`, `error`, `done`', RunEventSchemas),
-        ...errors({ v1: true, routeErrors: { 404: 'No such run (`run_not_found`)' } }),
+        ...errors({ v1: true, routeErrors: { 404: 'No such run (`run_not_found`)', ...STREAM_CAPS } }),
       },
     },
   },
@@ -158,11 +163,11 @@ export const runPaths: ZodOpenApiPathsObject = {
       operationId: 'followBatch',
       tags: ['batches'],
       summary: "Follow a batch's events (Server-Sent Events)",
-      description: 'A `run` event as each run ends, then `done` with the counts.',
+      description: 'A `run` event as each run ends, then `done` with the counts. A `Last-Event-ID` at or past the end of a finished batch gets its `done` at once.',
       requestParams: { path: BatchIdParam, header: LastEventIdHeader },
       responses: {
         '200': eventStream('The batch\'s events: `run`, `done`', BatchEventSchemas),
-        ...errors({ v1: true, routeErrors: { 404: 'No such batch (`batch_not_found`)' } }),
+        ...errors({ v1: true, routeErrors: { 404: 'No such batch (`batch_not_found`)', ...STREAM_CAPS } }),
       },
     },
   },

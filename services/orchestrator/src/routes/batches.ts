@@ -10,6 +10,7 @@ import { BATCH_ID, batchLinks, batchStoryRequests, InputError, newBatchId, start
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
+import { batchEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
 import { definitionProblems } from './pipelines.js';
 
@@ -94,7 +95,7 @@ export function batchesRouter(deps: AppDeps): Router {
   router.get('/v1/batches/:batchId/events', async (req, res) => {
     const batchId = batchIdOf(req);
     if (!(await deps.batches.getBatch(batchId, { offset: 0, limit: 1 }))) throw new HttpError({ status: 404, code: 'batch_not_found', message: `No batch ${batchId}` });
-    await streamEvents(req, res, { redis: deps.redis, key: deps.store.keys.batchEvents(batchId), closeOn: 'done', streams: deps.streams, heartbeatMs: deps.heartbeatMs });
+    await streamEvents(req, res, { source: batchEventSource(deps, batchId), closeOn: 'done', hub: deps.hub, streams: deps.streams, redis: deps.redis, heartbeatMs: deps.heartbeatMs });
   });
 
   router.all('/v1/batches', methodNotAllowed('GET', 'POST'));

@@ -5,8 +5,9 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { RunStatus, type RunList } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { cancelRun, RUN_FIELDS, RUN_ID, runEventReader, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
+import { cancelRun, RUN_FIELDS, RUN_ID, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
+import { runEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
 
 /** What `fields` may name: the run view's own fields, and `input` for its `request`. */
@@ -50,16 +51,8 @@ export function runsRouter(deps: AppDeps): Router {
 
   router.get('/v1/runs/:runId/events', async (req, res) => {
     const run = await findRun(deps, req);
-    await streamEvents(req, res, {
-      redis: deps.redis,
-      key: deps.store.keys.events(run.id),
-      closeOn: 'done',
-      streams: deps.streams,
-      heartbeatMs: deps.heartbeatMs,
-      // A compacted run's events are in its archive: read there, under the same ids.
-      read: runEventReader({ keys: deps.store.keys, runId: run.id }),
-      completeClosing: (done) => deps.store.withRunResult(run.id, done),
-    });
+    // A compacted run's events are in its archive: its source reads there, under the same ids.
+    await streamEvents(req, res, { source: runEventSource(deps, run.id), closeOn: 'done', hub: deps.hub, streams: deps.streams, redis: deps.redis, heartbeatMs: deps.heartbeatMs });
   });
 
   router.delete('/v1/runs/:runId', async (req, res) => {

@@ -9,11 +9,12 @@ import path from 'node:path';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { parseToolServicesEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logger';
+import type { SeriesLimits } from '@switchyard/metrics';
 import type { RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
-import { createHttpStageWriter, createHttpTools, startWorkers, type RunningWorkers, type StageBudget } from '@switchyard/workers';
+import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type RunningWorkers, type StageBudget, type WorkerMetrics } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator, type StartOrchestratorOptions } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -27,6 +28,8 @@ export interface TestStack {
   tools: ToolServicesStack;
   toolConfig: ToolServicesConfig;
   workers: RunningWorkers | undefined;
+  /** The in-process workers' metrics, when `metricSeries` was given. */
+  workerMetrics: WorkerMetrics | undefined;
   prefix: string;
   redisUrl: string;
   /** Fetches an API path with the test key (unless headers say otherwise). */
@@ -59,6 +62,8 @@ export interface TestStackOptions {
   compaction?: { intervalMs?: number; afterMs?: number };
   /** When failing stages give up (default: the workers'). */
   budget?: StageBudget;
+  /** Budgets of user-defined names labelled by the API's metrics and by the in-process workers', which are then kept (default: theirs, and no workers' metrics). */
+  metricSeries?: SeriesLimits;
   /** AceFlow loop bounds for the in-process workers (defaults 2 and 2). */
   aceflow?: { maxRegenerations?: number; maxDefectLoops?: number };
   /** The orchestrator's keys (default: TEST_API_KEY alone, with every scope). */
@@ -86,6 +91,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
   });
   const aceflowRoot = mkdtempSync(path.join(os.tmpdir(), 'switchyard-aceflow-'));
   const engineRedis = createRedisClient(redis.url);
+  const workerMetrics = options.metricSeries ? createWorkerMetrics({ defaultMetrics: false, series: options.metricSeries }) : undefined;
   const workers =
     options.inProcessWorkers === false
       ? undefined
@@ -102,6 +108,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}),
           ...(options.retentionPassMs ? { retentionPassMs: options.retentionPassMs } : {}),
           ...(options.compaction ? { compaction: options.compaction } : {}),
+          ...(workerMetrics ? { metrics: workerMetrics } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.limits ? { limits: options.limits } : {}),
           stalledIntervalMs: 1000,
@@ -122,6 +129,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.failedKeys ? { failedKeys: options.failedKeys } : {}),
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
   });
 
   const request = (path: string, init: RequestInit = {}) => {
@@ -140,6 +148,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     tools,
     toolConfig,
     workers,
+    workerMetrics,
     prefix,
     redisUrl: redis.url,
     request,

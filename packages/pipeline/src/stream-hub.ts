@@ -1,9 +1,9 @@
 /**
- * Following Redis streams (runs' and batches' events) for the sessions of one bridge process.
- * Each follower is registered on its own — one per subscribed run, one per run a session logs —
- * but they share one blocking reader connection, multiplexed with XREAD over every stream
- * followed: a connection per run would cost a socket (and a Redis client) for each run of a
- * 10,000-run batch that a session started. A new follower wakes the blocked read at once
+ * Following Redis streams (runs' and batches' events) for every client of one process: the MCP
+ * bridge's subscriptions and session logs, the orchestrator's SSE streams. Each follower is
+ * registered on its own, but they share one blocking reader connection, multiplexed with XREAD
+ * over every stream followed: a connection per follower would cost a socket (and a Redis client,
+ * up to the server's `maxclients`) for each of them. A new follower wakes the blocked read at once
  * (CLIENT UNBLOCK), so it misses nothing and waits for nobody.
  *
  * On a Redis Cluster one XREAD cannot span streams of different slots (each run's are in its own),
@@ -12,9 +12,13 @@
  */
 import type { Redis } from 'ioredis';
 import { isCluster, KeyedPipeline } from '@switchyard/redis';
-import type { StreamEvent } from '@switchyard/pipeline';
+import { toStreamEvents, type StreamEvent } from './events.js';
+import { compareStreamIds } from './run-archive.js';
 
 export type StreamListener = (events: StreamEvent[]) => void;
+
+/** Told when the hub could not read for a follower: its reader lost its connection, or a read failed. */
+export type StreamFailureListener = (error: Error) => void;
 
 export interface StreamHubOptions {
   /** The connection to copy: reads block, so the hub reads on a duplicate of its own; wake-ups go on this one. */
@@ -34,22 +38,12 @@ export interface StreamHubOptions {
 interface Follower {
   after: string;
   listener: StreamListener;
+  onFailure: StreamFailureListener | undefined;
 }
 
-/** Orders two stream ids ("ms-seq", or "0"). */
-export function compareStreamIds(a: string, b: string): number {
-  const [am = 0, as = 0] = a.split('-').map(Number);
-  const [bm = 0, bs = 0] = b.split('-').map(Number);
-  return am === bm ? as - bs : am - bm;
-}
-
+/** An XREAD reply's entries of one stream as events (nothing when the reply holds none). */
 function toEvents(entries: unknown): StreamEvent[] {
-  if (!Array.isArray(entries)) return [];
-  return (entries as [string, string[]][]).map(([id, fields]) => {
-    const map = new Map<string, string>();
-    for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
-    return { id, type: map.get('type') ?? 'message', data: map.get('data') ?? '{}' };
-  });
+  return Array.isArray(entries) ? toStreamEvents(entries as [string, string[]][]) : [];
 }
 
 export class StreamHub {
@@ -78,11 +72,13 @@ export class StreamHub {
 
   /**
    * Calls `listener` with the events of stream `key` that come after `after` ("0" for all),
-   * in order, as they are appended. Answers the function that stops it.
+   * in order, as they are appended. Answers the function that stops it. `onFailure` is told each
+   * time a read fails or the reader loses its connection (the hub keeps trying meanwhile): a
+   * follower that must not wait silently through an outage stops there.
    */
-  follow(key: string, after: string, listener: StreamListener): () => void {
+  follow(key: string, after: string, listener: StreamListener, onFailure?: StreamFailureListener): () => void {
     if (this.#closed) return () => undefined;
-    const follower: Follower = { after, listener };
+    const follower: Follower = { after, listener, onFailure };
     let followers = this.#followers.get(key);
     if (!followers) this.#followers.set(key, (followers = new Set()));
     followers.add(follower);
@@ -95,6 +91,32 @@ export class StreamHub {
       // The last one gone: let the reader stop instead of blocking on streams nobody follows.
       if (this.#followers.size === 0) this.#wake();
     };
+  }
+
+  /**
+   * Resolves once the hub can read now: its reader is connected (on a cluster, the connection it
+   * polls on). Rejects after `timeoutMs` (default 1000) otherwise, e.g. while Redis refuses new
+   * clients (`maxclients`) or is away: a caller about to promise a stream asks this first.
+   */
+  async ready(timeoutMs = 1000): Promise<void> {
+    if (this.#closed) throw new Error('the stream hub is closed');
+    const connection = this.#cluster ? this.#options.redis : this.#connection();
+    if (connection.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        connection.off('ready', onReady);
+      };
+      const onReady = () => {
+        done();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`the event reader cannot reach Redis (connection ${connection.status})`));
+      }, timeoutMs);
+      connection.on('ready', onReady);
+    });
   }
 
   close(): void {
@@ -124,7 +146,10 @@ export class StreamHub {
     const reader = this.#options.redis.duplicate();
     // A failure shows in the pending read; the connection's own error events would be noise.
     reader.on('error', () => undefined);
-    reader.on('reconnecting', () => void (this.#readerId = undefined));
+    reader.on('reconnecting', () => {
+      this.#readerId = undefined;
+      this.#fail(new Error('the event reader lost its connection to Redis'));
+    });
     this.#reader = reader;
     return reader;
   }
@@ -163,6 +188,7 @@ export class StreamHub {
     } catch (error) {
       if (this.#closed) return;
       this.#options.onError?.(error);
+      this.#fail(error);
       await new Promise((resolve) => setTimeout(resolve, this.#options.retryMs ?? 500));
       return;
     } finally {
@@ -190,6 +216,7 @@ export class StreamHub {
     } catch (error) {
       if (this.#closed) return;
       this.#options.onError?.(error);
+      this.#fail(error);
     }
     if (found || this.#closed) return;
     await new Promise<void>((resolve) => {
@@ -208,6 +235,19 @@ export class StreamHub {
       if (earliest === undefined || compareStreamIds(follower.after, earliest) < 0) earliest = follower.after;
     }
     return earliest ?? '$';
+  }
+
+  #fail(error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    for (const followers of [...this.#followers.values()]) {
+      for (const follower of [...followers]) {
+        try {
+          follower.onFailure?.(failure);
+        } catch (thrown) {
+          this.#options.onError?.(thrown);
+        }
+      }
+    }
   }
 
   #dispatch(key: string, events: StreamEvent[]): void {
