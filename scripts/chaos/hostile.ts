@@ -1,11 +1,12 @@
 /**
  * `npm run chaos -- hostile`: what a caller with a valid key can send to hang or exhaust a
- * process, sent at a rate to the whole stack (separate processes), while stories run beside it.
+ * process (hostile expressions, and the hostile requests: bombs, huge or deep bodies, costly
+ * schemas), sent at a rate to the whole stack (separate processes), while stories run beside it.
  * Each process must keep answering (its own event-loop delay, read from its `/metrics`, under
  * 100 ms p99), no worker may die, every hostile run must fail with a clear error naming its place,
  * and the stories must complete in about their usual time.
  */
-import { HOSTILE_EXPRESSIONS, LINEAR_REGEX } from '../../services/orchestrator/src/testing/hostile.js';
+import { HOSTILE_EXPRESSIONS, HOSTILE_REQUESTS, LINEAR_REGEX, type HostileRequest } from '../../services/orchestrator/src/testing/hostile.js';
 import { say, until, withStack, type ChaosStack, type ScenarioOptions, type ScenarioResult } from './harness.js';
 
 interface RunView {
@@ -62,6 +63,15 @@ function pollHealth(urls: string[]): { stop(): Promise<number[]> } {
   };
 }
 
+/** Sends a hostile request; answers a line when its status is not the one that refuses it. */
+async function wrongAnswer(stack: ChaosStack, probe: HostileRequest): Promise<string | undefined> {
+  const headers = { authorization: stack.headers.authorization ?? '', ...(probe.body ? { 'content-type': probe.contentType ?? 'application/json' } : {}) };
+  const res = await fetch(`${stack.apiUrl}${probe.path}`, { method: probe.method, headers, ...(probe.body ? { body: probe.body() } : {}), signal: AbortSignal.timeout(60_000) }).catch((error: unknown) => error as Error);
+  if (res instanceof Error) return `${probe.name}: ${res.message}`;
+  await res.arrayBuffer();
+  return res.status === probe.status ? undefined : `${probe.name}: ${res.status}, not ${probe.status}`;
+}
+
 const budgetErrorIn = (view: RunView | undefined) => [view?.error, ...(view?.stages ?? []).map((s) => s.error)].find((e) => e?.code === 'expression_budget_exceeded');
 
 export async function hostile({ redis, size }: ScenarioOptions): Promise<ScenarioResult> {
@@ -78,7 +88,9 @@ export async function hostile({ redis, size }: ScenarioOptions): Promise<Scenari
     say(`  hostile: ${rounds} rounds of ${HOSTILE_EXPRESSIONS.length} hostile runs, with stories beside them`);
     const attacks: Array<Promise<{ name: string; place: string; view: RunView | undefined }>> = [];
     const canaries: Array<Promise<number | undefined>> = [];
+    const requests: Array<Promise<string | undefined>> = [];
     for (let round = 0; round < rounds; round += 1) {
+      for (const probe of HOSTILE_REQUESTS) requests.push(wrongAnswer(stack, probe));
       for (const attack of HOSTILE_EXPRESSIONS) {
         attacks.push(stack.post<{ run_id: string }>(`/v1/pipelines/${attack.name}/runs`, attack.input ?? {}).then(async ({ run_id }) => ({ name: attack.name, place: attack.place, view: await waitEnded(stack, run_id, 300_000) })));
       }
@@ -86,6 +98,7 @@ export async function hostile({ redis, size }: ScenarioOptions): Promise<Scenari
     }
     const linear = stack.post<{ run_id: string }>(`/v1/pipelines/${LINEAR_REGEX.name}/runs`, LINEAR_REGEX.input).then(({ run_id }) => waitEnded(stack, run_id, 120_000));
     const ended = await Promise.all(attacks);
+    const wrong = (await Promise.all(requests)).filter((line): line is string => line !== undefined);
     const during = await Promise.all(canaries);
     const linearRun = await linear;
     const slowestHealth = await health.stop();
@@ -93,6 +106,8 @@ export async function hostile({ redis, size }: ScenarioOptions): Promise<Scenari
     const unclear = ended.filter((run) => !budgetErrorIn(run.view)?.message.includes(run.place)).map((run) => `${run.name}: ${run.view?.status ?? 'not ended'} ${JSON.stringify(run.view?.error)}`);
     const usualMs = Math.max(...usual.map((ms) => ms ?? Infinity));
     const figures = {
+      hostile_requests: requests.length,
+      requests_answered_otherwise: wrong.slice(0, 5),
       hostile_runs: ended.length,
       failed_with_budget_naming_place: ended.length - unclear.length,
       unclear: unclear.slice(0, 5),
@@ -104,6 +119,7 @@ export async function hostile({ redis, size }: ScenarioOptions): Promise<Scenari
     };
     const passed =
       unclear.length === 0 &&
+      wrong.length === 0 &&
       linearRun?.status === 'completed' &&
       during.every((ms) => ms !== undefined && ms <= Math.max(3 * usualMs, usualMs + 5000)) &&
       processes.every((p) => p.lag_p99_ms < 100) &&

@@ -8,7 +8,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
 import { finishedRun, putPipeline, registerPipeline, startRun, type RunBody } from './testing/pipelines.js';
-import { HOSTILE_EXPRESSIONS, LINEAR_REGEX } from './testing/hostile.js';
+import { HOSTILE_EXPRESSIONS, HOSTILE_REQUESTS, LINEAR_REGEX } from './testing/hostile.js';
 import { startTestStack, type TestStack } from './testing/stack.js';
 
 let stack: TestStack;
@@ -86,4 +86,20 @@ test('a regex RE2 cannot run in linear time is refused at registration, naming i
   const problem = body.error?.details.problems.find((p) => p.path === 'steps.find.args.topic');
   assert.ok(problem, JSON.stringify(body));
   assert.match(problem.message, /backreferences/);
+});
+
+test('every hostile request is answered with its own status, never a 5xx, the process answering meanwhile', async () => {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const answers = await Promise.all(
+    HOSTILE_REQUESTS.map(async (probe) => {
+      const res = await stack.request(probe.path, { method: probe.method, ...(probe.body ? { body: probe.body(), headers: { 'content-type': probe.contentType ?? 'application/json' } } : {}) });
+      await res.arrayBuffer();
+      return `${probe.name}: ${res.status}`;
+    }),
+  );
+  delay.disable();
+  process.stdout.write(`# hostile requests: event loop max ${(delay.max / 1e6).toFixed(1)} ms\n`);
+  assert.deepEqual(answers, HOSTILE_REQUESTS.map((probe) => `${probe.name}: ${probe.status}`));
+  assert.ok(delay.max / 1e6 < BUDGET_MS, `event-loop max ${delay.max / 1e6} ms`);
 });

@@ -36,3 +36,38 @@ export const LINEAR_REGEX = {
   definition: find({ args: { topic: "'matches: ' & $string($count($match(input.s, /^(a+)+$/)))", depth: 1 } }),
   input: { s: `${'a'.repeat(29)}b` },
 };
+
+/** A request an attacker with a valid key sends, and the status that refuses it (never a 5xx). */
+export interface HostileRequest {
+  name: string;
+  method: 'GET' | 'PUT' | 'POST';
+  path: string;
+  contentType?: string;
+  /** Made when sent: some are megabytes. */
+  body?: () => string;
+  status: number;
+}
+
+const nestedOneOf = (levels: number): Record<string, unknown> => {
+  const defs: Record<string, unknown> = { l0: { type: 'string' } };
+  for (let i = 1; i <= levels; i += 1) defs[`l${i}`] = { oneOf: [{ $ref: `#/$defs/l${i - 1}` }, { $ref: `#/$defs/l${i - 1}` }] };
+  return { $defs: defs, $ref: `#/$defs/l${levels}` };
+};
+const definition = (name: string, extra: Record<string, unknown>) => JSON.stringify({ name, steps: { find: { tool: 'search_relevant_information', args: { topic: "'x'", depth: 1 } } }, ...extra });
+
+export const HOSTILE_REQUESTS: readonly HostileRequest[] = [
+  { name: '980 KB of nested YAML brackets', method: 'PUT', path: '/v1/pipelines/yaml-nest', contentType: 'application/yaml', body: () => `${'['.repeat(490_000)}${']'.repeat(490_000)}`, status: 400 },
+  {
+    name: '99 aliases to a 900 KB scalar',
+    method: 'PUT',
+    path: '/v1/pipelines/alias-bomb',
+    contentType: 'application/yaml',
+    body: () => `name: alias-bomb\ndescription: &big ${'x'.repeat(900_000)}\nsteps:\n  find:\n    tool: search_relevant_information\n    args:\n${Array.from({ length: 99 }, (_, i) => `      a${i}: *big`).join('\n')}\n`,
+    status: 400,
+  },
+  { name: 'version 100000000000000', method: 'PUT', path: '/v1/pipelines/huge-version', contentType: 'application/json', body: () => definition('huge-version', { version: 100_000_000_000_000 }), status: 400 },
+  { name: 'an input schema of 25 nested oneOf levels over $refs', method: 'PUT', path: '/v1/pipelines/one-of', contentType: 'application/json', body: () => definition('one-of', { input: nestedOneOf(25) }), status: 400 },
+  { name: 'a 10 MB run input', method: 'POST', path: '/v1/stories', contentType: 'application/json', body: () => JSON.stringify({ topic: 'x', style: 'y'.repeat(10_000_000) }), status: 413 },
+  { name: 'a body 100,000 levels deep', method: 'POST', path: '/v1/aceflow/runs', contentType: 'application/json', body: () => `{"project":{"name":"deep"},"analysis":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, status: 400 },
+  { name: 'a listing of 200 runs', method: 'GET', path: '/v1/runs?limit=200', status: 200 },
+];
