@@ -141,7 +141,7 @@ test("a user pipeline's streamed branch cut mid-stream starts over with a reset,
   const runId = await startRun(stack, 'tally-stream', {});
   const events = await readSse(await stack.request(`/v1/runs/${runId}/events`));
   const run = await finishedRun(stack, runId);
-  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.equal(run.status, 'completed', JSON.stringify({ error: run.error, stages: run.stages }));
   const resets = events.filter((e) => e.event === 'reset').map((e) => (JSON.parse(e.data) as { section: string }).section);
   assert.equal(resets.length, 1);
   const resetAt = events.findIndex((e) => e.event === 'reset');

@@ -63,9 +63,14 @@ export function shouldInjectFailure(faults: FaultKnobs, random: () => number = M
   return faults.failureRate > 0 && random() < faults.failureRate;
 }
 
-/** After how many chunks this stream is cut, or null when it runs to its end. */
+/**
+ * After how many chunks this stream is cut, or null when it runs to its end. A cut counted by
+ * `streamCutsLeft` is taken here, when the stream starts: streams that start together must not
+ * all be cut on the last one left (and count it below zero, cutting for ever after).
+ */
 export function streamCutPoint(faults: FaultKnobs, random: () => number = Math.random): number | null {
-  if (faults.streamCutsLeft === 0) return null;
-  if (faults.streamCutRate > 0) return random() < faults.streamCutRate ? (faults.streamCutAfterChunks ?? 1 + Math.floor(random() * 5)) : null;
-  return faults.streamCutAfterChunks;
+  if (faults.streamCutsLeft !== null && faults.streamCutsLeft <= 0) return null;
+  const cutAfter = faults.streamCutRate > 0 ? (random() < faults.streamCutRate ? (faults.streamCutAfterChunks ?? 1 + Math.floor(random() * 5)) : null) : faults.streamCutAfterChunks;
+  if (cutAfter !== null && faults.streamCutsLeft !== null) faults.streamCutsLeft -= 1;
+  return cutAfter;
 }

@@ -66,7 +66,6 @@ export async function streamRun(options: StreamRunOptions): Promise<void> {
       const cut = cutAfter !== null && sent >= cutAfter;
       res.write(cut ? chunk : chunk + progress);
       if (cut) {
-        if (faults.streamCutsLeft !== null) faults.streamCutsLeft -= 1;
         // Flush what was sent, then drop the connection: the caller sees N whole chunks and no `done`.
         await new Promise<void>((resolve) => res.write('', () => resolve()));
         abort.abort();
