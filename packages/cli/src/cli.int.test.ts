@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startTestStack, TEST_API_KEY, type TestStack } from '@switchyard/orchestrator/testing';
+import { main } from './main.js';
 import { cliEnv, runCli, type CliResult } from './testing.js';
 
 let stack: TestStack;
@@ -108,6 +109,18 @@ test('a batch is created from a file of items and followed to its end; batches l
   assert.match(plain.stdout, /^batch_\S+\n$/);
 });
 
+test('a batch larger than the bars shown is followed as one bar from its own events, and ends with its counts', async () => {
+  const one = file('one.yaml', "name: cli-one\nsteps:\n  outline:\n    tool: generate_structured_outline\n    args:\n      topic: input.topic\n");
+  assert.equal((await cli('pipelines', 'apply', '-f', one)).code, 0);
+  const items = file('many.jsonl', Array.from({ length: 25 }, (_, i) => JSON.stringify({ topic: `harbour ${i}` })).join('\n'));
+  const followed = await cli('batches', 'create', '-f', items, '--pipeline', 'cli-one', '--follow');
+  assert.equal(followed.code, 0, followed.stderr);
+  assert.match(followed.stdout, /^batch_\S+: 25 completed\n$/);
+  assert.match(followed.stderr, /batch batch_\S+$/m);
+  assert.ok(followed.stderr.trimEnd().split('\n').length < 30, 'one bar, not a line per run');
+  assert.match(followed.stderr, /100% done +25\/25 ended/);
+});
+
 test('a failed run exits 1 and says why in its last line; a cancelled one exits 1 too', async (t) => {
   const failing = file('fails.yaml', "name: cli-fails\nsteps:\n  outline:\n    tool: generate_structured_outline\n    args:\n      topic: input.topic\n");
   assert.equal((await cli('pipelines', 'apply', '-f', failing)).code, 0);
@@ -190,11 +203,16 @@ test('pipelines delete deletes where the API has the route, and otherwise says t
 });
 
 test('--help answers for every command, from the checkout and from another directory, and through npx', async () => {
-  for (const args of [[], ['pipelines'], ['pipelines', 'apply'], ['pipelines', 'ls'], ['pipelines', 'show'], ['pipelines', 'delete'], ['run'], ['runs'], ['runs', 'ls'], ['runs', 'show'], ['runs', 'cancel'], ['runs', 'events'], ['runs', 'follow'], ['batches'], ['batches', 'create'], ['batches', 'ls'], ['batches', 'show'], ['batches', 'events']]) {
-    const result = await runCli([...args, '--help'], { env, cwd: os.tmpdir() });
-    assert.equal(result.code, 0, `${args.join(' ')} --help: ${result.stderr}`);
-    assert.match(result.stdout, new RegExp(`^Usage: switchyard${args.map((a) => ` ${a}`).join('')}`), args.join(' '));
+  // Every command's help in-process (the same program the bin runs), the bin itself below.
+  for (const args of [['pipelines'], ['pipelines', 'apply'], ['pipelines', 'ls'], ['pipelines', 'show'], ['pipelines', 'delete'], ['run'], ['runs'], ['runs', 'ls'], ['runs', 'show'], ['runs', 'cancel'], ['runs', 'events'], ['runs', 'follow'], ['batches'], ['batches', 'create'], ['batches', 'ls'], ['batches', 'show'], ['batches', 'events']]) {
+    let out = '';
+    const code = await main([...args, '--help'], { env: { SWITCHYARD_URL: stack.api.url }, streams: { out: { write: (text: string) => (out += text) }, err: { write: () => true } } });
+    assert.equal(code, 0, args.join(' '));
+    assert.match(out, new RegExp(`^Usage: switchyard ${args.join(' ')}[ |]`), args.join(' '));
   }
+  const elsewhere = await runCli(['--help'], { env, cwd: os.tmpdir() });
+  assert.equal(elsewhere.code, 0, elsewhere.stderr);
+  assert.match(elsewhere.stdout, /^Usage: switchyard /);
   const npx = await runCli(['switchyard', '--help'], { env, command: ['npx', '--no-install'], timeoutMs: 60_000 });
   assert.equal(npx.code, 0, npx.stderr);
   assert.match(npx.stdout, /^Usage: switchyard /);

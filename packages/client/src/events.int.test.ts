@@ -131,8 +131,17 @@ test('an event past the size budget ends the follow with one clear error, while 
     }, 1);
     res.on('close', () => clearInterval(timer));
   });
+  // The process keeps answering meanwhile: a timer's lateness is the event loop's stall.
+  let worstLagMs = 0;
+  let last = Date.now();
+  const ticker = setInterval(() => {
+    worstLagMs = Math.max(worstLagMs, Date.now() - last - 10);
+    last = Date.now();
+  }, 10);
   await assert.rejects(followEvents({ url: server.url, headers: {}, maxEventBytes: 1024 * 1024, onEvent: () => undefined }), (error: unknown) => error instanceof EventsUnavailable && /an event larger than 1048576 bytes/.test(error.message));
+  clearInterval(ticker);
   assert.ok(sent < 16 * 1024 * 1024, `stopped reading after ${sent} bytes`);
+  assert.ok(worstLagMs < 250, `the event loop stalled ${worstLagMs} ms at worst`);
   await server.close();
 });
 
