@@ -15,7 +15,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseEnv, pipelineEnvShape, redisUrlOf } from '@switchyard/config';
 import { resolveRedis, type RedisHandle } from '@switchyard/redis';
-import { apiClient } from './launcher/api.js';
+import { createSwitchyardClient } from '@switchyard/client';
 import { launcherKey, parseLaunch, USAGE } from './launcher/args.js';
 import { runBatch } from './launcher/batch.js';
 import { ChildFailed, Children, logTail, LOG_DIR } from './launcher/processes.js';
@@ -101,8 +101,8 @@ children.watch((child, code, signal) => {
 
 let failed = 0;
 if (plan.topics.length > 0) {
-  const api = apiClient(stack.apiUrl, stack.apiKey);
-  const outcome = await runBatch({ api, topics: plan.topics, out: process.stdout, say, signal: aborted.signal }).catch(async (error: unknown) => {
+  const client = createSwitchyardClient({ url: stack.apiUrl, key: stack.apiKey });
+  const outcome = await runBatch({ client, topics: plan.topics, out: process.stdout, say, signal: aborted.signal }).catch(async (error: unknown) => {
     if (aborted.signal.aborted) return stopping as Promise<never>;
     explain(error);
     return shutdown(1);

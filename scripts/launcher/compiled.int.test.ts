@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createSwitchyardClient } from '@switchyard/client';
 import { testRedis, uniquePrefix } from '@switchyard/redis';
-import { apiClient } from './api.js';
 import { Children } from './processes.js';
 import { buildCompiled, compiledEntry, nodeArguments } from './runtime.js';
 import { startStack, type Stack } from './stack.js';
@@ -40,17 +40,13 @@ test('the stack built by npm run build runs a story to the end with no TypeScrip
     assert.ok(cmdline.includes('--conditions=switchyard-dist'), `${child.name}: ${cmdline.join(' ')}`);
     assert.ok(!cmdline.some((arg) => /tsx/.test(arg)), `${child.name} runs without tsx: ${cmdline.join(' ')}`);
   }
-  const api = apiClient(stack.apiUrl, stack.apiKey);
-  const { run_ids: [runId] } = await api.submitBatch(['a lock keeper who counts the boats']);
+  const client = createSwitchyardClient({ url: stack.apiUrl, key: stack.apiKey });
+  const { run_ids: [runId] } = await client.startBatch({ items: [{ topic: 'a lock keeper who counts the boats' }] });
   assert.ok(runId);
-  const deadline = Date.now() + 60_000;
-  let run = await api.getRun(runId);
-  while (!['completed', 'failed', 'cancelled'].includes(run.status) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    run = await api.getRun(runId);
-  }
+  await client.followRun(runId, () => undefined, { signal: AbortSignal.timeout(60_000) });
+  const run = await client.getRun(runId);
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
-  assert.ok((run.result?.word_count ?? 0) > 100);
+  assert.ok(((run.result as { word_count?: number } | null)?.word_count ?? 0) > 100);
 });
 
 test('the compiled orchestrator serves the dashboard, its files read from outside src/', async () => {

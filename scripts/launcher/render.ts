@@ -1,28 +1,6 @@
 /**
- * What the main job prints: a progress bar per run, and a story as Markdown.
+ * How the main job writes a story: its file name, and the story as Markdown.
  */
-
-export interface RunLine {
-  topic: string;
-  status: string;
-  progress: number;
-  /** The stage running now, if any. */
-  stage?: string | undefined;
-  /** Words written so far, once there are some. */
-  words?: number | undefined;
-}
-
-const BAR_WIDTH = 24;
-
-/** One line: `[██████░░░░]  60% running   write.climax        412 words  a topic…`. */
-export function progressLine(run: RunLine, topicWidth = 40): string {
-  const percent = Math.max(0, Math.min(100, Math.round(run.progress)));
-  const filled = Math.round((percent / 100) * BAR_WIDTH);
-  const bar = `${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}`;
-  const topic = run.topic.length > topicWidth ? `${run.topic.slice(0, topicWidth - 1)}…` : run.topic;
-  const words = run.words ? `${run.words} words` : '';
-  return `[${bar}] ${String(percent).padStart(3)}% ${run.status.padEnd(9)} ${(run.stage ?? '').padEnd(18)} ${words.padStart(11)}  ${topic}`;
-}
 
 /** A file name from a topic: lower case, dashes, at most 60 characters; never empty. */
 export function slugOf(topic: string): string {

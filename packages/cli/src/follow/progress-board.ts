@@ -1,9 +1,10 @@
 /**
- * The progress bars of a batch, one line per run. On a terminal the lines are redrawn in place
- * (at most every `intervalMs`); otherwise a run's line is printed each time its status, stage or
- * percentage changes, so a log shows every step without a line per streamed chunk.
+ * The progress bars of runs, one line per run (and the text arriving, under its bar, when there
+ * is some). On a terminal the lines are redrawn in place (at most every `intervalMs`); otherwise a
+ * run's line is printed each time its status, stage or percentage changes, so a log shows every
+ * step without a line per streamed chunk.
  */
-import { progressLine, type RunLine } from './render.js';
+import { progressLine, type RunLine } from './progress-line.js';
 
 export interface Output {
   write(text: string): unknown;
@@ -65,8 +66,9 @@ export class ProgressBoard {
   }
 
   #draw(): void {
-    const lines = this.#runs.map((r) => this.#fit(progressLine(r)));
-    this.#out.write(`${this.#drawn > 0 ? `\x1b[${this.#drawn}A` : ''}${lines.map((l) => `\x1b[2K${l}\n`).join('')}`);
+    const lines = this.#runs.flatMap((r) => [this.#fit(progressLine(r)), ...(r.detail ? [this.#fit(`  ${r.detail}`)] : [])]);
+    // Clearing below as well: a detail line that went away leaves nothing behind.
+    this.#out.write(`${this.#drawn > 0 ? `\x1b[${this.#drawn}A` : ''}${lines.map((l) => `\x1b[2K${l}\n`).join('')}\x1b[0J`);
     this.#drawn = lines.length;
   }
 

@@ -11,6 +11,8 @@ export interface RunState {
   running: string[];
   /** Text streamed so far per section; a `reset` empties its section. */
   sections: Record<string, string>;
+  /** The section text arrived for last. */
+  latest?: string | undefined;
   /** The last error, retried or not. */
   error?: string | undefined;
 }
@@ -38,7 +40,7 @@ export function applyRunEvent(state: RunState, type: string, data: unknown): Run
     }
     case 'content': {
       const section = str('section') ?? str('stage') ?? '';
-      return { ...state, sections: { ...state.sections, [section]: `${state.sections[section] ?? ''}${str('chunk') ?? ''}` } };
+      return { ...state, latest: section, sections: { ...state.sections, [section]: `${state.sections[section] ?? ''}${str('chunk') ?? ''}` } };
     }
     case 'reset': {
       const section = str('section') ?? str('stage') ?? '';
@@ -65,6 +67,14 @@ export function applyRunView(state: RunState, view: { status: string; progress: 
     running: view.stages.filter((s) => s.status === 'running' || s.status === 'retrying').map((s) => s.name),
     error: view.error?.message ?? state.error,
   };
+}
+
+/** The end of the text arriving now (at most `chars` characters, on one line), or undefined. */
+export function liveText(state: RunState, chars = 200): string | undefined {
+  if (hasEnded(state) || state.latest === undefined) return undefined;
+  const text = (state.sections[state.latest] ?? '').slice(-chars * 2).replace(/\s+/g, ' ').trim();
+  if (!text) return undefined;
+  return text.length > chars ? `…${text.slice(-(chars - 1))}` : text;
 }
 
 export const wordsSoFar = (state: RunState) => Object.values(state.sections).reduce((sum, text) => sum + countWords(text), 0);

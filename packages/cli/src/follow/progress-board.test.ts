@@ -9,13 +9,13 @@ function capture(tty: boolean, columns?: number) {
 
 test('without a terminal, a run gets a line when its status, stage or percentage changes, not per chunk of text', () => {
   const { out, text } = capture(false);
-  const board = new ProgressBoard(out, [{ topic: 'a keeper', status: 'queued', progress: 0 }]);
-  board.update(0, { topic: 'a keeper', status: 'running', progress: 0, stage: 'search' });
-  board.update(0, { topic: 'a keeper', status: 'running', progress: 0, stage: 'search' });
-  board.update(0, { topic: 'a keeper', status: 'running', progress: 0, stage: undefined });
-  board.update(0, { topic: 'a keeper', status: 'running', progress: 57, stage: 'write.climax', words: 10 });
-  board.update(0, { topic: 'a keeper', status: 'running', progress: 57, stage: 'write.climax', words: 250 });
-  board.update(0, { topic: 'a keeper', status: 'completed', progress: 100, words: 900 });
+  const board = new ProgressBoard(out, [{ label: 'a keeper', status: 'queued', progress: 0 }]);
+  board.update(0, { label: 'a keeper', status: 'running', progress: 0, stage: 'search' });
+  board.update(0, { label: 'a keeper', status: 'running', progress: 0, stage: 'search' });
+  board.update(0, { label: 'a keeper', status: 'running', progress: 0, stage: undefined });
+  board.update(0, { label: 'a keeper', status: 'running', progress: 57, stage: 'write.climax', words: 10 });
+  board.update(0, { label: 'a keeper', status: 'running', progress: 57, stage: 'write.climax', words: 250 });
+  board.update(0, { label: 'a keeper', status: 'completed', progress: 100, words: 900 });
   board.close();
   const lines = text().trimEnd().split('\n');
   assert.equal(lines.length, 4);
@@ -28,10 +28,10 @@ test('without a terminal, a run gets a line when its status, stage or percentage
 
 test('on a terminal the lines are redrawn in place, cut to the width, and a note goes above them', async () => {
   const { out, text, chunks } = capture(true, 60);
-  const board = new ProgressBoard(out, [{ topic: 'one', status: 'queued', progress: 0 }, { topic: 'two', status: 'queued', progress: 0 }], { intervalMs: 5 });
+  const board = new ProgressBoard(out, [{ label: 'one', status: 'queued', progress: 0 }, { label: 'two', status: 'queued', progress: 0 }], { intervalMs: 5 });
   const first = chunks.length;
-  board.update(1, { topic: 'two', status: 'running', progress: 50 });
-  board.update(1, { topic: 'two', status: 'running', progress: 60 });
+  board.update(1, { label: 'two', status: 'running', progress: 50 });
+  board.update(1, { label: 'two', status: 'running', progress: 60 });
   assert.equal(chunks.length, first, 'updates are drawn together, not one by one');
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(chunks.length, first + 1);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { applyRunEvent, applyRunView, hasEnded, initialRunState, stageLabel, wordsSoFar, type RunState } from './run-state.js';
+import { applyRunEvent, applyRunView, hasEnded, initialRunState, liveText, stageLabel, wordsSoFar, type RunState } from './run-state.js';
 
 const fold = (events: [string, unknown][], from: RunState = initialRunState()) => events.reduce((state, [type, data]) => applyRunEvent(state, type, data), from);
 
@@ -53,4 +53,16 @@ test('a polled run view gives status, progress and running stages, keeping the s
   const streamed = fold([['content', { section: 'climax', chunk: 'one two three' }]]);
   const state = applyRunView(streamed, { status: 'running', progress: 57, stages: [{ name: 'search', status: 'completed' }, { name: 'polish', status: 'running' }], error: null });
   assert.deepEqual([state.status, state.progress, state.running, wordsSoFar(state)], ['running', 57, ['polish'], 3]);
+});
+
+test('the live text is the end of the section written to last, on one line, and none once the run has ended', () => {
+  const state = fold([
+    ['content', { section: 'climax', chunk: 'The storm\nbroke ' }],
+    ['content', { section: 'conclusion', chunk: 'Morning   came at last.' }],
+  ]);
+  assert.equal(liveText(state), 'Morning came at last.');
+  assert.equal(liveText(state, 10), '… at last.');
+  assert.equal(liveText(fold([['content', { section: 'climax', chunk: 'again.' }]], state)), 'The storm broke again.');
+  assert.equal(liveText(fold([['done', { status: 'completed' }]], state)), undefined);
+  assert.equal(liveText(initialRunState()), undefined);
 });

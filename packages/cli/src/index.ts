@@ -1,0 +1,12 @@
+export { main, runAsProgram } from './main.js';
+export type { MainOptions } from './main.js';
+export { EXIT, InputError } from './errors.js';
+export { followRuns } from './follow/follow-runs.js';
+export type { FollowedRun, FollowRunsOptions } from './follow/follow-runs.js';
+export { followBatch } from './follow/follow-batch.js';
+export type { FollowBatchOptions } from './follow/follow-batch.js';
+export { ProgressBoard } from './follow/progress-board.js';
+export type { Output } from './follow/progress-board.js';
+export { progressLine } from './follow/progress-line.js';
+export type { RunLine } from './follow/progress-line.js';
+export { resultText } from './output.js';

@@ -1,0 +1,2276 @@
+/**
+ * The Switchyard API's types, generated from its OpenAPI document by openapi-typescript.
+ * Do not edit: `npm run client:generate` writes this file again, and a test fails when it differs
+ * from what the current document gives.
+ */
+export interface paths {
+    "/v1/stories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a story
+         * @description Runs the shipped `story` pipeline on the request. Unknown fields are refused.
+         */
+        post: operations["startStory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/aceflow/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an AceFlow stage-generation run
+         * @description Checks the analysis against seed 000's data rules and runs the stages of the project's mode (or the slice `from_stage`…`to_stage`).
+         */
+        post: operations["startAceflowRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List runs, newest first
+         * @description Optionally only runs of one `status` and of one `pipeline`.
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a run: status, progress, stages, result */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a run
+         * @description Moves the run to `cancelled`; its stages in flight stop within moments. Cancelling a cancelled run answers it again.
+         */
+        delete: operations["cancelRun"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{runId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a run's events (Server-Sent Events)
+         * @description Replays the events (from `Last-Event-ID`, or from the start), then follows them until `done`, which carries the result of a completed run.
+         */
+        get: operations["followRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List batches, newest first, with their counts */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Start a batch of runs
+         * @description Without `pipeline`, each item merged over `defaults` is a story request; with it, each is an input of that pipeline. All runs are recorded at once and enqueued by a dispatcher.
+         */
+        post: operations["startBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a batch: counts by status and a page of its runs */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batchId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a batch's events (Server-Sent Events)
+         * @description A `run` event as each run ends, then `done` with the counts.
+         */
+        get: operations["followBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipelines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List pipelines, each by its latest version */
+        get: operations["listPipelines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipelines/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a pipeline: its latest definition and every version */
+        get: operations["getPipeline"];
+        /**
+         * Register a pipeline definition as a new version
+         * @description The definition is validated against the format, the tool services' `GET /tools` and the step kinds; a bad one is refused with every problem and its place, and nothing is stored. Versions are immutable: without `version`, the next one is taken; sending the latest definition again is `unchanged`.
+         */
+        put: operations["registerPipeline"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipelines/{name}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a run of a pipeline
+         * @description The run is pinned to the version it starts with; registering a new version never changes it.
+         */
+        post: operations["startPipelineRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schemas/pipeline.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pipeline definition format as JSON Schema (for editors) */
+        get: operations["getPipelineSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Redis and each tool service */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This orchestrator's metrics for Prometheus: runs started and ended, SSE clients, queue depths, Redis round trip, the process */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document (OpenAPI 3.1) */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An interactive reference of this API (Swagger UI, served locally) */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run dashboard (an HTML page; it shows nothing until given the key) */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a browser session with the API key
+         * @description Opens a session (a record on the server) and sets its cookie, which `/v1` and `/admin/queues` accept in place of the key, with the key's scopes (a browser cannot put a header on a page navigation or an EventSource). The cookie holds a random token, never the key. The session ends when ended (`DELETE /ui/session`), after `UI_SESSION_IDLE_S` without a request, `UI_SESSION_MAX_S` after it opened, or when its key leaves `API_KEYS`. A request made with the cookie alone that is not GET or HEAD must come from this origin (`Origin`), else 403 `cross_origin`. Wrong keys are counted per client address: past `AUTH_FAILURE_LIMIT` within `AUTH_FAILURE_WINDOW_S`, 429.
+         */
+        post: operations["openBrowserSession"];
+        /**
+         * End the browser session for good (and clear the cookie)
+         * @description The session of the cookie sent is ended on the server: the same cookie sent again is refused (401). Needs nothing but the cookie.
+         */
+        delete: operations["closeBrowserSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        PipelineDefinition: {
+            name?: string;
+            /** @description Given by the server when absent: one more than the latest */
+            version?: number;
+            /** @default  */
+            description: string;
+            /**
+             * @description JSON Schema of a run's input (type: object)
+             * @default {
+             *       "type": "object"
+             *     }
+             */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description The run's result, from `input` and `steps`: an expression, or an object whose string values are expressions (default: every step's output) */
+            output?: string | {
+                [key: string]: unknown;
+            };
+            /** @description JSON Schema of the result, for MCP clients */
+            output_schema?: {
+                [key: string]: unknown;
+            };
+            steps: {
+                [key: string]: {
+                    description?: string;
+                    /** @description A tool published on GET /tools by a configured tool service */
+                    tool?: string;
+                    /** @description The service publishing `tool`, when more than one does */
+                    service?: string;
+                    /** @description A step kind registered in code, e.g. aceflow.stage */
+                    uses?: string;
+                    /**
+                     * @description Steps this one waits for
+                     * @default []
+                     */
+                    needs: string[];
+                    /** @description An expression giving the arguments, or an object whose string values are expressions */
+                    args?: string | {
+                        [key: string]: unknown;
+                    };
+                    /** @description A list computed at run time: the step runs once per item (`item`, `index`), in parallel */
+                    map?: string;
+                    /** @description The step runs only when this is true; otherwise it is skipped */
+                    when?: string;
+                    repeat?: {
+                        /** @description Checked after each run, with `output` and `iteration` */
+                        until: string;
+                        /** @description Runs at most */
+                        max: number;
+                        /**
+                         * @description What happens when `until` is still false after `max` runs
+                         * @default continue
+                         * @enum {string}
+                         */
+                        on_limit: "continue" | "fail";
+                    };
+                    /**
+                     * @description How the tool is called (default: the service's configured mode)
+                     * @enum {string}
+                     */
+                    mode?: "sync" | "async" | "stream";
+                    /** @description Per attempt */
+                    timeout?: number | string;
+                    retry?: {
+                        attempts?: number;
+                        /** @description First delay between attempts, doubling */
+                        backoff?: number | string;
+                    };
+                };
+            };
+        };
+        StoryRequest: {
+            topic: string;
+            style?: string;
+            structure?: string;
+            target_audience?: string;
+            focus_areas?: string[];
+            depth?: number;
+        };
+        BatchRequest: {
+            items: {
+                topic?: string;
+                style?: string;
+                structure?: string;
+                target_audience?: string;
+                focus_areas?: string[];
+                depth?: number;
+            }[];
+            defaults?: {
+                topic?: string;
+                style?: string;
+                structure?: string;
+                target_audience?: string;
+                focus_areas?: string[];
+                depth?: number;
+            };
+        };
+        PipelineBatchRequest: {
+            pipeline: string;
+            version?: number;
+            items: {
+                [key: string]: unknown;
+            }[];
+            defaults?: {
+                [key: string]: unknown;
+            };
+        };
+        AceflowRunRequest: {
+            project: {
+                name: string;
+                /**
+                 * @default complete
+                 * @enum {string}
+                 */
+                mode: "complete" | "standard" | "minimal";
+                workspace?: string;
+            };
+            analysis?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @enum {string} */
+            from_stage?: "s1_user_story" | "s2_tasks_group" | "s3_testcases" | "s4_implementation" | "s5_test_report" | "s6_codereview" | "s7_demo_script" | "s8_summary_report";
+            /** @enum {string} */
+            to_stage?: "s1_user_story" | "s2_tasks_group" | "s3_testcases" | "s4_implementation" | "s5_test_report" | "s6_codereview" | "s7_demo_script" | "s8_summary_report";
+        };
+        /** @enum {string} */
+        RunStatus: "queued" | "running" | "completed" | "failed" | "cancelled";
+        Error: {
+            error: {
+                /** @description Stable, for programs: `invalid_parameters`, `run_not_found`, … */
+                code: string;
+                /** @description For people: names the field or id at fault */
+                message: string;
+                details: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        RunAccepted: {
+            run_id: string;
+            status: components["schemas"]["RunStatus"];
+            /** @description GET this for the current state */
+            poll_url: string;
+            /** @description GET this for the events as Server-Sent Events */
+            events_url: string;
+        };
+        AceflowRunAccepted: {
+            run_id: string;
+            status: components["schemas"]["RunStatus"];
+            /** @description GET this for the current state */
+            poll_url: string;
+            /** @description GET this for the events as Server-Sent Events */
+            events_url: string;
+            stages: ("s1_user_story" | "s2_tasks_group" | "s3_testcases" | "s4_implementation" | "s5_test_report" | "s6_codereview" | "s7_demo_script" | "s8_summary_report")[];
+        };
+        PipelineRunAccepted: {
+            run_id: string;
+            status: components["schemas"]["RunStatus"];
+            /** @description GET this for the current state */
+            poll_url: string;
+            /** @description GET this for the events as Server-Sent Events */
+            events_url: string;
+            pipeline: {
+                name: string;
+                version: number;
+            };
+        };
+        BatchAccepted: {
+            batch_id: string;
+            /** @constant */
+            status: "queued";
+            total: number;
+            run_ids: string[];
+            /** @description GET this for the current state */
+            poll_url: string;
+            /** @description GET this for the events as Server-Sent Events */
+            events_url: string;
+        };
+        RunList: {
+            runs: components["schemas"]["RunView"][];
+            offset: number;
+            limit: number;
+        };
+        BatchView: {
+            batch_id: string;
+            created_at: string;
+            total: number;
+            dispatched: number;
+            counts: {
+                [key: string]: number;
+            };
+            runs: {
+                run_id: string;
+                status: components["schemas"]["RunStatus"] | null;
+            }[];
+            offset: number;
+            limit: number;
+            /** @enum {string} */
+            status: "running" | "done";
+            /** @description GET this for the current state */
+            poll_url: string;
+            /** @description GET this for the events as Server-Sent Events */
+            events_url: string;
+        };
+        BatchList: {
+            batches: {
+                batch_id: string;
+                created_at: string;
+                total: number;
+                dispatched: number;
+                counts: {
+                    [key: string]: number;
+                };
+                /** @enum {string} */
+                status: "running" | "done";
+                /** @description GET this for the current state */
+                poll_url: string;
+                /** @description GET this for the events as Server-Sent Events */
+                events_url: string;
+                pipeline: string | null;
+            }[];
+            offset: number;
+            limit: number;
+        };
+        PipelineList: {
+            pipelines: {
+                name: string;
+                latest: number;
+                description: string;
+                registered_at: string;
+            }[];
+        };
+        PipelineView: {
+            name: string;
+            latest: number;
+            description: string;
+            /** @description As registered, with its defaults filled and durations in ms */
+            definition: components["schemas"]["PipelineDefinition"];
+            versions: {
+                version: number;
+                registered_at: string;
+                /** @description As registered, with its defaults filled and durations in ms */
+                definition: components["schemas"]["PipelineDefinition"];
+            }[];
+        };
+        PipelineRegistered: {
+            name: string;
+            version: number;
+            /** @enum {string} */
+            outcome: "created" | "unchanged";
+        };
+        OrchestratorHealth: {
+            /** @enum {string} */
+            status: "healthy" | "degraded";
+            redis: {
+                healthy: boolean;
+                latency_ms: number;
+                error?: string;
+            };
+            services: {
+                [key: string]: {
+                    healthy: boolean;
+                    latency_ms: number;
+                    error?: string;
+                    url: string;
+                };
+            };
+        };
+        RunStageEvent: {
+            stage: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "retrying" | "completed" | "skipped" | "failed" | "cancelled";
+            attempt: number;
+            error?: components["schemas"]["RunError"];
+            progress?: {
+                percent: number;
+                completed_stages: number;
+                total_stages: number;
+            };
+        };
+        RunContentEvent: {
+            stage: string;
+            section: string;
+            chunk: string;
+        };
+        RunResetEvent: {
+            stage: string;
+            section: string;
+        };
+        RunErrorEvent: {
+            code: string;
+            message: string;
+            stage?: string;
+            retryable?: boolean;
+            details?: unknown;
+            will_retry: boolean;
+        };
+        RunDoneEvent: {
+            status: components["schemas"]["RunStatus"];
+            result?: unknown;
+            error?: components["schemas"]["RunError"];
+        };
+        BatchRunEvent: {
+            run_id: string;
+            status: components["schemas"]["RunStatus"];
+        };
+        BatchDoneEvent: {
+            counts: {
+                [key: string]: number;
+            };
+        };
+        RunError: {
+            code: string;
+            message: string;
+            stage?: string;
+            retryable?: boolean;
+            details?: unknown;
+        };
+        StageView: {
+            name: string;
+            iterations?: number;
+            /** @enum {string} */
+            status: "pending" | "running" | "retrying" | "completed" | "skipped" | "failed" | "cancelled";
+            attempts: number;
+            started_at: string | null;
+            finished_at: string | null;
+            error: components["schemas"]["RunError"] | null;
+        };
+        RunView: {
+            run_id: string;
+            kind: string;
+            status: components["schemas"]["RunStatus"];
+            progress: number;
+            created_at: string;
+            updated_at: string;
+            batch_id: string | null;
+            pipeline: {
+                name: string;
+                version: number;
+            } | null;
+            request: unknown;
+            stages: components["schemas"]["StageView"][];
+            result: unknown | null;
+            error: components["schemas"]["RunError"] | null;
+            poll_url: string;
+            events_url: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    startStory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoryRequest"];
+            };
+        };
+        responses: {
+            /** @description The run is recorded and its first steps are queued */
+            202: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunAccepted"];
+                };
+            };
+            /** @description A bad body or parameter, named in `message` (`invalid_parameters`, `invalid_json`, `invalid_idempotency_key`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `run` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startAceflowRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AceflowRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run is recorded; `stages` are the stages it will write, in order */
+            202: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AceflowRunAccepted"];
+                };
+            };
+            /** @description A bad or missing body, an analysis breaking the data rules, or a stage range outside the mode (`invalid_parameters`, `invalid_json`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `run` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+                status?: components["schemas"]["RunStatus"];
+                /** @description Only runs of this pipeline */
+                pipeline?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description A bad `offset`, `limit`, `status` or `pipeline` (`invalid_parameters`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run (`run_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `run` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run (`run_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The run has already completed or failed (`run_finished`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    followRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the events after this one; without it, from the start */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's events: `stage` (a completed stage's with the run's progress), `content`, `reset`, `error`, `done` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "stage";
+                        data: components["schemas"]["RunStageEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "content";
+                        data: components["schemas"]["RunContentEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "reset";
+                        data: components["schemas"]["RunResetEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "error";
+                        data: components["schemas"]["RunErrorEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "done";
+                        data: components["schemas"]["RunDoneEvent"];
+                    };
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run (`run_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchList"];
+                };
+            };
+            /** @description A bad `offset` or `limit` (`invalid_parameters`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequest"] | components["schemas"]["PipelineBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch and its runs are recorded */
+            202: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAccepted"];
+                };
+            };
+            /** @description A bad body, or an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `run` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such pipeline or version (`pipeline_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A batch id, `batch_` and 32 hex digits; any other answers 404 */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchView"];
+                };
+            };
+            /** @description A bad `offset` or `limit` (`invalid_parameters`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such batch (`batch_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    followBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the events after this one; without it, from the start */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description A batch id, `batch_` and 32 hex digits; any other answers 404 */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch's events: `run`, `done` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "run";
+                        data: components["schemas"]["BatchRunEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "done";
+                        data: components["schemas"]["BatchDoneEvent"];
+                    };
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such batch (`batch_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPipelines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every registered pipeline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PipelineList"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A pipeline name; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pipeline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PipelineView"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such pipeline, or no such version of it (`pipeline_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    registerPipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A pipeline name; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description The definition, as JSON or YAML */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PipelineDefinition"];
+                "application/yaml": components["schemas"]["PipelineDefinition"];
+                "application/x-yaml": components["schemas"]["PipelineDefinition"];
+                "text/yaml": components["schemas"]["PipelineDefinition"];
+                "text/x-yaml": components["schemas"]["PipelineDefinition"];
+                "text/plain": components["schemas"]["PipelineDefinition"];
+            };
+        };
+        responses: {
+            /** @description That definition is already the latest (`unchanged`) */
+            200: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PipelineRegistered"];
+                };
+            };
+            /** @description A new version is stored */
+            201: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PipelineRegistered"];
+                };
+            };
+            /** @description The definition is not valid (`invalid_pipeline`, every problem in `details.problems`), or the body is not JSON or YAML */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `admin` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is not a pipeline name (`pipeline_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description That version exists with another definition (`version_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is neither JSON nor YAML (`unsupported_media_type`), or its `Content-Encoding` is unknown */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startPipelineRun: {
+        parameters: {
+            query?: {
+                /** @description The version to run (default: the latest) */
+                version?: number;
+            };
+            header?: {
+                /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A pipeline name; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The run is recorded and its first steps are queued */
+            202: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PipelineRunAccepted"];
+                };
+            };
+            /** @description A bad `version`, or an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `run` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such pipeline, or no such version of it (`pipeline_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPipelineSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON Schema (draft 2020-12) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redis and every tool service are healthy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestratorHealth"];
+                };
+            };
+            /** @description Something is not (`degraded`); the report says what */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestratorHealth"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    openBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The session is open */
+            204: {
+                headers: {
+                    /** @description `sy_session=…; Path=/; HttpOnly; SameSite=Strict` (no Max-Age: the browser forgets it with the browser session; the server ends the session itself) */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body or parameter, named in `message` (`invalid_parameters`, `invalid_json`, `invalid_idempotency_key`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is not valid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            429: {
+                headers: {
+                    /** @description Seconds until this address may present a key again */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is ended and the cookie cleared */
+            204: {
+                headers: {
+                    /** @description `sy_session=…; Path=/; HttpOnly; SameSite=Strict` (no Max-Age: the browser forgets it with the browser session; the server ends the session itself) */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}
