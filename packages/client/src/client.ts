@@ -17,6 +17,7 @@ import type {
   BatchView,
   PipelineList,
   PipelineRegistered,
+  PipelineDeleted,
   PipelineView,
   RunAccepted,
   RunEvent,
@@ -86,18 +87,9 @@ export class SwitchyardClient {
     );
   }
 
-  /**
-   * Deletes a pipeline, every version. `DELETE /v1/pipelines/{name}` is not in every deployment's
-   * document yet, so this call is made by path rather than through the generated types; an API
-   * without the route answers 405, which comes back as an ApiError like any refusal.
-   */
-  deletePipeline(name: string): Promise<Record<string, unknown>> {
-    const pathname = `/v1/pipelines/${encodeURIComponent(name)}`;
-    return this.#send(`DELETE ${pathname}`, async () => {
-      const response = await this.#fetch(`${this.url}${pathname}`, { method: 'DELETE', headers: this.#headers, signal: AbortSignal.timeout(this.#timeoutMs) });
-      const body = (await response.json().catch(() => undefined)) as unknown;
-      return response.ok ? { data: (body ?? {}) as Record<string, unknown>, response } : { error: body, response };
-    });
+  /** Deletes a pipeline, every version; runs already started finish on theirs. */
+  deletePipeline(name: string): Promise<PipelineDeleted> {
+    return this.#send(`DELETE /v1/pipelines/${name}`, () => this.api.DELETE('/v1/pipelines/{name}', { params: { path: { name } } }));
   }
 
   /** Starts a run of a pipeline (its latest version unless `version` is given). */

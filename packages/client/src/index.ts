@@ -14,6 +14,7 @@ export type {
   BatchView,
   PipelineList,
   PipelineRegistered,
+  PipelineDeleted,
   PipelineView,
   RunAccepted,
   RunEvent,

@@ -2,7 +2,7 @@
  * Names for the shapes of the generated document that callers use most. Every one is taken from
  * `generated/openapi.ts`, so a change to the API shows here at the next generation.
  */
-import type { components, paths } from './generated/openapi.js';
+import type { components, operations, paths } from './generated/openapi.js';
 
 type Schemas = components['schemas'];
 export type RunView = Schemas['RunView'];
@@ -14,6 +14,7 @@ export type BatchList = Schemas['BatchList'];
 export type BatchAccepted = Schemas['BatchAccepted'];
 export type PipelineList = Schemas['PipelineList'];
 export type PipelineView = Schemas['PipelineView'];
+export type PipelineDeleted = operations['deletePipeline']['responses'][200]['content']['application/json'];
 export type PipelineRegistered = Schemas['PipelineRegistered'];
 export type ApiErrorBody = Schemas['Error'];
 

@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * List runs, newest first
-         * @description Optionally only runs of one `status` and of one `pipeline`.
+         * @description Optionally only runs of one `status` and of one `pipeline`. Each run is a summary (status, progress, pipeline, times, the input's `topic`, the result's `title`), without its input, stages or result: `fields` adds them, as `GET /v1/runs/{runId}` gives them. A page holds at most `limit` runs and stops early before its bytes pass the listing budget (`truncated`); `next_offset` is where the next page starts.
          */
         get: operations["listRuns"];
         put?: never;
@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Follow a run's events (Server-Sent Events)
-         * @description Replays the events (from `Last-Event-ID`, or from the start), then follows them until `done`, which carries the result of a completed run.
+         * @description Replays the events (from `Last-Event-ID`, or from the start), then follows them until `done`, which carries the result of a completed run. A `Last-Event-ID` at or past the end of a finished run gets its `done` at once.
          */
         get: operations["followRun"];
         put?: never;
@@ -152,7 +152,7 @@ export interface paths {
         };
         /**
          * Follow a batch's events (Server-Sent Events)
-         * @description A `run` event as each run ends, then `done` with the counts.
+         * @description A `run` event as each run ends, then `done` with the counts. A `Last-Event-ID` at or past the end of a finished batch gets its `done` at once.
          */
         get: operations["followBatch"];
         put?: never;
@@ -170,7 +170,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List pipelines, each by its latest version */
+        /**
+         * List pipelines, each by its latest version
+         * @description In the order their latest version was registered, a page at a time: at most `limit`, and it stops early before its bytes pass the listing budget (`truncated`; `next_offset` goes on).
+         */
         get: operations["listPipelines"];
         put?: never;
         post?: never;
@@ -195,7 +198,31 @@ export interface paths {
          */
         put: operations["registerPipeline"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete a pipeline: every version
+         * @description Every version is gone from listings and new runs at once (404); runs already started go on, on their version. Version numbers are never given again, should the name be registered anew. The pipelines shipped with Switchyard (`story`, `aceflow`) cannot be deleted.
+         */
+        delete: operations["deletePipeline"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipelines/{name}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one version of a pipeline
+         * @description The version is gone from listings and new runs at once (404); runs already started on it go on, on it. Its number is never given again. The latest becomes the highest version left.
+         */
+        delete: operations["deletePipelineVersion"];
         options?: never;
         head?: never;
         patch?: never;
@@ -330,7 +357,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether the cookie opens a browser session, and with which scopes
+         * @description Always 200, so that a page can ask before it has a session without a failed request.
+         */
+        get: operations["getBrowserSession"];
         put?: never;
         /**
          * Open a browser session with the API key
@@ -353,7 +384,7 @@ export interface components {
     schemas: {
         PipelineDefinition: {
             name?: string;
-            /** @description Given by the server when absent: one more than the latest */
+            /** @description Given by the server when absent: one more than the highest so far (at most 1000000000) */
             version?: number;
             /** @default  */
             description: string;
@@ -532,10 +563,33 @@ export interface components {
             /** @description GET this for the events as Server-Sent Events */
             events_url: string;
         };
+        RunView: {
+            run_id: string;
+            kind: string;
+            status: components["schemas"]["RunStatus"];
+            progress: number;
+            created_at: string;
+            updated_at: string;
+            batch_id: string | null;
+            pipeline: {
+                name: string;
+                version: number;
+            } | null;
+            request: unknown;
+            stages: components["schemas"]["StageView"][];
+            result: unknown | null;
+            error: components["schemas"]["RunError"] | null;
+            poll_url: string;
+            events_url: string;
+        };
         RunList: {
-            runs: components["schemas"]["RunView"][];
+            runs: components["schemas"]["RunSummary"][];
             offset: number;
             limit: number;
+            /** @description The `offset` of the next page; null when this page holds the last */
+            next_offset: number | null;
+            /** @description The page stopped before `limit` items because its bytes would have passed the listing budget (`LIST_PAGE_MAX_BYTES`): ask again from `next_offset` */
+            truncated: boolean;
         };
         BatchView: {
             batch_id: string;
@@ -551,6 +605,10 @@ export interface components {
             }[];
             offset: number;
             limit: number;
+            /** @description The `offset` of the next page; null when this page holds the last */
+            next_offset: number | null;
+            /** @description The page stopped before `limit` items because its bytes would have passed the listing budget (`LIST_PAGE_MAX_BYTES`): ask again from `next_offset` */
+            truncated: boolean;
             /** @enum {string} */
             status: "running" | "done";
             /** @description GET this for the current state */
@@ -577,6 +635,10 @@ export interface components {
             }[];
             offset: number;
             limit: number;
+            /** @description The `offset` of the next page; null when this page holds the last */
+            next_offset: number | null;
+            /** @description The page stopped before `limit` items because its bytes would have passed the listing budget (`LIST_PAGE_MAX_BYTES`): ask again from `next_offset` */
+            truncated: boolean;
         };
         PipelineList: {
             pipelines: {
@@ -585,6 +647,12 @@ export interface components {
                 description: string;
                 registered_at: string;
             }[];
+            offset: number;
+            limit: number;
+            /** @description The `offset` of the next page; null when this page holds the last */
+            next_offset: number | null;
+            /** @description The page stopped before `limit` items because its bytes would have passed the listing budget (`LIST_PAGE_MAX_BYTES`): ask again from `next_offset` */
+            truncated: boolean;
         };
         PipelineView: {
             name: string;
@@ -682,7 +750,7 @@ export interface components {
             finished_at: string | null;
             error: components["schemas"]["RunError"] | null;
         };
-        RunView: {
+        RunSummary: {
             run_id: string;
             kind: string;
             status: components["schemas"]["RunStatus"];
@@ -694,12 +762,20 @@ export interface components {
                 name: string;
                 version: number;
             } | null;
-            request: unknown;
-            stages: components["schemas"]["StageView"][];
-            result: unknown | null;
-            error: components["schemas"]["RunError"] | null;
             poll_url: string;
             events_url: string;
+            /** @description A preview of the input: its `topic`, `title`, `name` or `project.name`, at most 120 characters */
+            topic: string | null;
+            /** @description The result's `title` once the run has completed (a story's title), at most 120 characters */
+            title: string | null;
+            /** @description The run's input, with `fields=request` */
+            request?: unknown;
+            /** @description Its stages, with `fields=stages` */
+            stages?: components["schemas"]["StageView"][];
+            /** @description Its result, with `fields=result` */
+            result?: unknown | null;
+            /** @description Why it failed, with `fields=error` */
+            error?: components["schemas"]["RunError"] | null;
         };
     };
     responses: never;
@@ -793,10 +869,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -844,7 +920,7 @@ export interface operations {
                     "application/json": components["schemas"]["AceflowRunAccepted"];
                 };
             };
-            /** @description A bad or missing body, an analysis breaking the data rules, or a stage range outside the mode (`invalid_parameters`, `invalid_json`) */
+            /** @description A bad or missing body, one nested deeper than 64 levels, an analysis breaking the data rules, or a stage range outside the mode (`invalid_parameters`, `invalid_json`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -882,7 +958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is over its limit (`payload_too_large`) */
+            /** @description The body is over its limit (`payload_too_large`), or a run's input is over `RUN_MAX_INPUT_BYTES` (`input_too_large`; `ACEFLOW_RUN_MAX_INPUT_BYTES` for an AceFlow run), or a batch's inputs together over `BATCH_MAX_INPUT_BYTES` (`batch_too_large`); `details` names the limit and its variable */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -900,10 +976,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -927,11 +1003,15 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
+                /** @description Runs to skip, newest first (the newest 10,000 are listed) */
                 offset?: number;
+                /** @description Most runs in the page; a page also stops before passing the listing budget (`LIST_PAGE_MAX_BYTES`, default 4 MiB) */
                 limit?: number;
                 status?: components["schemas"]["RunStatus"];
                 /** @description Only runs of this pipeline */
                 pipeline?: string;
+                /** @description What to add to each summary, as the run's own URL gives it: `request` (or `input`), `result`, `stages`, `error`, comma-separated */
+                fields?: string;
             };
             header?: never;
             path?: never;
@@ -948,7 +1028,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunList"];
                 };
             };
-            /** @description A bad `offset`, `limit`, `status` or `pipeline` (`invalid_parameters`) */
+            /** @description A bad `offset`, `limit`, `status`, `pipeline` or `fields` (`invalid_parameters`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -977,10 +1057,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1051,10 +1131,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1134,10 +1214,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1241,10 +1321,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1252,7 +1332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            /** @description Redis is unreachable (`redis_unavailable`), or this server holds the most event streams it serves at once (`sse_capacity`); try again after `Retry-After` seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait */
@@ -1315,10 +1395,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1413,7 +1493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is over its limit (`payload_too_large`) */
+            /** @description The body is over its limit (`payload_too_large`), or a run's input is over `RUN_MAX_INPUT_BYTES` (`input_too_large`; `ACEFLOW_RUN_MAX_INPUT_BYTES` for an AceFlow run), or a batch's inputs together over `BATCH_MAX_INPUT_BYTES` (`batch_too_large`); `details` names the limit and its variable */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1431,10 +1511,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1517,10 +1597,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1606,10 +1686,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1617,7 +1697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            /** @description Redis is unreachable (`redis_unavailable`), or this server holds the most event streams it serves at once (`sse_capacity`); try again after `Retry-After` seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait */
@@ -1632,20 +1712,34 @@ export interface operations {
     };
     listPipelines: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Pipelines to skip, in the order their latest version was registered */
+                offset?: number;
+                /** @description Most pipelines in the page; a page also stops before passing the listing budget (`LIST_PAGE_MAX_BYTES`) */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every registered pipeline */
+            /** @description A page of the registered pipelines */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PipelineList"];
+                };
+            };
+            /** @description A bad `offset` or `limit` (`invalid_parameters`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No valid API key (`unauthorized`) */
@@ -1668,10 +1762,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1742,10 +1836,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1848,7 +1942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description That version exists with another definition (`version_conflict`) */
+            /** @description That version exists with another definition, or is not above the highest the pipeline has had (`version_conflict`); the pipeline has as many versions as it may (`version_limit`), or there are as many pipelines as there may be (`pipeline_limit`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1875,10 +1969,191 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A pipeline name; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pipeline is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @constant */
+                        outcome: "deleted";
+                        /** @description The versions deleted (none for a pipeline stored with no valid version) */
+                        versions: number[];
+                    };
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `admin` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such pipeline, or no such version of it (`pipeline_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A pipeline shipped with Switchyard, whose routes run it (`pipeline_shipped`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePipelineVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A pipeline name; any other answers 404 */
+                name: string;
+                /** @description A version, 1 to 1000000000 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        version: number;
+                        /** @constant */
+                        outcome: "deleted";
+                        /** @description The latest version left, or null when none is (the pipeline is gone) */
+                        latest: number | null;
+                    };
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `admin` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such pipeline, or no such version of it (`pipeline_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description It is the last version of a pipeline shipped with Switchyard, whose routes run it (`pipeline_shipped`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -1972,7 +2247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `Idempotency-Key` was used with another body (`idempotency_conflict`) */
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_conflict`), or the version was stored before checks it now fails: delete it (`pipeline_unusable`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1981,7 +2256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is over its limit (`payload_too_large`) */
+            /** @description The body is over its limit (`payload_too_large`), or a run's input is over `RUN_MAX_INPUT_BYTES` (`input_too_large`; `ACEFLOW_RUN_MAX_INPUT_BYTES` for an AceFlow run), or a batch's inputs together over `BATCH_MAX_INPUT_BYTES` (`batch_too_large`); `details` names the limit and its variable */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1999,10 +2274,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
@@ -2156,6 +2431,41 @@ export interface operations {
             };
         };
     };
+    getBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session, if any */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        open: boolean;
+                        /** @description The key's scopes, when open */
+                        scopes?: ("read" | "run" | "admin")[];
+                    };
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     openBrowserSession: {
         parameters: {
             query?: never;
@@ -2218,10 +2528,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong API keys from this client address lately (`too_many_failed_keys`): every request of it presenting a key is refused until `Retry-After` seconds have passed */
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description Seconds until this address may present a key again */
+                    /** @description Seconds to wait */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
