@@ -1,27 +1,27 @@
 export { QUEUES, RemoteTaskRef, StepJob, DispatchJob, STAGE_JOB_OPTIONS, MAX_STAGE_ATTEMPTS, BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, jobId } from './catalog.js';
 export type { JobName } from './catalog.js';
-export { runKeys } from './keys.js';
-export { DEFAULT_RUN_LIMITS, RUN_LIMIT_VARIABLES, runLimitsEnvShape, runLimitsConfig, runLimitsOf, RunLimitError, jsonBytesWithin } from './limits.js';
-export type { RunLimits } from './limits.js';
-export type { RunKeys } from './keys.js';
-export { RunStore, newRunId } from './run-store.js';
-export { RUN_FIELDS, inputTopic, resultTitle } from './run-listing.js';
-export type { RunField, RunListQuery } from './run-listing.js';
-export { RawJson, stringifyWithRaw, rawJsonBytes } from './raw-json.js';
-export { withinBudget } from './page-budget.js';
-export { stepStateFields, readStepStates, readStepOutputs } from './step-states.js';
-export type { RecordedStage, StepStates } from './step-states.js';
-export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart } from './run-store.js';
-export { BatchStore, newBatchId } from './batch-store.js';
-export { readEvents, toStreamEvents, EVENT_ID_PATTERN } from './events.js';
-export { runEventPages, findRunDone, readRunHistories, compareStreamIds } from './run-archive.js';
-export { StreamHub } from './stream-hub.js';
-export type { StreamHubOptions, StreamListener, StreamFailureListener } from './stream-hub.js';
-export { compactEndedRuns } from './run-compaction.js';
-export type { CompactionOptions, CompactionReport } from './run-compaction.js';
-export type { StreamEvent } from './events.js';
-export { createPipelineQueues } from './queues.js';
-export type { PipelineQueues } from './queues.js';
+export { runKeys } from './store/keys.js';
+export { DEFAULT_RUN_LIMITS, RUN_LIMIT_VARIABLES, runLimitsEnvShape, runLimitsConfig, runLimitsOf, RunLimitError, jsonBytesWithin } from './store/limits.js';
+export type { RunLimits } from './store/limits.js';
+export type { RunKeys } from './store/keys.js';
+export { RunStore, newRunId } from './store/run-store.js';
+export { RUN_FIELDS, inputTopic, resultTitle } from './store/run-listing.js';
+export type { RunField, RunListQuery } from './store/run-listing.js';
+export { RawJson, stringifyWithRaw, rawJsonBytes } from './store/raw-json.js';
+export { withinBudget } from './store/page-budget.js';
+export { stepStateFields, readStepStates, readStepOutputs } from './store/step-states.js';
+export type { RecordedStage, StepStates } from './store/step-states.js';
+export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart } from './store/run-store.js';
+export { BatchStore, newBatchId } from './store/batch-store.js';
+export { readEvents, toStreamEvents, EVENT_ID_PATTERN } from './store/events.js';
+export { runEventPages, findRunDone, readRunHistories, compareStreamIds } from './store/run-archive.js';
+export { StreamHub } from './store/stream-hub.js';
+export type { StreamHubOptions, StreamListener, StreamFailureListener } from './store/stream-hub.js';
+export { compactEndedRuns } from './store/run-compaction.js';
+export type { CompactionOptions, CompactionReport } from './store/run-compaction.js';
+export type { StreamEvent } from './store/events.js';
+export { createPipelineQueues } from './engine/queues.js';
+export type { PipelineQueues } from './engine/queues.js';
 export {
   startStoryRun,
   batchStoryRequests,
@@ -34,13 +34,9 @@ export {
   requirePipeline,
   cancelRun,
   findRun,
-  toRunView,
-  runLinks,
-  batchLinks,
-  RUN_ID,
-  BATCH_ID,
-} from './runs.js';
-export type { CancelOutcome } from './runs.js';
+} from './engine/runs.js';
+export { toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID } from './store/run-view.js';
+export type { CancelOutcome } from './engine/runs.js';
 export { PipelineDefinition, StepDefinition, pipelineJsonSchema, STEP_NAME, PIPELINE_NAME, MAX_REPEAT, MAX_STEP_ATTEMPTS } from './definition/schema.js';
 export type { PipelineDefinitionInput } from './definition/schema.js';
 export { compilePipeline, orderSteps } from './definition/compile.js';
@@ -76,8 +72,8 @@ export {
   MAX_LIVE_VERSIONS,
   MAX_PIPELINES,
 } from './definition/limits.js';
-export { PipelineStore, sameDefinition, parseVersion, UnusablePipelineError } from './engine/pipeline-store.js';
-export type { PipelineSummary, RegisterOutcome, PipelineStoreOptions } from './engine/pipeline-store.js';
+export { PipelineStore, sameDefinition, parseVersion, UnusablePipelineError } from './store/pipeline-store.js';
+export type { PipelineSummary, RegisterOutcome, PipelineStoreOptions } from './store/pipeline-store.js';
 export { startPipelineRun, startPipelineBatch, checkRunInput, checkInputSize, checkBatchSize, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError } from './engine/pipeline-runs.js';
 export { checkMapList, mapItemTexts, constantListOf, isConstantMap } from './engine/map-lists.js';
 export type { PipelineRunsDeps } from './engine/pipeline-runs.js';

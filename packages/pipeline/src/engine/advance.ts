@@ -7,9 +7,9 @@
 import type { RunError, RunStatus } from '@switchyard/contracts';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { ExpressionError } from '../definition/expressions.js';
-import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RUN_LIMIT_VARIABLES, type RunLimits } from '../limits.js';
-import type { RunStore } from '../run-store.js';
-import { readStepOutputs, readStepStates, type RecordedStage } from '../step-states.js';
+import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RUN_LIMIT_VARIABLES, type RunLimits } from '../store/limits.js';
+import type { RunStore } from '../store/run-store.js';
+import { readStepOutputs, readStepStates, type RecordedStage } from '../store/step-states.js';
 import { jobsForStep } from './pipeline-runs.js';
 import type { StepQueues } from './step-jobs.js';
 

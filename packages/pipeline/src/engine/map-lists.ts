@@ -6,7 +6,7 @@
  * evaluated once per version in each process, and a branch takes its item from there.
  */
 import type { CompiledStep } from '../definition/compile.js';
-import { jsonBytesWithin, RunLimitError, type RunLimits } from '../limits.js';
+import { jsonBytesWithin, RunLimitError, type RunLimits } from '../store/limits.js';
 import { branchKeys } from './step-jobs.js';
 
 const constantLists = new WeakMap<CompiledStep, Promise<unknown>>();

@@ -6,12 +6,12 @@
 import { annotateActiveSpan } from '@switchyard/telemetry';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { DefinitionError } from '../definition/problems.js';
-import type { BatchStore } from '../batch-store.js';
-import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RunLimitError, type RunLimits } from '../limits.js';
+import type { BatchStore } from '../store/batch-store.js';
+import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RunLimitError, type RunLimits } from '../store/limits.js';
 import { constantListOf, keysOf, listAtStart, usableList } from './map-lists.js';
-import type { PipelineQueues } from '../queues.js';
-import { newRunId, type NewRun, type RunStore } from '../run-store.js';
-import type { PipelineStore } from './pipeline-store.js';
+import type { PipelineQueues } from './queues.js';
+import { newRunId, type NewRun, type RunStore } from '../store/run-store.js';
+import type { PipelineStore } from '../store/pipeline-store.js';
 import { branchKeys, stageOf, stepJob, type StepJobSpec } from './step-jobs.js';
 
 export interface PipelineRunsDeps {

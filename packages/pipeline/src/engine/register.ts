@@ -5,7 +5,7 @@
  */
 import { DefinitionError, type DefinitionProblem } from '../definition/problems.js';
 import { validateDefinition, type ToolDirectory } from '../definition/validate.js';
-import { sameDefinition, type PipelineStore } from './pipeline-store.js';
+import { sameDefinition, type PipelineStore } from '../store/pipeline-store.js';
 import { STEP_KINDS } from './shipped.js';
 
 export interface PipelineRegistration {

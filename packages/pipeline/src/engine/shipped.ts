@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { DefinitionError } from '../definition/problems.js';
 import { parseDefinitionText } from '../definition/parse-text.js';
 import { validateDefinition } from '../definition/validate.js';
-import type { PipelineStore } from './pipeline-store.js';
+import type { PipelineStore } from '../store/pipeline-store.js';
 
 /** Step kinds registered in code (`uses:`); the workers implement each. */
 export const STEP_KINDS = ['aceflow.stage'] as const;

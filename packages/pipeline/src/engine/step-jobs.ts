@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import { BULLMQ_EVENTS_MAXLEN, jobId, MAX_STAGE_ATTEMPTS, STAGE_JOB_OPTIONS, type StepJob } from '../catalog.js';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
-import { TurnBatch } from '../turn-batch.js';
+import { TurnBatch } from '../store/turn-batch.js';
 
 export const STEP_JOB_NAME = 'pipeline.step';
 

@@ -8,16 +8,23 @@ import { createRequire } from 'node:module';
 import { Queue } from 'bullmq';
 import { toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
-import type { TestStack } from './stack.js';
+import type { ToolServicesConfig } from '@switchyard/contracts';
+
+/** What a worker process is started against: the test stack's Redis, keyspace and tool services. */
+export interface WorkerTarget {
+  redisUrl: string;
+  prefix: string;
+  toolConfig: ToolServicesConfig;
+}
 
 const workerMain = createRequire(import.meta.url).resolve('@switchyard/workers').replace(/index\.ts$/, 'main.ts');
 
 export class WorkerProcesses {
-  readonly #stack: () => TestStack;
+  readonly #stack: () => WorkerTarget;
   readonly children: ChildProcess[] = [];
 
   /** `stack` is read when a process starts, so the pool may be made before the stack is. */
-  constructor(stack: () => TestStack) {
+  constructor(stack: () => WorkerTarget) {
     this.#stack = stack;
   }
 

@@ -18,7 +18,7 @@
  */
 import type { Redis } from 'ioredis';
 import { isCluster } from '@switchyard/redis';
-import { jobId } from './catalog.js';
+import { jobId } from '../catalog.js';
 import type { RunKeys } from './keys.js';
 import { compressArchiveText } from './run-archive.js';
 import { archiveText, queueCompactionWrite, readForCompaction } from './compaction-scripts.js';

@@ -14,7 +14,7 @@ import { withinBudget } from './page-budget.js';
 import { readRunFields } from './run-archive.js';
 import { rawJsonBytes } from './raw-json.js';
 import { runRecordOf } from './run-record.js';
-import { runLinks, toRunView } from './runs.js';
+import { runLinks, toRunView } from './run-view.js';
 
 /** What a listing may add to each summary: what the run's own URL answers. */
 export const RUN_FIELDS = ['request', 'result', 'stages', 'error'] as const;

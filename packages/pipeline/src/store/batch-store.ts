@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { RunStatus, type BatchCounts, type BatchPage, type BatchSummary, type PageMarks } from '@switchyard/contracts';
 import { withinBudget } from './page-budget.js';
-import { batchLinks } from './runs.js';
+import { batchLinks } from './run-view.js';
 import { newRunId, type NewRun, type RunStore } from './run-store.js';
 
 const RUN_IDS_PER_COMMAND = 1000;

@@ -5,8 +5,8 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
-import { BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, QUEUES, type DispatchJob } from './catalog.js';
-import { StepQueues } from './engine/step-jobs.js';
+import { BULLMQ_EVENTS_MAXLEN, dispatchJobId, JOB_CATALOG, QUEUES, type DispatchJob } from '../catalog.js';
+import { StepQueues } from './step-jobs.js';
 
 export interface PipelineQueues {
   dispatch: Queue<DispatchJob>;

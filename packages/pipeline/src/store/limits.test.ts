@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkMapList } from './engine/map-lists.js';
+import { checkMapList } from '../engine/map-lists.js';
 import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RunLimitError, runLimitsConfig, runLimitsEnvShape } from './limits.js';
 import { inputTopic, resultTitle, runLabel } from './run-listing.js';
 import { z } from 'zod';

@@ -1,20 +1,14 @@
 /**
- * Reading and cancelling runs, and the story and AceFlow aliases over the pipeline engine: the
- * operations behind both the HTTP API and the MCP bridge, so that the two cannot drift apart.
+ * Cancelling runs, and the story and AceFlow aliases over the pipeline engine: the operations
+ * behind both the HTTP API and the MCP bridge, so that the two cannot drift apart.
  */
 import { z } from 'zod';
-import { ACEFLOW_STAGE_IDS, StoryRequest, TERMINAL_STATUSES, type AceflowRunRequest, type AceflowStageId, type BatchRequest, type RunStatus, type RunView } from '@switchyard/contracts';
-import type { CompiledPipeline } from './definition/compile.js';
-import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './engine/pipeline-runs.js';
-import { registerShippedPipelines } from './engine/shipped.js';
-import type { RunRecord, RunStore } from './run-store.js';
-
-export const runLinks = (runId: string) => ({ poll_url: `/v1/runs/${runId}`, events_url: `/v1/runs/${runId}/events` });
-export const batchLinks = (batchId: string) => ({ poll_url: `/v1/batches/${batchId}`, events_url: `/v1/batches/${batchId}/events` });
-
-/** Ids are generated here; anything else cannot name a run or batch. */
-export const RUN_ID = /^run_[0-9a-f]{32}$/;
-export const BATCH_ID = /^batch_[0-9a-f]{32}$/;
+import { ACEFLOW_STAGE_IDS, StoryRequest, type AceflowRunRequest, type AceflowStageId, type BatchRequest, type RunStatus } from '@switchyard/contracts';
+import type { CompiledPipeline } from '../definition/compile.js';
+import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './pipeline-runs.js';
+import { registerShippedPipelines } from './shipped.js';
+import type { RunRecord, RunStore } from '../store/run-store.js';
+import { RUN_ID } from '../store/run-view.js';
 
 /** A pipeline the deployment needs and does not have (the shipped ones are registered at start-up). */
 export class PipelineMissingError extends Error {
@@ -103,26 +97,4 @@ export async function cancelRun(deps: { store: RunStore }, runId: string): Promi
 
 export async function findRun(deps: { store: RunStore }, runId: string): Promise<RunRecord | null> {
   return RUN_ID.test(runId) ? deps.store.getRun(runId) : null;
-}
-
-const SETTLED = ['completed', 'skipped', 'failed', 'cancelled'];
-
-export function toRunView(run: RunRecord): RunView {
-  const ended = TERMINAL_STATUSES.includes(run.status);
-  return {
-    run_id: run.id,
-    kind: run.kind,
-    status: run.status,
-    progress: run.status === 'completed' ? 100 : Math.min(run.progress, 99),
-    created_at: run.created_at,
-    updated_at: run.updated_at,
-    batch_id: run.batch_id,
-    pipeline: run.pipeline,
-    request: run.request,
-    // Once a run has ended, a stage that never finished will not: show it as cancelled.
-    stages: run.stages.map((s) => (ended && !SETTLED.includes(s.status) ? { ...s, status: 'cancelled' } : s)),
-    result: run.result,
-    error: run.error,
-    ...runLinks(run.id),
-  };
 }
