@@ -103,9 +103,30 @@ function cycles(graph: Map<string, string[]>): string[][] {
 
 test('no module imports itself through others: the import graph has no circle', () => {
   const exportsMap = workspaceExports();
-  const files = ['packages', 'services', 'scripts'].flatMap((dir) => sourceFiles(path.join(REPO_ROOT, dir)));
+  const files = ['packages', 'services', 'scripts', 'tests'].flatMap((dir) => sourceFiles(path.join(REPO_ROOT, dir)));
   const graph = new Map(files.map((file) => [file, importsOf(file, exportsMap)]));
   const circles = cycles(graph).map((component) => component.map((file) => path.relative(REPO_ROOT, file)).sort());
   process.stdout.write(`# ${files.length} modules, ${[...graph.values()].reduce((n, edges) => n + edges.length, 0)} imports\n`);
   assert.deepEqual(circles, [], `circles:\n${circles.map((c) => c.join(' → ')).join('\n')}`);
+});
+
+/** Folder rules of docs/ARCHITECTURE.md's map: a module of the first may not import one of the second (tests excepted). */
+const FORBIDDEN: Array<[RegExp, RegExp, string]> = [
+  [/^packages\//, /^services\//, 'a package imports no service'],
+  [/^packages\/pipeline\/src\/definition\//, /^packages\/pipeline\/src\/(engine|store)\//, 'the definition imports neither the engine nor the store'],
+  [/^packages\/pipeline\/src\/store\//, /^packages\/pipeline\/src\/engine\//, 'the store imports no engine'],
+];
+
+test("every import keeps to the architecture's map: packages below services, definition below engine and store, store below engine", () => {
+  const exportsMap = workspaceExports();
+  const files = ['packages', 'services'].flatMap((dir) => sourceFiles(path.join(REPO_ROOT, dir))).filter((file) => !file.endsWith('.test.ts') && !/\/testing\//.test(file));
+  const broken: string[] = [];
+  for (const file of files) {
+    const from = path.relative(REPO_ROOT, file);
+    for (const target of importsOf(file, exportsMap)) {
+      const to = path.relative(REPO_ROOT, target);
+      for (const [source, forbidden, rule] of FORBIDDEN) if (source.test(from) && forbidden.test(to)) broken.push(`${from} → ${to}: ${rule}`);
+    }
+  }
+  assert.deepEqual(broken, []);
 });

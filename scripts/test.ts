@@ -1,6 +1,6 @@
 /**
  * `npm test`: typecheck, lint, then every test file (`*.test.ts`, `*.int.test.ts`) under
- * packages/, services/ and scripts/ with node's test runner, against one real Redis for the
+ * packages/, services/, scripts/ and tests/ with node's test runner, against one real Redis for the
  * whole run. Ends with the line `N passed, N failed`.
  *
  *   npm test                      everything
@@ -56,7 +56,7 @@ if (filters.length === 0) {
   await check('lint', bin('eslint'), ['--max-warnings', '0', '.']);
 }
 
-const files = ['packages', 'services', 'scripts']
+const files = ['packages', 'services', 'scripts', 'tests']
   .flatMap((dir) => findTests(path.join(REPO_ROOT, dir)))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();

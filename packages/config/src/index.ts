@@ -69,7 +69,7 @@ export const pipelineEnvShape = {
   /**
    * Name of the deployment's keyspace: queues and shared keys live under `{name}` (one Redis Cluster
    * slot, as BullMQ needs on a cluster), each run's keys under a tag of its own (see
-   * packages/pipeline/src/keys.ts). `sy` and `{sy}` name the same keyspace. Default `sy`.
+   * packages/pipeline/src/store/keys.ts). `sy` and `{sy}` name the same keyspace. Default `sy`.
    */
   QUEUE_PREFIX: z.string().regex(/^(\{[\w:.-]+\}|[\w:.-]+)$/, 'letters, digits and _:.- (optionally in one pair of braces)').default('sy'),
   /** Seconds a finished run stays readable (default 7 days, at most a year). */

@@ -52,7 +52,7 @@ export const BridgeEnv = z.object({
   ...metricSeriesEnvShape,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
-  /** What a run the bridge starts may hold, and what a page of list_runs carries (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  /** What a run the bridge starts may hold, and what a page of list_runs carries (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
 });
 

@@ -26,7 +26,7 @@ export const OrchestratorEnv = z.object({
   ...metricSeriesEnvShape,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
-  /** What a run may hold and a listing page may carry (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  /** What a run may hold and a listing page may carry (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
   /** Deepest nesting of arrays and objects a JSON body may have (default 64): refused with 400 before it is parsed. */
   JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(MAX_JSON_DEPTH),

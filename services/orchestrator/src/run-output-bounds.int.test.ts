@@ -78,7 +78,7 @@ test('a 1 MB input mapped over 1,000 items, each the whole input, fails at once 
   const run = attack.outcome;
   assert.equal(run.status, 'failed');
   // Met first by the sandbox, which measures the value before writing it out; a list made in
-  // plain JavaScript meets map_item_too_large (packages/pipeline/src/limits.test.ts).
+  // plain JavaScript meets map_item_too_large (packages/pipeline/src/store/limits.test.ts).
   assert.equal(run.error?.code, 'expression_budget_exceeded');
   assert.equal(run.error?.stage, 'each');
   assert.match(run.error?.message ?? '', /steps\.each\.map: gave a value larger than its budget/);

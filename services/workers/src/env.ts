@@ -99,7 +99,7 @@ export const WorkersEnv = z.object({
   ...perQueue,
   ...toolServicesEnvShape,
   ...telemetryEnvShape,
-  /** What a run may hold: map lists, step outputs, results (see packages/pipeline/src/limits.ts; docs/SECURITY.md). */
+  /** What a run may hold: map lists, step outputs, results (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
 });
 

@@ -1,7 +1,7 @@
 export { startWorkers } from './start-workers.js';
 export type { StartWorkersOptions, RunningWorkers } from './start-workers.js';
-export { RunCompactor } from './compactor.js';
-export type { RunCompactorOptions, CompactorReport } from './compactor.js';
+export { RunCompactor } from './background/compactor.js';
+export type { RunCompactorOptions, CompactorReport } from './background/compactor.js';
 export { createHttpTools } from './tools.js';
 export type { StepTools, StepToolCall, StageCall } from './tools.js';
 export type { StepKind, StepKinds, StepKindContext } from './engine/step-kinds.js';

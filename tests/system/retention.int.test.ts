@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createRedisClient, keyspace, scanKeys } from '@switchyard/redis';
-import { readSse } from './testing/events.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 const RETENTION_S = 2;
 let stack: TestStack;

@@ -7,10 +7,10 @@ import { after, before, test } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import { createLogger } from '@switchyard/logger';
 import { inSpan, startTracing, tracingEnabled, type RunningTracing } from '@switchyard/telemetry';
-import { loadEnv } from './env.js';
-import { startProxiedTestStack, type RecordingProxy } from './testing/recording-proxy.js';
-import type { TestStack } from './testing/stack.js';
-import { recordJobs } from './testing/job-recorder.js';
+import { loadEnv } from '../../services/orchestrator/src/env.js';
+import { startProxiedTestStack, type RecordingProxy } from '../../services/orchestrator/src/testing/recording-proxy.js';
+import type { TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { recordJobs } from '../../services/orchestrator/src/testing/job-recorder.js';
 
 let tracing: RunningTracing;
 let stack: TestStack;

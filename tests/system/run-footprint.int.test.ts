@@ -12,9 +12,9 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobId, runKeys, STEP_JOB_NAME, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient, keyspace, scanKeys } from '@switchyard/redis';
-import { countingAuthor } from './testing/authors.js';
-import { readSse } from './testing/events.js';
-import { startTestStack, waitFor, type TestStack } from './testing/stack.js';
+import { countingAuthor } from '../../services/orchestrator/src/testing/authors.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, waitFor, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 const MAX_BYTES_PER_RUN = 8 * 1024;
 const author = countingAuthor();

@@ -3,10 +3,10 @@ import { after, afterEach, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
-import { countingAuthor } from './testing/authors.js';
-import { finishedRun, registerPipeline, stageOf, startRun, type RunBody } from './testing/pipelines.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
-import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
+import { countingAuthor } from '../../services/orchestrator/src/testing/authors.js';
+import { finishedRun, registerPipeline, stageOf, startRun, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { waitFor, WorkerProcesses } from '../../services/orchestrator/src/testing/worker-processes.js';
 
 const author = countingAuthor();
 let stack: TestStack;

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { parseExposition, sampleSum } from '@switchyard/metrics/testing';
 import { reportRedisOutagesTo, RestartableRedis } from '@switchyard/redis';
-import { readSse } from './testing/events.js';
-import { startTestStack, TEST_API_KEY, type TestStack } from './testing/stack.js';
-import { checkStoryText } from './testing/text-checks.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, TEST_API_KEY, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { checkStoryText } from '../../services/orchestrator/src/testing/text-checks.js';
 
 let redis: RestartableRedis;
 let stack: TestStack;

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Job } from 'bullmq';
 import { jobId } from '@switchyard/pipeline';
-import { readSse } from './testing/events.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 let stack: TestStack;
 const BREAKER_WAIT_BUDGET_MS = 8000;

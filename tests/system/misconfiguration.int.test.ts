@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createLogger } from '@switchyard/logger';
-import { startOrchestrator } from './server.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
-import { WorkerProcesses } from './testing/worker-processes.js';
+import { startOrchestrator } from '../../services/orchestrator/src/server.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { WorkerProcesses } from '../../services/orchestrator/src/testing/worker-processes.js';
 
 let stack: TestStack;
 const workers = new WorkerProcesses(() => stack);

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
-import { finishedRun, putPipeline, registerPipeline, startRun, type RunBody } from './testing/pipelines.js';
-import { HOSTILE_EXPRESSIONS, HOSTILE_REQUESTS, LINEAR_REGEX } from './testing/hostile.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
+import { finishedRun, putPipeline, registerPipeline, startRun, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
+import { HOSTILE_EXPRESSIONS, HOSTILE_REQUESTS, LINEAR_REGEX } from '../../services/orchestrator/src/testing/hostile.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 let stack: TestStack;
 /** What one evaluation may take: an expression evaluated in this process would block it at least this long. */

@@ -10,9 +10,9 @@ import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { createLogger } from '@switchyard/logger';
 import { createOfflineAuthor, createToolServiceApp, defaultFaults, type ToolDefinition } from '@switchyard/tool-services';
-import { readSse } from './testing/events.js';
-import { finishedRun, putPipeline, registerPipeline, stageOf, startRun } from './testing/pipelines.js';
-import { startTestStack, TOOL_KEY, type TestStack } from './testing/stack.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { finishedRun, putPipeline, registerPipeline, stageOf, startRun } from '../../services/orchestrator/src/testing/pipelines.js';
+import { startTestStack, TOOL_KEY, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 /** The user's service: one tool, `count_words`, that none of the reference services has. */
 const tally = { faults: defaultFaults(), calls: 0 };

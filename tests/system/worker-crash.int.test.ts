@@ -4,11 +4,11 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
-import { countingAuthor } from './testing/authors.js';
-import { finishedRun, registerPipeline, startRun } from './testing/pipelines.js';
-import { readSse } from './testing/events.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
-import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
+import { countingAuthor } from '../../services/orchestrator/src/testing/authors.js';
+import { finishedRun, registerPipeline, startRun } from '../../services/orchestrator/src/testing/pipelines.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { waitFor, WorkerProcesses } from '../../services/orchestrator/src/testing/worker-processes.js';
 
 const author = countingAuthor();
 let stack: TestStack;

@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '@switchyard/logger';
 import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { parentSpanId, startTestTracing, type ReadableSpan, type TestTracing } from '@switchyard/telemetry/testing';
-import { finishedRun, startRun, type RunBody } from './testing/pipelines.js';
-import { startProxiedTestStack, type RecordingProxy } from './testing/recording-proxy.js';
-import type { TestStack } from './testing/stack.js';
-import { recordJobs } from './testing/job-recorder.js';
+import { finishedRun, startRun, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
+import { startProxiedTestStack, type RecordingProxy } from '../../services/orchestrator/src/testing/recording-proxy.js';
+import type { TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { recordJobs } from '../../services/orchestrator/src/testing/job-recorder.js';
 
 let tracing: TestTracing;
 let stack: TestStack;

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { readSse } from './testing/events.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
-import { checkStoryText } from './testing/text-checks.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { checkStoryText } from '../../services/orchestrator/src/testing/text-checks.js';
 
 const STORIES = 24;
 let stack: TestStack;

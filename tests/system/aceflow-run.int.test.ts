@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { countingAuthor } from './testing/authors.js';
-import { readSse } from './testing/events.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
+import { countingAuthor } from '../../services/orchestrator/src/testing/authors.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 const author = countingAuthor();
 let stack: TestStack;

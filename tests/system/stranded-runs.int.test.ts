@@ -8,10 +8,10 @@ import { after, before, test, type TestContext } from 'node:test';
 import { Queue } from 'bullmq';
 import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
-import { readSse } from './testing/events.js';
-import { registerPipeline, startRun } from './testing/pipelines.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
-import { waitFor, WorkerProcesses } from './testing/worker-processes.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { registerPipeline, startRun } from '../../services/orchestrator/src/testing/pipelines.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { waitFor, WorkerProcesses } from '../../services/orchestrator/src/testing/worker-processes.js';
 
 let stack: TestStack;
 const workers = new WorkerProcesses(() => stack);

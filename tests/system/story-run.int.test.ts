@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { SECTION_ORDER, type StoryResult } from '@switchyard/contracts';
 import { runKeys } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
-import { startTestStack, type TestStack } from './testing/stack.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 let stack: TestStack;
 before(async () => {

@@ -7,7 +7,7 @@ import { createLogger } from '@switchyard/logger';
 import { RunStore } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { RunCompactor } from './compactor.js';
-import { markEnded } from './stage-runner.js';
+import { markEnded } from '../stage-runner.js';
 
 let redis: Redis;
 before(async () => {

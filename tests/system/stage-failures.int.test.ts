@@ -4,9 +4,9 @@ import { Queue } from 'bullmq';
 import { HttpError } from '@switchyard/http-kit';
 import { jobId, kindQueue, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
-import { countingAuthor, untilAborted } from './testing/authors.js';
-import { readSse } from './testing/events.js';
-import { startTestStack, type TestStack } from './testing/stack.js';
+import { countingAuthor, untilAborted } from '../../services/orchestrator/src/testing/authors.js';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 const author = countingAuthor();
 let stack: TestStack;
