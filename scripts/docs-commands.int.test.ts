@@ -1,0 +1,152 @@
+/**
+ * The docs' commands, run as written. Every shell block of README.md and docs/*.md is either run
+ * here, command by command, against `npm run stack` (started as a user starts it), or marked just
+ * above it with `<!-- docs-test: covered by FILE … -->` (FILE must exist) or
+ * `<!-- docs-test: illustrative (why) -->`. Only the stack's address, its key and the ids a
+ * command printed before stand in for what the docs write as `…` or `8080`.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { freePort, REPO_ROOT, uniquePrefix } from '@switchyard/redis';
+
+interface Block {
+  where: string;
+  text: string;
+  /** The `docs-test:` note above it, if any. */
+  note?: string;
+}
+
+function docBlocks(): Block[] {
+  const files = ['README.md', ...readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const blocks: Block[] = [];
+  for (const file of files) {
+    const lines = readFileSync(path.join(REPO_ROOT, file), 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (!/^```(sh|bash|shell)\s*$/.test(line)) return;
+      const end = lines.findIndex((l, j) => j > i && l.startsWith('```'));
+      const note = /^<!-- docs-test: (.+) -->$/.exec(lines[i - 1] ?? '')?.[1];
+      blocks.push({ where: `${file}:${i + 1}`, text: lines.slice(i + 1, end).join('\n'), ...(note ? { note } : {}) });
+    });
+  }
+  return blocks;
+}
+
+/** The block's commands: continuation lines joined, comment lines and trailing comments left out. */
+function commandsOf(text: string): string[] {
+  return text
+    .replace(/\\\n\s*/g, '')
+    .split('\n')
+    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
+    .filter((line) => line && !line.startsWith('#'));
+}
+
+let stack: { child: ChildProcess; url: string; key: string; stop(): Promise<void> } | undefined;
+let curlHome: string;
+const prefix = uniquePrefix('docs-commands');
+
+before(async () => {
+  curlHome = mkdtempSync(path.join(os.tmpdir(), 'docs-curl-'));
+  // What each curl answered, written after its body: the docs' commands stay as written.
+  writeFileSync(path.join(curlHome, '.curlrc'), 'write-out = "\\nHTTP %{http_code}\\n"\n');
+  const [port, mcpPort] = await Promise.all([freePort(), freePort()]);
+  const child = spawn('npm', ['run', 'stack'], { cwd: REPO_ROOT, env: { ...process.env, PORT: String(port), MCP_PORT: String(mcpPort), WORKERS: '1', QUEUE_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const serving = /Serving at (\S+)\s+API key: (\S+)/.exec(output);
+    if (serving?.[1] && serving[2]) {
+      stack = { child, url: serving[1], key: serving[2], stop };
+      return;
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`npm run stack did not serve:\n${output.slice(-3000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+});
+after(async () => {
+  await stack?.stop();
+  rmSync(curlHome, { recursive: true, force: true });
+});
+
+function bash(command: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+test('every shell block of the docs is run here or says which test covers it, or that it is illustrative', () => {
+  const blocks = docBlocks();
+  assert.ok(blocks.length >= 8, `found ${blocks.length}`);
+  for (const block of blocks.filter((b) => b.note)) {
+    const note = block.note as string;
+    assert.match(note, /^(covered by |illustrative \()/, `${block.where}: ${note}`);
+    for (const file of note.match(/[\w./-]+\.(ts|md)|\.ci\/run/g) ?? []) assert.ok(existsSync(path.join(REPO_ROOT, file)), `${block.where} names ${file}, which does not exist`);
+  }
+  process.stdout.write(`# ${blocks.length} blocks: ${blocks.filter((b) => !b.note).length} run here, ${blocks.filter((b) => b.note?.startsWith('covered')).length} covered elsewhere, ${blocks.filter((b) => b.note?.startsWith('illustrative')).length} illustrative\n`);
+});
+
+test("the docs' commands work as written against npm run stack: each exits 0 and no HTTP answer is a 5xx or a 404", async () => {
+  const live = stack as NonNullable<typeof stack>;
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'docs-run-'));
+  const env = { ...process.env, CURL_HOME: curlHome, SWITCHYARD_URL: live.url, SWITCHYARD_KEY: live.key };
+  const failures: string[] = [];
+  let ran = 0;
+  // A page is read top to bottom in one shell: what one block sets (KEY, API, a run id) the next uses.
+  let page = '';
+  let assignments = '';
+  let runId = '';
+  let batchId = '';
+  for (const block of docBlocks().filter((b) => !b.note)) {
+    if (!block.where.startsWith(`${page}:`)) [page, assignments, runId, batchId] = [block.where.split(':')[0] ?? '', '', '', ''];
+    for (const written of commandsOf(block.text)) {
+      const command = written
+        .replaceAll('http://127.0.0.1:8080', live.url)
+        .replace(/\bKEY=(…|\$\(cat \.data\/api-key\))/, `KEY=${live.key}`)
+        .replaceAll('run_…', runId || 'run_…')
+        .replaceAll('batch_…', batchId || 'batch_…');
+      if (/^\w+=\S*(;\s*\w+=\S*)*;?$/.test(command)) {
+        assignments += `${command}; `;
+        continue;
+      }
+      // A command that writes a file of its own (openapi-typescript's -o) writes it in a scratch directory.
+      const cwd = / -o \S+/.test(command) ? scratch : REPO_ROOT;
+      const { code, output } = await bash(`${assignments}${command}`, env, cwd);
+      ran += 1;
+      const statuses = [...output.matchAll(/^HTTP (\d{3})$/gm)].map((m) => Number(m[1]));
+      if (code !== 0 || statuses.some((s) => s >= 500 || s === 404)) failures.push(`${block.where}: \`${written}\` → exit ${code}, HTTP ${statuses.join(',')}: ${output.slice(-400)}`);
+      runId = [...output.matchAll(/run_[0-9a-f]{32}/g)].at(-1)?.[0] ?? runId;
+      batchId = [...output.matchAll(/batch_[0-9a-f]{32}/g)].at(-1)?.[0] ?? batchId;
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  process.stdout.write(`# ${ran} documented commands run against npm run stack\n`);
+  assert.deepEqual(failures, []);
+  assert.ok(ran >= 20, `ran ${ran}`);
+});
+
+test('npm start, as the README gives it, writes the sample stories and exits 0', async () => {
+  const { code, output } = await bash('npm start', { ...process.env, QUEUE_PREFIX: uniquePrefix('docs-npm-start') }, REPO_ROOT);
+  assert.equal(code, 0, output.slice(-2000));
+  assert.match(output, /3 of 3 stories written/);
+});
