@@ -135,7 +135,7 @@ test('a story is one trace: the API request is its only root, with a span per st
 });
 
 test('steps a step adds at run time join the run\'s trace: a map fanned out over an outline, started by POST /v1/pipelines/{name}/runs', async () => {
-  const yaml = readFileSync(fileURLToPath(new URL('../../../docs/pipelines/section-review.yaml', import.meta.url)), 'utf8');
+  const yaml = readFileSync(fileURLToPath(new URL('../../docs/pipelines/section-review.yaml', import.meta.url)), 'utf8');
   const put = await stack.json('/v1/pipelines/section-review', { method: 'PUT', headers: { 'content-type': 'application/yaml' }, body: yaml });
   assert.ok([200, 201].includes(put.status), JSON.stringify(put.body));
   tracing.reset();
