@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { REPO_ROOT } from '@switchyard/redis';
+import { SERVICE_VARIABLES } from './launcher/service-env.js';
 
 const compose = readFileSync(`${REPO_ROOT}docker-compose.yml`, 'utf8');
 
@@ -10,4 +11,11 @@ test('the compose stack refuses to start without its keys and publishes no place
   assert.ok(keyUses.length >= 4, 'the keys are passed to the services');
   for (const [use, , rest] of keyUses) assert.match(rest ?? '', /^:\?/, `${use} must stop the stack when unset`);
   assert.doesNotMatch(compose, /change-me/);
+});
+
+test("every variable a service's env schema reads reaches it from compose: handed through from the host, or set by compose itself", () => {
+  // The reference tool services' ports are fixed inside the network (8101-8104) and published as such.
+  const fixed = /^[A-Z]+_SERVICE_PORT$/;
+  const missing = [...SERVICE_VARIABLES].filter((name) => !fixed.test(name) && !compose.includes(`\${${name}`) && !new RegExp(`^\\s+${name}:`, 'm').test(compose));
+  assert.deepEqual(missing, []);
 });
