@@ -14,8 +14,8 @@ test(`on ${RUNS} generated expressions and contexts, the plain-JSONata compiler 
   assert.equal(tooLittleTested(report.counts), undefined, describeCounts(report.counts));
 });
 
-test('the property finds a compiler that joins a number into a string its own way, and shrinks it to a small case', async () => {
-  // `&` given a number makes JavaScript's string of it (JSONata writes 15 significant digits, and refuses none).
+test('the property finds a compiler that joins values into a string its own way, and shrinks it to a small case', async () => {
+  // `&` of any value as JavaScript writes it: JSONata writes numbers to 15 significant digits and the rest as JSON.
   const joinsNumbers: PlainCompiler = (ast) => {
     const node = ast as { type?: string; value?: unknown; lhs?: unknown; rhs?: unknown };
     if (node.type !== 'binary' || node.value !== '&') return compilePlain(ast);
