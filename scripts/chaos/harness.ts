@@ -18,6 +18,8 @@ export interface ScenarioOptions {
   redis: RestartableRedis;
   /** Stories per batch scenario (the issue's sizes by default). */
   size: (fallback: number) => number;
+  /** `--seed=N`: the seed of a scenario that generates its cases (plain-jsonata); a random one when absent. */
+  seed?: number | undefined;
 }
 
 export const say = (line: string) => process.stderr.write(`${line}\n`);

@@ -5,6 +5,7 @@
 import { malformedBodies, malformedRunPaths } from '../../services/orchestrator/src/testing/malformed.js';
 import { auditRuns } from './audit.js';
 import { hostile } from './hostile.js';
+import { plainJsonata } from './plain-jsonata.js';
 import { readRunEvents, say, until, withStack, type ChaosStack, type ScenarioOptions, type ScenarioResult } from './harness.js';
 import { redisFootprint } from './redis-footprint.js';
 
@@ -147,5 +148,5 @@ export async function retention({ redis, size }: ScenarioOptions): Promise<Scena
   });
 }
 
-export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'redis-restart': redisRestart, malformed, retention, hostile } as const;
+export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'redis-restart': redisRestart, malformed, retention, hostile, 'plain-jsonata': plainJsonata } as const;
 export type ScenarioName = keyof typeof SCENARIOS;

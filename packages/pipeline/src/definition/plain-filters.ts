@@ -37,11 +37,12 @@ function compileFilter(options: { predicate: Node; vars: ReadonlySet<string>; co
     const kept = sequence();
     const once = fixed !== NOT_PLAIN ? fixed : itemFree ? test(undefined, scope) : NOT_PLAIN;
     if (isNumeric(once)) {
-      // One index for every item: the item there, once.
+      // One index for every item: the item there, once. JSONata keeps it even when it is nothing
+      // (a missing field, filtered, is one item: nothing), and a later step then runs once on it.
       const i = Math.floor(once);
-      const item: unknown = items[i < 0 ? items.length + i : i];
-      if (unwrapped) return item;
-      if (item !== undefined) kept.push(item);
+      const at = i < 0 ? items.length + i : i;
+      if (unwrapped) return items[at];
+      if (at >= 0 && at < items.length) kept.push(items[at]);
       return kept;
     }
     items.forEach((item, index) => {
@@ -61,12 +62,15 @@ function compileFilter(options: { predicate: Node; vars: ReadonlySet<string>; co
   };
 }
 
-/** Whether `node` reads nothing of the item it is evaluated on: no path, no name, no `$`. */
+/**
+ * Whether `node` reads nothing of the item it is evaluated on: no path, no name, no `$`, and no
+ * object constructor (which JSONata evaluates per item of a list it is given).
+ */
 function readsNoItem(node: unknown): boolean {
   if (Array.isArray(node)) return node.every(readsNoItem);
   if (!node || typeof node !== 'object') return true;
   const { type, value } = node as Node;
-  if (type === 'path' || type === 'name' || (type === 'variable' && (value === '' || value === '$'))) return false;
+  if (type === 'path' || type === 'name' || (type === 'variable' && (value === '' || value === '$')) || (type === 'unary' && value === '{')) return false;
   return Object.values(node).every((inner) => typeof inner !== 'object' || readsNoItem(inner));
 }
 

@@ -54,9 +54,11 @@ function replace(str: string, pattern: string | LinearRegExp, replacement: strin
 }
 
 function join(strs: unknown, separator: unknown): string | undefined {
+  // JSONata checks every argument's type, even when the first is missing.
+  const glue = string(separator) ?? '';
   if (strs === undefined) return undefined;
   const list = typeof strs === 'string' ? [strs] : Array.isArray(strs) && strs.every((s) => typeof s === 'string') ? (strs as string[]) : notPlain();
-  return list.join(string(separator) ?? '');
+  return list.join(glue);
 }
 
 /** Each function by name: its arities compiled here and what it does with its arguments. */
@@ -65,7 +67,9 @@ const FUNCTIONS: Record<string, { arities: readonly number[]; apply: Apply }> = 
     arities: [2, 3],
     apply: ([str, start, length]) => {
       const s = string(str);
-      return s === undefined ? undefined : substring(s, number(start), length === undefined ? undefined : number(length));
+      const from = number(start);
+      const size = length === undefined ? undefined : number(length);
+      return s === undefined ? undefined : substring(s, from, size);
     },
   },
   join: { arities: [1, 2], apply: ([strs, separator]) => join(strs, separator) },
@@ -73,9 +77,9 @@ const FUNCTIONS: Record<string, { arities: readonly number[]; apply: Apply }> = 
     arities: [3],
     apply: ([str, pattern, replacement]) => {
       const s = string(str);
-      if (s === undefined) return undefined;
       const p = pattern instanceof LinearRegExp ? pattern : typeof pattern === 'string' ? pattern : notPlain();
-      return replace(s, p, typeof replacement === 'string' ? replacement : notPlain());
+      const r = typeof replacement === 'string' ? replacement : notPlain();
+      return s === undefined ? undefined : replace(s, p, r);
     },
   },
   lookup: { arities: [2], apply: ([object, key]) => lookup(object, typeof key === 'string' ? key : notPlain()) },

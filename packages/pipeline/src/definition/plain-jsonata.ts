@@ -118,6 +118,9 @@ function compilePath(node: Node, vars: ReadonlySet<string>): Eval | null {
     for (let i = 0; i < compiled.length; i++) {
       const step = compiled[i];
       const result = step ? step(items, scope) : (consFirst as Eval)(items, scope);
+      // Only a first step JSONata's parser marks as an array constructor gives other than a list
+      // (a block holding one can): a step after it walks that value as JSONata alone does.
+      if (!Array.isArray(result) && result !== undefined && (i < compiled.length - 1 || rest)) notPlain();
       if (!Array.isArray(result) || result.length === 0) return result === undefined ? undefined : result;
       items = result;
     }
@@ -274,9 +277,13 @@ function compileArray(node: Node, vars: ReadonlySet<string>): Eval | null {
   };
 }
 
-/** An object constructor with literal keys over one item (grouping over several is JSONata's). */
+/**
+ * An object constructor with literal keys over one item (grouping over several is JSONata's).
+ * A `__proto__` key is JSONata's too: assigned here it would set the object's prototype, where
+ * JSONata gives the object a field of that name.
+ */
 function compileObject(node: Node, vars: ReadonlySet<string>): Eval | null {
-  const pairs = (node.lhs as [Node, Node][]).map(([key, value]) => ({ key: key.type === 'string' ? (key.value as string) : null, value: compileNode(value, vars) }));
+  const pairs = (node.lhs as [Node, Node][]).map(([key, value]) => ({ key: key.type === 'string' && key.value !== '__proto__' ? (key.value as string) : null, value: compileNode(value, vars) }));
   if (pairs.some((p) => p.key === null || !p.value) || new Set(pairs.map((p) => p.key)).size !== pairs.length) return null;
   return (input, scope) => {
     if (Array.isArray(input)) notPlain();
@@ -318,6 +325,8 @@ const BINARY: Record<string, (lhs: unknown, rhs: unknown) => unknown> = {
   '..': (l, r) => {
     if ((l !== undefined && !Number.isInteger(l)) || (r !== undefined && !Number.isInteger(r))) notPlain();
     if (l === undefined || r === undefined || (l as number) > (r as number)) return undefined;
+    // JSONata counts from one end to the other by one: past 2^53 its count stops growing and never ends.
+    if (!Number.isSafeInteger(l) || !Number.isSafeInteger(r)) notPlain();
     const size = (r as number) - (l as number) + 1;
     return size > 1e6 ? notPlain() : Array.from({ length: size }, (_, i) => (l as number) + i);
   },
