@@ -2,7 +2,7 @@
  * JSONata's filters (`[…]` after a node or a path step) for plain-jsonata.ts: an index, a list of
  * indexes, or a condition per item, as JSONata's evaluator applies them.
  */
-import { isNumeric, notPlain, NOT_PLAIN, sequence, truth, unwrap, Scope, type Eval, type Node } from './plain-values.js';
+import { isNumeric, notPlain, NOT_PLAIN, sequence, spend, truth, unwrap, Scope, type Eval, type Node } from './plain-values.js';
 
 /** A filter: the items of its input it keeps (a sequence), or with `unwrapped` their unwrapped value. */
 export type Filter = (input: unknown, scope: Scope) => unknown;
@@ -45,6 +45,7 @@ function compileFilter(options: { predicate: Node; vars: ReadonlySet<string>; co
       if (at >= 0 && at < items.length) kept.push(items[at]);
       return kept;
     }
+    spend(items.length);
     items.forEach((item, index) => {
       const value = once === NOT_PLAIN ? test(item, scope) : once;
       if (isNumeric(value)) {

@@ -4,7 +4,7 @@
  * JSONata's). An argument of a type JSONata's signature check would refuse throws NOT_PLAIN, so
  * that JSONata raises its own error.
  */
-import { isNumeric, lookup, notPlain, truth, type Eval, type Node } from './plain-values.js';
+import { isNumeric, lookup, notPlain, spend, truth, type Eval, type Node } from './plain-values.js';
 import { LinearRegExp } from './linear-regex.js';
 
 type Apply = (args: unknown[]) => unknown;
@@ -57,6 +57,7 @@ function join(strs: unknown, separator: unknown): string | undefined {
   // JSONata checks every argument's type, even when the first is missing.
   const glue = string(separator) ?? '';
   if (strs === undefined) return undefined;
+  if (Array.isArray(strs)) spend(strs.length);
   const list = typeof strs === 'string' ? [strs] : Array.isArray(strs) && strs.every((s) => typeof s === 'string') ? (strs as string[]) : notPlain();
   return list.join(glue);
 }

@@ -14,7 +14,7 @@
  */
 import { compileFilters } from './plain-filters.js';
 import { compileCall } from './plain-functions.js';
-import { isCons, isNumeric, isSequence, lookup, markCons, NOT_PLAIN, notPlain, sequence, truth, unwrap, ROOT_SCOPE, Scope, type Eval, type Node } from './plain-values.js';
+import { isCons, isNumeric, isSequence, lookup, markCons, NOT_PLAIN, notPlain, sequence, spend, startWork, truth, unwrap, ROOT_SCOPE, Scope, type Eval, type Node } from './plain-values.js';
 
 export { NOT_PLAIN };
 
@@ -89,6 +89,7 @@ function compileStep(step: Node, vars: ReadonlySet<string>, last: boolean): ((it
     // JSONata keeps one array from the last step whole when it is the step's only result.
     let results = 0;
     let first: unknown;
+    spend(items.length);
     for (const item of items) {
       let value = evaluate(item, scope);
       for (const filter of filters) value = filter(value, scope);
@@ -193,6 +194,7 @@ function compileIndexed(steps: Node[], vars: ReadonlySet<string>): ((items: read
       else out.push(value);
       return;
     }
+    spend((value as unknown[]).length);
     for (const element of value as unknown[]) {
       if (step) follow(step(element, bound), at + 1, bound, out);
       else out.push(element);
@@ -204,6 +206,7 @@ function compileIndexed(steps: Node[], vars: ReadonlySet<string>): ((items: read
       const value = evaluateFirst(item, scope);
       if (value === undefined) continue;
       const elements: readonly unknown[] = Array.isArray(value) ? value : [value];
+      spend(elements.length);
       for (let position = 0; position < elements.length; position++) {
         const bound = new Scope(scope, name, position);
         const element = elements[position];
@@ -269,7 +272,10 @@ function compileArray(node: Node, vars: ReadonlySet<string>): Eval | null {
     for (const item of items) {
       const value = (item.evaluate as Eval)(input, scope);
       if (value === undefined) continue;
-      if (!item.nested && Array.isArray(value)) for (const inner of value as unknown[]) array.push(inner);
+      if (!item.nested && Array.isArray(value)) {
+        spend(value.length);
+        for (const inner of value as unknown[]) array.push(inner);
+      }
       else array.push(value);
     }
     if (cons) markCons(array);
@@ -328,6 +334,7 @@ const BINARY: Record<string, (lhs: unknown, rhs: unknown) => unknown> = {
     // JSONata counts from one end to the other by one: past 2^53 its count stops growing and never ends.
     if (!Number.isSafeInteger(l) || !Number.isSafeInteger(r)) notPlain();
     const size = (r as number) - (l as number) + 1;
+    spend(size);
     return size > 1e6 ? notPlain() : Array.from({ length: size }, (_, i) => (l as number) + i);
   },
 };
@@ -356,6 +363,7 @@ export function compilePlain(ast: unknown): PlainExpression | null {
   return (context) => {
     // JSONata treats an array given as the input as one item.
     if (Array.isArray(context)) notPlain();
+    startWork();
     return compiled(context, ROOT_SCOPE);
   };
 }

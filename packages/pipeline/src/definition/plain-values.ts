@@ -6,6 +6,27 @@
 /** Thrown when this evaluation must be left to JSONata. */
 export const NOT_PLAIN: unique symbol = Symbol('not plain');
 
+/**
+ * Items a plain evaluation may touch (each item a path step, filter, lookup, constructor or range
+ * goes over) before it is left to JSONata, in the sandbox and under its time budget. Plain code has
+ * no loop of its own, but paths over lists nest and ranges make lists from nothing:
+ * `[0..999].([0..99999][$ < 0])` would hold an event loop for seconds. A touch costs tens of
+ * nanoseconds, so the budget holds an event loop for tens of milliseconds at most.
+ */
+export const PLAIN_WORK_BUDGET = 1_000_000;
+let workLeft = PLAIN_WORK_BUDGET;
+
+/** Starts an evaluation's budget (compilePlain's entry: evaluations never interleave, they are synchronous). */
+export function startWork(): void {
+  workLeft = PLAIN_WORK_BUDGET;
+}
+
+/** Spends `items` of the evaluation's budget; past it, NOT_PLAIN hands the expression to the sandbox. */
+export function spend(items: number): void {
+  workLeft -= items;
+  if (workLeft < 0) notPlain();
+}
+
 export type Node = { type: string; value?: unknown; [key: string]: unknown };
 /**
  * The variables in scope: a block's own, then its enclosing ones. (Frames made with
@@ -96,6 +117,7 @@ export function truth(value: unknown): boolean | undefined {
 
 export function lookup(input: unknown, key: string): unknown {
   if (Array.isArray(input)) {
+    spend(input.length);
     const found = sequence();
     for (const item of input) {
       const value = lookup(item, key);

@@ -27,6 +27,9 @@ export const HOSTILE_EXPRESSIONS: readonly HostileExpression[] = [
   { name: 'loop-in-until', place: 'steps.find.repeat.until', definition: find({ repeat: { max: 3, until: LOOP } }) },
   { name: 'loop-in-output', place: 'output', definition: { ...find({}), output: LOOP } },
   { name: 'huge-string', place: 'steps.find.args.topic', definition: find({ args: { topic: '$pad("x", 400000000)', depth: 1 } }) },
+  // Plain JavaScript (no loop, no recursion) until ranges nest: past its work budget it is the sandbox's.
+  { name: 'nested-ranges-in-args', place: 'steps.find.args.topic', definition: find({ args: { topic: '$string($count([0..999].([0..99999][$ < 0])))', depth: 1 } }) },
+  { name: 'nested-ranges-in-map', place: 'steps.each.map', definition: { steps: { each: { tool: 'search_relevant_information', map: 'input.n ? [0..999].([0..99999][$ < 0])', args: { topic: 'item', depth: 1 } } } }, input: { n: 1 } },
   { name: 'heap-in-args', place: 'steps.find.args.topic', definition: find({ args: { topic: '$string($count([1..900000].{"k": $string($), "v": [$, $, $, $]}))', depth: 1 } }) },
 ];
 
