@@ -6,12 +6,13 @@
  * command printed before stand in for what the docs write as `…` or `8080`.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { freePort, REPO_ROOT, uniquePrefix } from '@switchyard/redis';
+import { REPO_ROOT, uniquePrefix } from '@switchyard/redis';
+import { launchStack, type LaunchedStack } from './launcher/testing/launch-stack.js';
 
 interface Block {
   where: string;
@@ -44,7 +45,7 @@ function commandsOf(text: string): string[] {
     .filter((line) => line && !line.startsWith('#'));
 }
 
-let stack: { child: ChildProcess; url: string; key: string; stop(): Promise<void> } | undefined;
+let stack: LaunchedStack | undefined;
 let curlHome: string;
 const prefix = uniquePrefix('docs-commands');
 
@@ -52,29 +53,7 @@ before(async () => {
   curlHome = mkdtempSync(path.join(os.tmpdir(), 'docs-curl-'));
   // What each curl answered, written after its body: the docs' commands stay as written.
   writeFileSync(path.join(curlHome, '.curlrc'), 'write-out = "\\nHTTP %{http_code}\\n"\n');
-  const [port, mcpPort] = await Promise.all([freePort(), freePort()]);
-  const child = spawn('npm', ['run', 'stack'], { cwd: REPO_ROOT, env: { ...process.env, PORT: String(port), MCP_PORT: String(mcpPort), WORKERS: '1', QUEUE_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGTERM');
-    await exited;
-  };
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const serving = /Serving at (\S+)\s+API key: (\S+)/.exec(output);
-    if (serving?.[1] && serving[2]) {
-      stack = { child, url: serving[1], key: serving[2], stop };
-      return;
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`npm run stack did not serve:\n${output.slice(-3000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  stack = await launchStack({ QUEUE_PREFIX: prefix });
 });
 after(async () => {
   await stack?.stop();
@@ -109,7 +88,7 @@ test('every shell block of the docs is run here or says which test covers it, or
 test("the docs' commands work as written against npm run stack: each exits 0 and no HTTP answer is a 5xx or a 404", async () => {
   const live = stack as NonNullable<typeof stack>;
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'docs-run-'));
-  const env = { ...process.env, CURL_HOME: curlHome, SWITCHYARD_URL: live.url, SWITCHYARD_KEY: live.key };
+  const env = { ...process.env, CURL_HOME: curlHome, SWITCHYARD_URL: live.apiUrl, SWITCHYARD_KEY: live.apiKey };
   const failures: string[] = [];
   let ran = 0;
   // A page is read top to bottom in one shell: what one block sets (KEY, API, a run id) the next uses.
@@ -121,8 +100,8 @@ test("the docs' commands work as written against npm run stack: each exits 0 and
     if (!block.where.startsWith(`${page}:`)) [page, assignments, runId, batchId] = [block.where.split(':')[0] ?? '', '', '', ''];
     for (const written of commandsOf(block.text)) {
       const command = written
-        .replaceAll('http://127.0.0.1:8080', live.url)
-        .replace(/\bKEY=(…|\$\(cat \.data\/api-key\))/, `KEY=${live.key}`)
+        .replaceAll('http://127.0.0.1:8080', live.apiUrl)
+        .replace(/\bKEY=(…|\$\(cat \.data\/api-key\))/, `KEY=${live.apiKey}`)
         .replaceAll('run_…', runId || 'run_…')
         .replaceAll('batch_…', batchId || 'batch_…');
       if (/^\w+=\S*(;\s*\w+=\S*)*;?$/.test(command)) {

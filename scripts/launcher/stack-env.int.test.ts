@@ -4,47 +4,15 @@
  * launcher itself is started (not a test stack), so what it hands its children is what is tested.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { createLogger } from '@switchyard/logger';
-import { createRedisClient, findRedisServer, freePort, REPO_ROOT, startLocalCluster, type LocalCluster } from '@switchyard/redis';
+import { createRedisClient, findRedisServer, REPO_ROOT, startLocalCluster, type LocalCluster } from '@switchyard/redis';
 import { createOfflineAuthor, createToolServiceApp, defaultFaults, type ToolDefinition } from '@switchyard/tool-services';
-
-interface Launched {
-  child: ChildProcess;
-  apiUrl: string;
-  apiKey: string;
-  output: () => string;
-  stop(): Promise<void>;
-}
-
-/** `npm run stack` with `env` over this process's; resolves once it says where it serves. */
-async function launchStack(env: Record<string, string>): Promise<Launched> {
-  const [port, mcpPort] = await Promise.all([freePort(), freePort()]);
-  const child = spawn('npm', ['run', 'stack'], { cwd: REPO_ROOT, env: { ...process.env, PORT: String(port), MCP_PORT: String(mcpPort), WORKERS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let output = '';
-  const append = (chunk: Buffer) => (output += chunk.toString('utf8'));
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGTERM');
-    await exited;
-  };
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const serving = /Serving at (\S+)\s+API key: (\S+)/.exec(output);
-    if (serving?.[1] && serving[2]) return { child, apiUrl: serving[1], apiKey: serving[2], output: () => output, stop };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`npm run stack did not serve:\n${output.slice(-3000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { launchStack, type LaunchedStack } from './testing/launch-stack.js';
 
 /** Runs `npm run stack` to its end, for a launch that must stop; its exit code and output. */
 async function launchFails(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -56,12 +24,12 @@ async function launchFails(env: Record<string, string>): Promise<{ code: number 
   return { code, output };
 }
 
-async function api<T>(stack: Launched, path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+async function api<T>(stack: LaunchedStack, path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const res = await fetch(`${stack.apiUrl}${path}`, { ...init, headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' } });
   return { status: res.status, body: (await res.json()) as T };
 }
 
-async function runToTheEnd(stack: Launched, start: Promise<{ status: number; body: { run_id: string } }>): Promise<{ status: string; result: unknown; error: unknown }> {
+async function runToTheEnd(stack: LaunchedStack, start: Promise<{ status: number; body: { run_id: string } }>): Promise<{ status: string; result: unknown; error: unknown }> {
   const started = await start;
   assert.equal(started.status, 202, JSON.stringify(started.body));
   const deadline = Date.now() + 60_000;
