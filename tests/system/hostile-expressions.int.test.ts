@@ -66,6 +66,7 @@ test('every hostile expression fails with expression_budget_exceeded naming its 
     const error = budgetErrorOf(run);
     assert.ok(error, `${attack.name} failed with ${JSON.stringify(run.error)} / ${JSON.stringify(run.stages.map((s) => s.error))}`);
     assert.ok(error.message.includes(attack.place), `${attack.name}: "${error.message}" names ${attack.place}`);
+    if (attack.definition.steps && JSON.stringify(attack.definition).includes('expression_timeout')) assert.match(error.message, /200 ms/, `${attack.name} keeps its step's budget`);
   });
   assert.equal(story.status, 'completed');
   assert.equal(linear.status, 'completed', JSON.stringify(linear.error));

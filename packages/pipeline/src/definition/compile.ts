@@ -94,11 +94,12 @@ function compileStep(name: string, step: StepDefinition, problems: DefinitionPro
     }
   };
   const place = (field: string) => `steps.${name}.${field}`;
+  const budget = { timeoutMs: step.expression_timeout };
   return {
-    args: attempt(() => compileArgs(step.args as never, place('args'))) ?? compileArgs(undefined, place('args')),
-    map: step.map ? attempt(() => compileExpression(step.map as string, place('map'))) : undefined,
-    when: step.when ? attempt(() => compileExpression(step.when as string, place('when'))) : undefined,
-    until: step.repeat ? attempt(() => compileExpression(step.repeat?.until as string, place('repeat.until'))) : undefined,
+    args: attempt(() => compileArgs(step.args as never, place('args'), budget)) ?? compileArgs(undefined, place('args')),
+    map: step.map ? attempt(() => compileExpression(step.map as string, place('map'), budget)) : undefined,
+    when: step.when ? attempt(() => compileExpression(step.when as string, place('when'), budget)) : undefined,
+    until: step.repeat ? attempt(() => compileExpression(step.repeat?.until as string, place('repeat.until'), budget)) : undefined,
   };
 }
 

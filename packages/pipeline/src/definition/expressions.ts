@@ -113,7 +113,13 @@ function depthOf(ast: unknown): number {
 }
 
 /** Compiles `source`; a syntax error, or nesting past MAX_EXPRESSION_DEPTH, throws an ExpressionError naming `place`. */
-export function compileExpression(source: string, place: string): Expression {
+/** What a definition sets for its expressions' evaluation. */
+export interface ExpressionOptions {
+  /** A step's `expression_timeout`: each evaluation's time budget, never above the deployment's. Default: the deployment's. */
+  timeoutMs?: number | undefined;
+}
+
+export function compileExpression(source: string, place: string, options: ExpressionOptions = {}): Expression {
   let compiled: ReturnType<typeof jsonata>;
   try {
     compiled = jsonata(source);
@@ -140,7 +146,7 @@ export function compileExpression(source: string, place: string): Expression {
     for (const field of fields) if (context[field] !== undefined) sent[field] = context[field];
     try {
       // User code runs in the sandbox, under its budget; its value comes back as JSON keeps it.
-      return await sharedSandbox().evaluate(source, sent);
+      return await sharedSandbox().evaluate(source, sent, options.timeoutMs);
     } catch (error) {
       if (error instanceof SandboxEvaluationError && error.budget) throw new ExpressionError(place, error.message, 'expression_budget_exceeded');
       throw new ExpressionError(place, error instanceof Error ? error.message : String(error));
@@ -184,16 +190,16 @@ export interface ArgsEvaluator {
 
 type Leaf = { path: string[]; kind: 'literal'; value: unknown } | { path: string[]; kind: 'expression'; expression: Expression };
 
-function leavesOf(template: Record<string, unknown>, place: string, path: string[] = []): { leaves: Leaf[]; objects: string[][] } {
+function leavesOf(template: Record<string, unknown>, place: string, options: ExpressionOptions, path: string[] = []): { leaves: Leaf[]; objects: string[][] } {
   const leaves: Leaf[] = [];
   const objects: string[][] = [path];
   for (const [key, value] of Object.entries(template)) {
     const at = [...path, key];
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const inner = leavesOf(value as Record<string, unknown>, `${place}.${key}`, at);
+      const inner = leavesOf(value as Record<string, unknown>, `${place}.${key}`, options, at);
       leaves.push(...inner.leaves);
       objects.push(...inner.objects);
-    } else if (typeof value === 'string') leaves.push({ path: at, kind: 'expression', expression: compileExpression(value, `${place}.${key}`) });
+    } else if (typeof value === 'string') leaves.push({ path: at, kind: 'expression', expression: compileExpression(value, `${place}.${key}`, options) });
     else leaves.push({ path: at, kind: 'literal', value });
   }
   return { leaves, objects };
@@ -209,10 +215,10 @@ function setAt(target: Record<string, unknown>, path: readonly string[], value: 
  * The args template as one evaluator: literals as they are, each string an expression. Most
  * expressions are answered at once in plain JavaScript; only the others wait on JSONata.
  */
-export function compileArgs(template: ArgsTemplate | undefined, place: string): ArgsEvaluator {
+export function compileArgs(template: ArgsTemplate | undefined, place: string, options: ExpressionOptions = {}): ArgsEvaluator {
   if (template === undefined) return { evaluate: () => ({}) };
-  if (typeof template === 'string') return wholeObject(compileExpression(template, place), place);
-  const { leaves, objects } = leavesOf(template, place);
+  if (typeof template === 'string') return wholeObject(compileExpression(template, place, options), place);
+  const { leaves, objects } = leavesOf(template, place, options);
   const valuesNow = (context: ExpressionContext) => leaves.map((leaf) => (leaf.kind === 'literal' ? leaf.value : leaf.expression.now(context)));
   const nested = objects.slice(1);
   const build = (values: readonly unknown[]) => {

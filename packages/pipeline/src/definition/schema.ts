@@ -82,6 +82,7 @@ export const StepDefinition = z
       .optional(),
     mode: ToolCallMode.optional().describe('How the tool is called (default: the service\'s configured mode)'),
     timeout: Duration.optional().describe('Per attempt'),
+    expression_timeout: Duration.optional().describe("The time budget of each evaluation of this step's expressions that are not plain; below the deployment's EXPRESSION_TIMEOUT_MS, which it cannot raise"),
     retry: z
       .strictObject({
         attempts: z.number().int().min(1).max(MAX_STEP_ATTEMPTS).optional(),

@@ -30,6 +30,8 @@ export const HOSTILE_EXPRESSIONS: readonly HostileExpression[] = [
   // Plain JavaScript (no loop, no recursion) until ranges nest: past its work budget it is the sandbox's.
   { name: 'nested-ranges-in-args', place: 'steps.find.args.topic', definition: find({ args: { topic: '$string($count([0..999].([0..99999][$ < 0])))', depth: 1 } }) },
   { name: 'nested-ranges-in-map', place: 'steps.each.map', definition: { steps: { each: { tool: 'search_relevant_information', map: 'input.n ? [0..999].([0..99999][$ < 0])', args: { topic: 'item', depth: 1 } } } }, input: { n: 1 } },
+  // A step may give its expressions less time than the deployment does.
+  { name: 'loop-under-step-budget', place: 'steps.find.args.topic', definition: find({ args: { topic: LOOP, depth: 1 }, expression_timeout: '200ms' }) },
   { name: 'heap-in-args', place: 'steps.find.args.topic', definition: find({ args: { topic: '$string($count([1..900000].{"k": $string($), "v": [$, $, $, $]}))', depth: 1 } }) },
 ];
 

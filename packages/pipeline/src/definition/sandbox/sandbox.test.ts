@@ -51,6 +51,12 @@ test('every hostile expression ends at a budget while the caller keeps answering
   assert.equal(await sandbox.evaluate('1 + 1', {}), 2, 'the sandbox still evaluates after the attacks');
 });
 
+test("an evaluation's own time budget is kept when below the sandbox's, and cannot raise it", async () => {
+  const loop = '($f := function($n){ $f($n+1) }; $f(0))';
+  await assert.rejects(sandbox.evaluate(loop, {}, 100), (error: unknown) => error instanceof SandboxEvaluationError && error.budget === 'time' && /100 ms/.test(error.message));
+  await assert.rejects(sandbox.evaluate(loop, {}, 60_000), (error: unknown) => error instanceof SandboxEvaluationError && new RegExp(`${BUDGET_MS} ms`).test(error.message));
+});
+
 test('a regex that backtracks for seconds in JavaScript is answered at once, in linear time', async () => {
   const started = performance.now();
   assert.equal(await sandbox.evaluate('$count($match(input.s, /^(a+)+$/))', { input: { s: `${'a'.repeat(5000)}b` } }), 0);

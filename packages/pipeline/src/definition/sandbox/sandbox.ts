@@ -36,6 +36,7 @@ export class SandboxEvaluationError extends Error {
 
 interface Task {
   request: Omit<EvaluationRequest, 'id' | 'budget'>;
+  budget: ExpressionBudget;
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
@@ -89,11 +90,15 @@ export class ExpressionSandbox {
     this.#idleMs = options.idleMs ?? 60_000;
   }
 
-  /** JSONata's value of `source` over `context`, as JSON would keep it. */
-  evaluate(source: string, context: Record<string, unknown>): Promise<unknown> {
+  /**
+   * JSONata's value of `source` over `context`, as JSON would keep it.
+   * @param timeoutMs a time budget of its own (a step's `expression_timeout`), never above the sandbox's
+   */
+  evaluate(source: string, context: Record<string, unknown>, timeoutMs?: number): Promise<unknown> {
     if (this.#closed) return Promise.reject(new SandboxEvaluationError('the expression sandbox is closed'));
+    const budget = timeoutMs !== undefined && timeoutMs < this.budget.timeoutMs ? { ...this.budget, timeoutMs } : this.budget;
     return new Promise((resolve, reject) => {
-      this.#queue.push({ request: { source, context }, resolve, reject });
+      this.#queue.push({ request: { source, context }, budget, resolve, reject });
       this.#dispatch();
     });
   }
@@ -134,12 +139,12 @@ export class ExpressionSandbox {
     this.stats.evaluations += 1;
     // JSONata checks its time budget between steps; one step that runs on (a long built-in call)
     // is cut here, by ending the process.
-    const grace = Math.max(250, this.budget.timeoutMs);
-    const timer = setTimeout(() => void this.#retire(slot, new SandboxEvaluationError(budgetMessage('time', this.budget), 'time')), this.budget.timeoutMs + grace);
+    const grace = Math.max(250, task.budget.timeoutMs);
+    const timer = setTimeout(() => void this.#retire(slot, new SandboxEvaluationError(budgetMessage('time', task.budget), 'time')), task.budget.timeoutMs + grace);
     clearTimeout(slot.idle);
     hold(slot.child, true);
     slot.task = { id, task, timer };
-    const request: EvaluationRequest = { id, ...task.request, budget: this.budget };
+    const request: EvaluationRequest = { id, ...task.request, budget: task.budget };
     try {
       slot.child.send(request);
     } catch (error) {
@@ -165,7 +170,7 @@ export class ExpressionSandbox {
     if (message.ok) current.task.resolve(message.json === undefined ? undefined : (JSON.parse(message.json) as unknown));
     else {
       if (message.budget) this.stats.overBudget += 1;
-      current.task.reject(new SandboxEvaluationError(message.budget ? budgetMessage(message.budget, this.budget) : message.message, message.budget));
+      current.task.reject(new SandboxEvaluationError(message.budget ? budgetMessage(message.budget, current.task.budget) : message.message, message.budget));
     }
     this.#dispatch();
   }
