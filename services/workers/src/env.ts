@@ -49,7 +49,7 @@ export const WorkersEnv = z.object({
   /**
    * Jobs a process runs at once per step queue, unless a queue's own variable says otherwise.
    * A step mostly waits on its tool service, so this is in the hundreds: sized from
-   * `npm run bench -- realistic` (README, "Sizing workers").
+   * `npm run bench -- realistic` (docs/OPERATIONS.md, "Sizing workers").
    */
   WORKER_CONCURRENCY: positiveInt(1000).default(200),
   /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
@@ -73,7 +73,7 @@ export const WorkersEnv = z.object({
   /**
    * How long a streamed stage's first buffered chunk waits for others before they are written as
    * one `content` event: fewer events cost less CPU in the worker and in Redis, at the price of
-   * text arriving in steps of this size (see README, "Sizing workers").
+   * text arriving in steps of this size (see docs/OPERATIONS.md, "Sizing workers").
    */
   CONTENT_FLUSH_MS: z.coerce.number().int().min(0).max(5000).default(CONTENT_FLUSH_MS),
   /** On SIGTERM, how long active stages may take to finish before they are handed back. */

@@ -13,7 +13,7 @@
  * calls (compaction-scripts.ts): after the WATCH, one reads its runs and answers each one's archive
  * text, which the worker only compresses; inside the MULTI, one writes them all. The five reads and
  * six writes a run took as commands cost more worker CPU in ioredis than brotli did: measured in the
- * zero-latency story bench, a pass cost 0.86 ms of worker CPU per run before, 0.33 ms after (README,
+ * zero-latency story bench, a pass cost 0.86 ms of worker CPU per run before, 0.33 ms after (docs/OPERATIONS.md,
  * "What a finished run keeps"), for about 0.07 ms more of Redis CPU per run (the script's Lua).
  */
 import type { Redis } from 'ioredis';
