@@ -4,7 +4,7 @@
  *   const → it; enum → its first value; default → it; string → the prompt's topic;
  *   number/integer → its minimum, else 1 (its maximum when that is below 1); boolean → true;
  *   array → empty, or `minItems` values built from `items`; object → its own required properties;
- *   null or no type → null.
+ *   null or no type → null. A value nested more than 8 levels below the arguments is null.
  */
 import type { PropertySchema } from './schema.js';
 

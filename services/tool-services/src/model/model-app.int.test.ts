@@ -112,6 +112,8 @@ test('bad requests answer 400 in OpenAI\'s error shape, naming what is wrong', a
   const many = await refusal(await post({ model: 'any', messages: [{ role: 'user', content: 'hi' }], tools: tooMany }));
   assert.equal(many.status, 400);
   assert.match(many.error.message, /at most 64 tools/);
+  const manyMessages = await refusal(await post({ model: 'any', messages: Array.from({ length: 257 }, () => ({ role: 'user', content: 'hi' })) }));
+  assert.match(manyMessages.error.message, /at most 256 messages/);
   const badRole = await refusal(await post({ model: 'any', messages: [{ role: 'wizard', content: 'hi' }] }));
   assert.equal(badRole.status, 400);
 });
@@ -122,6 +124,21 @@ test('a 10 MB body answers 413 in OpenAI\'s error shape, and the endpoint answer
   assert.equal(tooLarge.status, 413);
   assert.equal(tooLarge.error.type, 'invalid_request_error');
   assert.equal(models.status, 200);
+});
+
+test('a deeply nested tool schema is answered quickly with arguments cut past 8 levels, and a body nested past 64 levels is refused', async () => {
+  let nested: Record<string, unknown> = { type: 'string' };
+  for (let level = 0; level < 28; level += 1) nested = { type: 'object', properties: { inner: nested }, required: ['inner'] };
+  const started = performance.now();
+  const res = await post({ model: 'any', messages: [{ role: 'user', content: 'go deep' }], tools: [{ type: 'function', function: { name: 'deep', parameters: nested } }] });
+  assert.equal(res.status, 200);
+  assert.ok(performance.now() - started < 1000);
+  const body = (await res.json()) as { choices: { message: { tool_calls: { function: { arguments: string } }[] } }[] };
+  const args = body.choices[0]?.message.tool_calls[0]?.function.arguments ?? '';
+  assert.equal(args, `${'{"inner":'.repeat(9)}null${'}'.repeat(9)}`, 'values nested past 8 levels are null');
+  const tooDeep = await refusal(await post(`{"model":"any","messages":[{"role":"user","content":"x"}],"x":${'['.repeat(100)}${']'.repeat(100)}}`));
+  assert.equal(tooDeep.status, 400);
+  assert.match(tooDeep.error.message, /deeper than 64/);
 });
 
 test('a missing key answers 401 in OpenAI\'s error shape', async () => {

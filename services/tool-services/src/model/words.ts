@@ -35,12 +35,14 @@ export function wordsMatch(a: string, b: string): boolean {
 }
 
 /**
- * The topic of a prompt: what follows its first "about", "on" or "for" when there is one, else the
- * whole prompt; trailing punctuation dropped, at most 12 words.
+ * The topic of a prompt: what follows its first "about", else its first "on", "for" or "regarding",
+ * when that holds a content word; else the whole prompt. Trailing punctuation dropped, at most 12 words.
  */
 export function topicOf(prompt: string): string {
   const flat = prompt.replace(/\s+/g, ' ').trim();
-  const after = /\b(?:about|on|for|regarding)\s+(.+)$/i.exec(flat)?.[1] ?? flat;
-  const words = after.split(' ').slice(0, 12).join(' ');
+  const after = /\babout\s+(.+)$/i.exec(flat)?.[1] ?? /\b(?:on|for|regarding)\s+(.+)$/i.exec(flat)?.[1];
+  // "Roll dice for me": what follows says nothing, so the whole prompt is the topic.
+  const chosen = after !== undefined && contentWords(after).length > 0 ? after : flat;
+  const words = chosen.split(' ').slice(0, 12).join(' ');
   return words.replace(/[\s.?!,;:]+$/u, '') || 'the request';
 }
