@@ -164,6 +164,16 @@ test('an injected 429 carries Retry-After, and OpenAI\'s client waits that long 
   assert.equal(completion.choices[0]?.finish_reason, 'stop');
 });
 
+test('the latency knob delays an answer and an injected 500 is a server_error', async () => {
+  model.faults.latencyMs = 150;
+  const started = performance.now();
+  assert.equal((await post({ model: 'any', messages: [{ role: 'user', content: 'hi' }] })).status, 200);
+  assert.ok(performance.now() - started >= 140);
+  Object.assign(model.faults, { latencyMs: 0, failNext: 1, failureStatus: 500 });
+  const failed = await refusal(await post({ model: 'any', messages: [{ role: 'user', content: 'hi' }] }));
+  assert.deepEqual([failed.status, failed.error.type], [500, 'server_error']);
+});
+
 /** The `data:` payloads of an SSE body. */
 const dataLines = (text: string) => text.split('\n\n').filter((event) => event.startsWith('data: ')).map((event) => event.slice('data: '.length));
 
@@ -194,6 +204,8 @@ test('a stream its client aborts mid-way stops being written', async () => {
     if (!part || part.done) break;
     text += decoder.decode(part.value, { stream: true });
   }
+  // A slow stream holds no one else up.
+  assert.equal((await fetch(`${model.baseUrl}/models`, { headers: { Authorization: `Bearer ${KEY}` } })).status, 200);
   abort.abort();
   await waitFor(() => model.stats.streamsAbandoned === streamsAbandoned + 1);
   const written = model.stats.chunksWritten - chunksWritten;
