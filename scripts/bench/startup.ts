@@ -58,7 +58,7 @@ async function untilLine(child: ChildProcess, pattern: RegExp): Promise<void> {
 async function startOnce(options: { service: Service; runtime: Runtime; env: Record<string, string> }): Promise<Sample> {
   const port = await freePort();
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...options.env, PORT: String(port), LOG_LEVEL: 'info' };
-  if (options.service === 'tool-services') Object.assign(env, { SEARCH_SERVICE_PORT: String(port), OUTLINE_SERVICE_PORT: '0', WRITING_SERVICE_PORT: '0', EDITING_SERVICE_PORT: '0' });
+  if (options.service === 'tool-services') Object.assign(env, { SEARCH_SERVICE_PORT: String(port), OUTLINE_SERVICE_PORT: '0', WRITING_SERVICE_PORT: '0', EDITING_SERVICE_PORT: '0', MODEL_SERVICE_PORT: '0' });
   const started = performance.now();
   const child = spawn(process.execPath, nodeArguments({ entry: `services/${options.service}/src/main.ts`, runtime: options.runtime, exitWithParent: false }), { env, stdio: ['ignore', 'pipe', 'inherit'] });
   try {

@@ -58,20 +58,32 @@ export async function startStack(options: {
   } else {
     // The reference services are this launch's own: they get a key of their own unless one is given.
     toolKey ||= randomBytes(16).toString('hex');
-    const ports = await Promise.all(SERVICES.map(() => freePort()));
+    const [modelPort, ...ports] = await Promise.all([freePort(), ...SERVICES.map(() => freePort())]);
     const tools = children.add(
       startService({
         name: 'tool-services',
         entry: 'services/tool-services/src/main.ts',
         runtime,
         tier: 0,
-        env: { ...passed, LOG_LEVEL: logLevel, TOOL_SERVICE_API_KEYS: toolKey, ...Object.fromEntries(SERVICES.map((s, i) => [`${s}_SERVICE_PORT`, String(ports[i])])) },
+        env: {
+          ...passed,
+          LOG_LEVEL: logLevel,
+          TOOL_SERVICE_API_KEYS: toolKey,
+          MODEL_SERVICE_PORT: String(modelPort),
+          ...Object.fromEntries(SERVICES.map((s, i) => [`${s}_SERVICE_PORT`, String(ports[i])])),
+        },
       }),
     );
     SERVICES.forEach((s, i) => (serviceUrls[`${s}_SERVICE_URL`] = `http://127.0.0.1:${ports[i]}`));
-    await Promise.all(SERVICES.map((s) => waitUntilHealthy({ url: `${serviceUrls[`${s}_SERVICE_URL`]}/health`, child: tools })));
+    // The offline OpenAI-compatible model of the reference services: its base URL, `/v1` included.
+    serviceUrls.MODEL_SERVICE_URL = `http://127.0.0.1:${modelPort}/v1`;
+    await Promise.all([
+      ...SERVICES.map((s) => waitUntilHealthy({ url: `${serviceUrls[`${s}_SERVICE_URL`]}/health`, child: tools })),
+      waitUntilHealthy({ url: `http://127.0.0.1:${modelPort}/health`, child: tools }),
+    ]);
   }
   for (const s of SERVICES) say(`${s.toLowerCase().padEnd(12)} ${serviceUrls[`${s}_SERVICE_URL`]}${external ? '  (given)' : ''}`);
+  if (serviceUrls.MODEL_SERVICE_URL) say(`model        ${serviceUrls.MODEL_SERVICE_URL}  (offline, OpenAI-compatible)`);
 
   const common: Record<string, string> = { ...passed, REDIS_URL: options.redisUrl, LOG_LEVEL: logLevel, ...serviceUrls, ...(toolKey ? { TOOL_SERVICE_API_KEY: toolKey } : {}) };
   const { port, note } = await choosePort(options.port);

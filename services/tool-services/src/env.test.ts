@@ -16,3 +16,11 @@ test('TASK_RETENTION_MS defaults to an hour and refuses anything but a whole num
     assert.throws(() => parseEnv({ service: 'tool-services', schema: ToolServicesEnv, source: { TASK_RETENTION_MS: bad } }), (error: Error) => error instanceof EnvError && /TASK_RETENTION_MS/.test(error.message));
   }
 });
+
+test('the offline model listens on 8105 with its knobs off, and a failure status other than 429 or 500 is refused', () => {
+  const env = loadEnv({});
+  assert.equal(env.MODEL_SERVICE_PORT, 8105);
+  assert.deepEqual([env.FAULT_MODEL_LATENCY_MS, env.FAULT_MODEL_TOKEN_DELAY_MS, env.FAULT_MODEL_FAILURE_RATE, env.FAULT_MODEL_FAILURE_STATUS, env.FAULT_MODEL_RETRY_AFTER_MS], [0, 0, 0, 429, 0]);
+  assert.equal(loadEnv({ FAULT_MODEL_FAILURE_STATUS: '500' }).FAULT_MODEL_FAILURE_STATUS, 500);
+  assert.throws(() => parseEnv({ service: 'tool-services', schema: ToolServicesEnv, source: { FAULT_MODEL_FAILURE_STATUS: '503' } }), (error: Error) => error instanceof EnvError && /FAULT_MODEL_FAILURE_STATUS/.test(error.message));
+});

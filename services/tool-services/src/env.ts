@@ -30,6 +30,8 @@ export const ToolServicesEnv = z.object({
   OUTLINE_SERVICE_PORT: port.default(DEFAULT_TOOL_SERVICES.outline.port),
   WRITING_SERVICE_PORT: port.default(DEFAULT_TOOL_SERVICES.writing.port),
   EDITING_SERVICE_PORT: port.default(DEFAULT_TOOL_SERVICES.editing.port),
+  /** Port of the offline OpenAI-compatible model (`/v1/chat/completions`). Default 8105. */
+  MODEL_SERVICE_PORT: port.default(8105),
   /** Keys callers must present; empty leaves the services open (local use). */
   TOOL_SERVICE_API_KEYS: commaList.default([]),
   /** OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1); unset means the offline author. */
@@ -43,6 +45,16 @@ export const ToolServicesEnv = z.object({
   FAULT_STREAM_CUT_AFTER: z.coerce.number().int().positive().optional(),
   FAULT_STREAM_CUT_RATE: z.coerce.number().min(0).max(1).default(0),
   FAULT_ASYNC_POLLS: z.coerce.number().int().min(0).default(0),
+  /** Offline model: ms before each completion answers (default 0). */
+  FAULT_MODEL_LATENCY_MS: ms.default(0),
+  /** Offline model: ms between streamed chunks (default 0). */
+  FAULT_MODEL_TOKEN_DELAY_MS: ms.default(0),
+  /** Offline model: share of completions that fail, 0-1 (default 0). */
+  FAULT_MODEL_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
+  /** Offline model: status of those failures, 429 or 500 (default 429). */
+  FAULT_MODEL_FAILURE_STATUS: z.coerce.number().pipe(z.union([z.literal(429), z.literal(500)])).default(429),
+  /** Offline model: wait a 429 asks for, in ms, as Retry-After and retry-after-ms (default 0: none). */
+  FAULT_MODEL_RETRY_AFTER_MS: ms.default(0),
   /** How long a finished async task stays readable at `GET /tasks/{id}`, in ms (default 1 h). Each holds its result in memory meanwhile. */
   TASK_RETENTION_MS: z.coerce.number().int().min(1000).default(3_600_000),
   ...perService,

@@ -1,5 +1,5 @@
 /**
- * Runs the four reference tool services in one process until SIGINT/SIGTERM.
+ * Runs the four reference tool services and the offline model in one process until SIGINT/SIGTERM.
  */
 import { createLogger } from '@switchyard/logger';
 import { startTracing, telemetryConfig } from '@switchyard/telemetry';
@@ -32,8 +32,17 @@ const stack = await startToolServices({
   },
   faultsByService: serviceFaults(env),
   taskRetentionMs: env.TASK_RETENTION_MS,
+  modelPort: env.MODEL_SERVICE_PORT,
+  modelFaults: {
+    latencyMs: env.FAULT_MODEL_LATENCY_MS,
+    tokenDelayMs: env.FAULT_MODEL_TOKEN_DELAY_MS,
+    failureRate: env.FAULT_MODEL_FAILURE_RATE,
+    failureStatus: env.FAULT_MODEL_FAILURE_STATUS,
+    retryAfterMs: env.FAULT_MODEL_RETRY_AFTER_MS,
+  },
 });
 for (const service of Object.values(stack.services)) logger.info({ url: service.url, author: author.name }, `${service.key} service listening`);
+logger.info({ url: stack.model.baseUrl }, 'offline model listening (OpenAI-compatible)');
 
 const shutdown = async (signal: string) => {
   logger.info({ signal }, 'stopping tool services');

@@ -1,6 +1,7 @@
 /**
  * Starts the four reference services (search, outline, writing, editing), each on its own port
- * as seed 004 describes them. Used by main.ts, the local launcher and tests.
+ * as seed 004 describes them, and the offline OpenAI-compatible model on a port of its own. Used by
+ * main.ts, the local launcher and tests.
  */
 import { TOOL_SERVICE_KEYS, type ToolServiceKey } from '@switchyard/contracts';
 import { listen, type Listening } from '@switchyard/http-kit';
@@ -8,6 +9,8 @@ import type { Logger } from '@switchyard/logger';
 import { createToolServiceApp } from './app.js';
 import type { StoryAuthor } from './authors/author.js';
 import { defaultFaults, type FaultKnobs } from './faults.js';
+import { startModelService, type RunningModelService } from './model/model-service.js';
+import type { ModelFaultKnobs } from './model/model-faults.js';
 import { SERVICE_TOOLS } from './tools.js';
 
 export interface RunningToolService {
@@ -20,6 +23,8 @@ export interface RunningToolService {
 
 export interface ToolServicesStack {
   services: Record<ToolServiceKey, RunningToolService>;
+  /** The offline model (`POST /v1/chat/completions`); its `baseUrl` is what LLM_BASE_URL takes. */
+  model: RunningModelService;
   close(): Promise<void>;
 }
 
@@ -40,10 +45,15 @@ export interface StartToolServicesOptions {
   heartbeatMs?: number;
   /** How long finished async tasks stay readable, in ms. Default 1 h. */
   taskRetentionMs?: number;
+  /** Port of the offline model; 0 or absent picks a free port. */
+  modelPort?: number;
+  /** Initial fault knobs of the offline model (all off by default). */
+  modelFaults?: Partial<ModelFaultKnobs>;
 }
 
 export async function startToolServices(options: StartToolServicesOptions): Promise<ToolServicesStack> {
   const started: RunningToolService[] = [];
+  let model: RunningModelService | undefined;
   try {
     for (const key of TOOL_SERVICE_KEYS) {
       const faults = defaultFaults({ ...options.faults, ...options.faultsByService?.[key] });
@@ -60,10 +70,18 @@ export async function startToolServices(options: StartToolServicesOptions): Prom
       const listening: Listening = await listen(app, { port: options.ports?.[key] ?? 0, host: options.host });
       started.push({ key, url: listening.url, faults, close: listening.close });
     }
+    model = await startModelService({
+      apiKeys: options.apiKeys ?? [],
+      logger: options.logger.child({ tool_service: 'model' }),
+      host: options.host,
+      port: options.modelPort ?? 0,
+      faults: options.modelFaults,
+    });
   } catch (error) {
     await Promise.all(started.map((s) => s.close()));
     throw error;
   }
   const byKey = Object.fromEntries(started.map((s) => [s.key, s])) as Record<ToolServiceKey, RunningToolService>;
-  return { services: byKey, close: async () => void (await Promise.all(started.map((s) => s.close()))) };
+  const running = model;
+  return { services: byKey, model: running, close: async () => void (await Promise.all([...started.map((s) => s.close()), running.close()])) };
 }

@@ -25,6 +25,7 @@ export interface TestStack {
   api: RunningOrchestrator;
   /** Where the AceFlow workers keep project workspaces (a fresh temporary directory). */
   aceflowRoot: string;
+  /** The reference services, and the offline OpenAI-compatible model at `tools.model.baseUrl` (its knobs at `tools.model.faults`). */
   tools: ToolServicesStack;
   toolConfig: ToolServicesConfig;
   workers: RunningWorkers | undefined;
