@@ -446,6 +446,8 @@ export interface components {
                     mode?: "sync" | "async" | "stream";
                     /** @description Per attempt */
                     timeout?: number | string;
+                    /** @description The time budget of each evaluation of this step's expressions that are not plain; below the deployment's EXPRESSION_TIMEOUT_MS, which it cannot raise */
+                    expression_timeout?: number | string;
                     retry?: {
                         attempts?: number;
                         /** @description First delay between attempts, doubling */
