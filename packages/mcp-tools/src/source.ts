@@ -182,6 +182,11 @@ export class McpToolSource {
       await client.close().catch(() => undefined);
       throw error;
     }
+    if (this.#closed) {
+      // close() ran while we connected: do not leave a process or session behind.
+      await client.close().catch(() => undefined);
+      throw new ToolProtocolError({ service: this.name, code: 'source_closed', message: `the MCP source ${this.name} is closed` });
+    }
     this.#client = client;
     return client;
   }
