@@ -7,6 +7,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_RETRY, ToolInputError, ToolProtocolError, withRetries, type RetryNotice, type RetryOptions } from '@switchyard/tool-client';
 import type { McpServerConfig } from './config.js';
@@ -73,6 +74,7 @@ export class McpToolSource {
   #client: Client | undefined;
   #connecting: Promise<Client> | undefined;
   #closed = false;
+  #overflowed = false;
 
   constructor(options: McpToolSourceOptions) {
     this.name = options.name;
@@ -150,7 +152,13 @@ export class McpToolSource {
       return await work();
     } catch (error) {
       if (error instanceof ReplyTooLargeError || (error instanceof Error && error.cause instanceof ReplyTooLargeError)) throw this.#tooLarge(tool);
-      if (connectionLost(error)) await this.#drop();
+      if (connectionLost(error)) {
+        await this.#drop();
+        if (this.#overflowed) {
+          this.#overflowed = false;
+          throw this.#tooLarge(tool);
+        }
+      }
       throw toToolError(error, { service: this.name, tool, aborted: signal?.aborted ?? false });
     }
   }
@@ -177,6 +185,7 @@ export class McpToolSource {
     };
     try {
       await client.connect(transport);
+      this.#watchOverflow(transport);
       await this.#list(client);
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -207,6 +216,18 @@ export class McpToolSource {
     this.#tools = new Map(listed.map((tool) => [tool.name, { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, outputSchema: tool.outputSchema as Record<string, unknown> | undefined }]));
     this.#checker.reset();
     this.#options.onToolsChanged?.(this.tools());
+  }
+
+  /**
+   * Over stdio an oversized reply closes the connection (the SDK's bounded line buffer): remember
+   * why, so the calls it ends fail as too large instead of being retried into the same reply.
+   */
+  #watchOverflow(transport: Transport): void {
+    const report = transport.onerror;
+    transport.onerror = (error) => {
+      if (/ReadBuffer exceeded/.test(error.message)) this.#overflowed = true;
+      report?.(error);
+    };
   }
 
   async #drop(): Promise<void> {

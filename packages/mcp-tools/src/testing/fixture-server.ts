@@ -27,32 +27,35 @@ export interface FixtureServer {
 
 const inputSchema = { type: 'object', properties: { bytes: { type: 'integer', minimum: 0 }, text: { type: 'string' } }, additionalProperties: false } as const;
 
+/** The fixture's MCP server (not yet connected): `names` listed `pageSize` at a time; `state` counts calls and cancellations. */
+export function fixtureMcpServer(names: readonly string[], pageSize: number, state: { calls: number; cancelled: number }): Server {
+  const server = new Server({ name: 'fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const start = Number(request.params?.cursor ?? 0);
+    const page = names.slice(start, start + pageSize).map((name) => ({ name, inputSchema }));
+    const next = start + pageSize;
+    return { tools: page, ...(next < names.length ? { nextCursor: String(next) } : {}) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    state.calls++;
+    const args = (request.params.arguments ?? {}) as { bytes?: number; text?: string };
+    if (request.params.name === 'huge') return { content: [{ type: 'text', text: 'x'.repeat(args.bytes ?? 0) }] };
+    if (request.params.name === 'hold') {
+      await new Promise<void>((resolve) => extra.signal.addEventListener('abort', () => resolve(), { once: true }));
+      state.cancelled++;
+      return { content: [] };
+    }
+    return { content: [{ type: 'text', text: args.text ?? '' }] };
+  });
+  return server;
+}
+
 export async function startFixtureServer(options: FixtureOptions = {}): Promise<FixtureServer> {
   const names = ['echo', 'huge', 'hold', ...Array.from({ length: options.extraTools ?? 0 }, (_, i) => `extra_${i}`)];
   const pageSize = options.pageSize ?? 50;
   const state = { cancelled: 0, calls: 0 };
 
-  const makeServer = () => {
-    const server = new Server({ name: 'fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, (request) => {
-      const start = Number(request.params?.cursor ?? 0);
-      const page = names.slice(start, start + pageSize).map((name) => ({ name, inputSchema }));
-      const next = start + pageSize;
-      return { tools: page, ...(next < names.length ? { nextCursor: String(next) } : {}) };
-    });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      state.calls++;
-      const args = (request.params.arguments ?? {}) as { bytes?: number; text?: string };
-      if (request.params.name === 'huge') return { content: [{ type: 'text', text: 'x'.repeat(args.bytes ?? 0) }] };
-      if (request.params.name === 'hold') {
-        await new Promise<void>((resolve) => extra.signal.addEventListener('abort', () => resolve(), { once: true }));
-        state.cancelled++;
-        return { content: [] };
-      }
-      return { content: [{ type: 'text', text: args.text ?? '' }] };
-    });
-    return server;
-  };
+  const makeServer = () => fixtureMcpServer(names, pageSize, state);
 
   // One server per session, so a notifications/cancelled reaches the server that runs the call.
   const sessions = new Map<string, StreamableHTTPServerTransport>();
