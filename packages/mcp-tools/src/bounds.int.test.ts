@@ -72,3 +72,16 @@ test('a cancelled call sends notifications/cancelled, and arguments outside the 
   await assert.rejects(held, ToolAbortedError);
   await waitFor(async () => fixture.cancelled - cancelledBefore, (n) => n === 1, 'the server saw the call cancelled', 5_000);
 });
+
+test('calls of made-up tool names are refused locally and list the tools again at most once a second', async (t) => {
+  const source = new McpToolSource({ name: 'fixture', server: { url: fixture.url }, retry: quick });
+  t.after(() => source.close());
+  await source.start();
+  const listsBefore = fixture.lists;
+  const callsBefore = fixture.calls;
+  const refusals = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => source.call({ tool: `made_up_${i}` })));
+  assert.ok(refusals.every((r) => r.status === 'rejected' && r.reason instanceof ToolInputError && r.reason.code === 'tool_not_found'));
+  assert.equal(fixture.calls, callsBefore, 'no call was sent');
+  // 123 tools at 25 a page: one listing is 5 pages.
+  assert.ok(fixture.lists - listsBefore <= 5, `${fixture.lists - listsBefore} pages listed`);
+});

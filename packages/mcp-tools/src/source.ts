@@ -59,6 +59,8 @@ export interface McpCallResult {
 
 /** Room for the JSON-RPC envelope and progress notifications around a result of the allowed size. */
 const ENVELOPE_BYTES = 64 * 1024;
+/** A call of an unknown tool lists the tools again only if the last listing is older than this. */
+const MISS_REFRESH_MS = 1000;
 /** A server that pages without end is cut off after this many pages, whatever maxTools is. */
 const MAX_LIST_PAGES = 100;
 
@@ -75,6 +77,7 @@ export class McpToolSource {
   #connecting: Promise<Client> | undefined;
   #closed = false;
   #overflowed = false;
+  #listedAt = -Infinity;
 
   constructor(options: McpToolSourceOptions) {
     this.name = options.name;
@@ -125,8 +128,9 @@ export class McpToolSource {
   }
 
   async #checkArguments(tool: string, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<void> {
-    // The server may have added it since we listed: one refresh before calling it unknown.
-    if (!this.#tools.has(tool)) await this.refresh(signal);
+    // The server may have added it since we listed: one refresh before calling it unknown, but
+    // not more than once a second, so calls of made-up names cannot flood the server with listings.
+    if (!this.#tools.has(tool) && performance.now() - this.#listedAt > MISS_REFRESH_MS) await this.refresh(signal);
     const descriptor = this.#tools.get(tool);
     if (!descriptor) throw new ToolInputError({ service: this.name, tool, code: 'tool_not_found', message: `${this.name} does not publish a tool named '${tool}'` });
     this.#checker.check({ service: this.name, tool, schema: descriptor.inputSchema }, args);
@@ -215,6 +219,7 @@ export class McpToolSource {
     if (cursor) throw new ToolProtocolError({ service: this.name, code: 'too_many_pages', message: `${this.name} pages its tool list past ${MAX_LIST_PAGES} pages` });
     this.#tools = new Map(listed.map((tool) => [tool.name, { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, outputSchema: tool.outputSchema as Record<string, unknown> | undefined }]));
     this.#checker.reset();
+    this.#listedAt = performance.now();
     this.#options.onToolsChanged?.(this.tools());
   }
 

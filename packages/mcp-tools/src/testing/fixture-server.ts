@@ -22,15 +22,18 @@ export interface FixtureServer {
   cancelled: number;
   /** Calls the server received, any tool. */
   calls: number;
+  /** tools/list requests the server received (pages). */
+  lists: number;
   close(): Promise<void>;
 }
 
 const inputSchema = { type: 'object', properties: { bytes: { type: 'integer', minimum: 0 }, text: { type: 'string' } }, additionalProperties: false } as const;
 
 /** The fixture's MCP server (not yet connected): `names` listed `pageSize` at a time; `state` counts calls and cancellations. */
-export function fixtureMcpServer(names: readonly string[], pageSize: number, state: { calls: number; cancelled: number }): Server {
+export function fixtureMcpServer(names: readonly string[], pageSize: number, state: { calls: number; cancelled: number; lists: number }): Server {
   const server = new Server({ name: 'fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    state.lists++;
     const start = Number(request.params?.cursor ?? 0);
     const page = names.slice(start, start + pageSize).map((name) => ({ name, inputSchema }));
     const next = start + pageSize;
@@ -53,7 +56,7 @@ export function fixtureMcpServer(names: readonly string[], pageSize: number, sta
 export async function startFixtureServer(options: FixtureOptions = {}): Promise<FixtureServer> {
   const names = ['echo', 'huge', 'hold', ...Array.from({ length: options.extraTools ?? 0 }, (_, i) => `extra_${i}`)];
   const pageSize = options.pageSize ?? 50;
-  const state = { cancelled: 0, calls: 0 };
+  const state = { cancelled: 0, calls: 0, lists: 0 };
 
   const makeServer = () => fixtureMcpServer(names, pageSize, state);
 
@@ -82,6 +85,9 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
     },
     get calls() {
       return state.calls;
+    },
+    get lists() {
+      return state.lists;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -2,4 +2,4 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { fixtureMcpServer } from './fixture-server.js';
 
-await fixtureMcpServer(['echo', 'huge', 'hold'], 50, { calls: 0, cancelled: 0 }).connect(new StdioServerTransport());
+await fixtureMcpServer(['echo', 'huge', 'hold'], 50, { calls: 0, cancelled: 0, lists: 0 }).connect(new StdioServerTransport());
