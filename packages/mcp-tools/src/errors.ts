@@ -35,7 +35,9 @@ const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 export function connectionLost(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
   if (error instanceof StreamableHTTPError) return error.code === 404 || (error.code !== undefined && error.code >= 500);
-  return error instanceof TypeError || (error instanceof Error && /ECONNREFUSED|ECONNRESET|EPIPE|socket|not connected/i.test(error.message));
+  // undici's fetch fails with a TypeError ('fetch failed', 'terminated'); other TypeErrors are bugs, not the network.
+  if (error instanceof TypeError) return /fetch failed|terminated|network/i.test(error.message);
+  return error instanceof Error && /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|not connected/i.test(error.message);
 }
 
 /** Maps whatever the SDK threw to a ToolCallError; `aborted` says the caller's signal fired. */
