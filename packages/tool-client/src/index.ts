@@ -23,7 +23,7 @@ export {
 } from './errors.js';
 export { resolvePollUrl, DEFAULT_POLL } from './async-call.js';
 export type { PollOptions, RemoteTask } from './async-call.js';
-export { DEFAULT_RETRY } from './retry.js';
+export { DEFAULT_RETRY, withRetries } from './retry.js';
 export type { RetryOptions, RetryNotice } from './retry.js';
 export { DEFAULT_BREAKER } from './breaker.js';
 export type { BreakerOptions, BreakerState } from './breaker.js';
