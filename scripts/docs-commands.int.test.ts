@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { REPO_ROOT, uniquePrefix } from '@switchyard/redis';
+import { freePort, REPO_ROOT, uniquePrefix } from '@switchyard/redis';
 import { launchStack, type LaunchedStack } from './launcher/testing/launch-stack.js';
 
 interface Block {
@@ -125,7 +125,8 @@ test("the docs' commands work as written against npm run stack: each exits 0 and
 });
 
 test('npm start, as the README gives it, writes the sample stories and exits 0', async () => {
-  const { code, output } = await bash('npm start', { ...process.env, QUEUE_PREFIX: uniquePrefix('docs-npm-start') }, REPO_ROOT);
+  // On a port of its own: another launch in this test run may be taking 8080 at the same moment.
+  const { code, output } = await bash('npm start', { ...process.env, PORT: String(await freePort()), QUEUE_PREFIX: uniquePrefix('docs-npm-start') }, REPO_ROOT);
   assert.equal(code, 0, output.slice(-2000));
   assert.match(output, /3 of 3 stories written/);
 });

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createSwitchyardClient } from '@switchyard/client';
-import { testRedis, uniquePrefix } from '@switchyard/redis';
+import { freePort, testRedis, uniquePrefix } from '@switchyard/redis';
 import { Children } from './processes.js';
 import { buildCompiled, compiledEntry, nodeArguments } from './runtime.js';
 import { startStack, type Stack } from './stack.js';
@@ -21,7 +21,9 @@ before(async () => {
   buildCompiled();
   const redis = await testRedis();
   const say = () => undefined;
-  stack = await startStack({ redisUrl: redis.url, env: { QUEUE_PREFIX: uniquePrefix('compiled'), LOG_LEVEL: 'info' }, workers: 1, port: undefined, children, say, runtime: 'compiled', mcp: true });
+  // Ports of its own: the default 8080 and 8090 may be taken by another launch of this test run.
+  const [port, mcpPort] = await Promise.all([freePort(), freePort()]);
+  stack = await startStack({ redisUrl: redis.url, env: { QUEUE_PREFIX: uniquePrefix('compiled'), LOG_LEVEL: 'info', MCP_PORT: String(mcpPort) }, workers: 1, port, children, say, runtime: 'compiled', mcp: true });
 });
 after(() => children.stopAll());
 
