@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { createLogger } from '@switchyard/logger';
 import { startBridgeHttp, type RunningBridge, type StartBridgeHttpOptions } from '@switchyard/mcp-bridge';
 import { startTestStack, TEST_API_KEY, waitFor, type TestStack } from '@switchyard/orchestrator/testing';
-import { uniquePrefix } from '@switchyard/redis';
+import { freePort, uniquePrefix } from '@switchyard/redis';
 import { ToolAbortedError, ToolInputError } from '@switchyard/tool-client';
 import { McpToolResultError } from './errors.js';
 import { McpToolSource, type McpToolSourceOptions } from './source.js';
@@ -13,16 +12,6 @@ let stack: TestStack;
 let bridge: RunningBridge;
 let bridgeOptions: StartBridgeHttpOptions;
 const QUICK_RETRY = { retries: 8, minDelayMs: 50, maxDelayMs: 300, factor: 1.5 };
-
-/** A loopback port nothing listens on (taken from the OS, then let go). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
 
 before(async () => {
   stack = await startTestStack({ label: 'mcp-tools-http' });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -8,7 +7,7 @@ import { CallToolResultSchema, ToolListChangedNotificationSchema, type JSONRPCMe
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
 import { startTestStack, TEST_API_KEY, type TestStack } from '@switchyard/orchestrator/testing';
-import { createRedisClient, uniquePrefix } from '@switchyard/redis';
+import { createRedisClient, freePort, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices } from '@switchyard/tool-services';
 import { decode, parseEventId } from './http/event-store.js';
 import { sessionKeys } from './http/keys.js';
@@ -18,15 +17,6 @@ import { agentJourney, checkBadCalls, checkEveryToolRefusesBadArguments, checkFe
 
 const OTHER_KEY = 'other-key-9876543210';
 
-/** A loopback port nothing listens on (taken from the OS, then let go). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
 let stack: TestStack;
 let redis: Redis;
 let bridge: RunningBridge;
