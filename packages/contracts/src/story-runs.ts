@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { OutlineOutput, SearchResult, SectionName, Improvement } from './story-tools.js';
+import { AgentTranscriptView, AgentUsage } from './agent-transcript.js';
 
 const Label = (max: number) => z.string().trim().min(1).max(max);
 
@@ -64,6 +65,8 @@ export const StageView = z.object({
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   error: RunError.nullable(),
+  /** An agent step's conversation so far (see agent-transcript.ts). */
+  agent: AgentTranscriptView.optional(),
 });
 export type StageView = z.infer<typeof StageView>;
 
@@ -109,7 +112,7 @@ export type RunView = z.infer<typeof RunView>;
 export const RunProgress = z.object({ percent: z.number().min(0).max(100), completed_stages: z.number().int().nonnegative(), total_stages: z.number().int().nonnegative() });
 
 /** The events of a run, as stored in its Redis stream and sent over SSE. */
-export const RunEventName = z.enum(['stage', 'content', 'reset', 'error', 'done']);
+export const RunEventName = z.enum(['stage', 'content', 'reset', 'error', 'done', 'turn', 'tool_call', 'tool_result']);
 export type RunEventName = z.infer<typeof RunEventName>;
 
 /** The data of each run event, by event name. */
@@ -122,6 +125,12 @@ export const RunEventSchemas = {
   error: RunError.extend({ will_retry: z.boolean() }),
   /** Over SSE, a completed run's `done` carries its result. */
   done: z.object({ status: RunStatus, result: z.unknown().optional(), error: RunError.optional() }),
+  /** An agent step's model turn was recorded: how many it has had, whether it called tools, the tokens so far. */
+  turn: z.object({ stage: z.string(), turn: z.number().int().positive(), tool_calls: z.number().int().nonnegative(), usage: AgentUsage }),
+  /** An agent's model asked for a tool; `arguments` is the start of what it wrote. */
+  tool_call: z.object({ stage: z.string(), turn: z.number().int().positive(), call_id: z.string(), tool: z.string(), arguments: z.string() }),
+  /** A tool call's result was recorded; `preview` is its start. */
+  tool_result: z.object({ stage: z.string(), turn: z.number().int().positive(), call_id: z.string(), tool: z.string(), is_error: z.boolean(), preview: z.string() }),
 } as const satisfies Record<RunEventName, z.ZodType>;
 export type RunEventData = { [E in RunEventName]: z.infer<(typeof RunEventSchemas)[E]> };
 

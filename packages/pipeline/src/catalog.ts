@@ -52,6 +52,12 @@ export const StepJob = z.object({
   remote_task: RemoteTaskRef.optional(),
   /** When the stage began waiting on an open breaker (ms), so the wait has a budget. */
   breaker_wait_since: z.number().optional(),
+  /** An agent step's model turn after its first (the first is the step's own job): see engine/agent-jobs.ts. */
+  agent_turn: z.number().int().min(2).optional(),
+  /** One tool call of an agent step: the `index`-th call its model asked for in turn `turn`. */
+  agent_call: z.object({ turn: z.number().int().positive(), index: z.number().int().nonnegative() }).optional(),
+  /** When an agent's pipeline call began waiting on its child run (ms). */
+  child_wait_since: z.number().optional(),
 });
 export type StepJob = z.infer<typeof StepJob>;
 

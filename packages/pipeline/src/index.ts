@@ -81,6 +81,16 @@ export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys
 export type { StepJobSpec } from './engine/step-jobs.js';
 export { advanceRun, finishRun, runEndOf, stepDone, needsAfter } from './engine/advance.js';
 export { registerShippedPipelines, shippedStepNames, STEP_KINDS, SHIPPED_PIPELINES_DIR, SHIPPED_PIPELINE_NAMES } from './engine/shipped.js';
-export { definitionProblemsOf, registerDefinition, VersionConflictError } from './engine/register.js';
+export { definitionProblemsOf, registerDefinition, VersionConflictError, agentDirectory } from './engine/register.js';
 export type { PipelineRegistration } from './engine/register.js';
 export type { StepKindName } from './engine/shipped.js';
+export { AgentDefinition, AgentToolDefinition, modelToolName, isServiceTool } from './definition/agent-schema.js';
+export type { AgentToolTarget } from './definition/agent-schema.js';
+export type { CompiledAgent } from './definition/compile-agent.js';
+export type { AgentDirectory } from './definition/validate-agents.js';
+export { AGENT_QUEUE } from './definition/queues.js';
+export { AgentTranscripts, transcriptView } from './store/agent-transcript.js';
+export type { AgentTranscript, AgentTurnRecord, AgentResultRecord, AgentToolCallRecord } from './store/agent-transcript.js';
+export { agentTurnJob, agentCallQueue, agentTurnJobId, agentCallJobId } from './engine/agent-jobs.js';
+export { schemaProblems } from './definition/schema-bounds.js';
+export { ToolArgumentChecker } from './definition/tool-arguments.js';

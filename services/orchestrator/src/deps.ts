@@ -3,7 +3,7 @@ import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
-import type { BatchStore, PipelineQueues, PipelineStore, RunStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
+import type { AgentDirectory, BatchStore, PipelineQueues, PipelineStore, RunStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
 import type { QueueBoard } from './dashboard/queue-board.js';
 import type { SseStreams } from './sse-streams.js';
 
@@ -18,6 +18,8 @@ export interface AppDeps {
   pipelines: PipelineStore;
   /** The configured tool services, to check definitions against what they publish. */
   tools: ToolDirectory;
+  /** The configured models and MCP servers and the registered pipelines, to check agent steps against. */
+  agents?: AgentDirectory | undefined;
   /** For commands; SSE streams read their replay on it too. */
   redis: Redis;
   /** The configured keys and their scopes. */

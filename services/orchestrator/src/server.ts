@@ -8,7 +8,7 @@ import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, StreamHub, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { agentDirectory, BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, StreamHub, type RunLimits } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
@@ -45,6 +45,11 @@ export interface StartOrchestratorOptions {
   sse?: SseLimits;
   /** Budgets of user-defined names its metrics label (defaults: 20 pipelines besides the shipped ones). */
   metricSeries?: SeriesLimits;
+  /**
+   * What agent steps may name, for registration's checks: the configured models (default just
+   * `default`, which always exists) and MCP servers (default none).
+   */
+  agentNames?: { models?: readonly string[]; mcpServers?: readonly string[] };
   /** The name its Redis connections give themselves (CLIENT SETNAME), as CLIENT LIST shows them (default `switchyard-orchestrator`). */
   redisClientName?: string;
 }
@@ -80,7 +85,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
       options.logger.warn({ err: error }, 'reading the followed event streams failed; retrying');
     },
   });
-  const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
+  const queueNames = configuredQueueNames(tools.services());
   metrics.watch({ redis, queues, queueNames, streams });
 
   // While Redis is known to be down the report is degraded whatever the services say, and it must
@@ -106,7 +111,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     sessions: new BrowserSessions({ redis, prefix, ...options.sessions }),
     failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
   };
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
+  const agents = agentDirectory({ pipelines, models: options.agentNames?.models ?? ['default'], mcpServers: options.agentNames?.mcpServers ?? [] });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

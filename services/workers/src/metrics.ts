@@ -3,7 +3,7 @@
  * Redis round trip, and the default process metrics, in a registry of its own. Served on
  * METRICS_PORT by main.ts.
  */
-import { createMetricsRegistry, metricLabels, runMetrics, toolCallMetrics, type Registry, type RunCounts, type SeriesLimits, type ToolCallMetrics } from '@switchyard/metrics';
+import { createMetricsRegistry, metricLabels, runMetrics, toolCallMetrics, type MetricLabels, type Registry, type RunCounts, type SeriesLimits, type ToolCallMetrics } from '@switchyard/metrics';
 import { shippedStepNames } from '@switchyard/pipeline';
 import { StageMetrics } from './stage-metrics.js';
 
@@ -14,6 +14,8 @@ export interface WorkerMetrics {
   stages: StageMetrics;
   /** The tool clients' hooks (`onCallEnd`, `onRetry`) and their breakers. */
   tools: ToolCallMetrics;
+  /** The bounded labels of user-defined names, for metrics made elsewhere (agent steps'). */
+  labels: MetricLabels;
 }
 
 /**
@@ -23,5 +25,5 @@ export interface WorkerMetrics {
 export function createWorkerMetrics(options: { defaultMetrics?: boolean; series?: SeriesLimits } = {}): WorkerMetrics {
   const registry = createMetricsRegistry(options);
   const labels = metricLabels(registry, { ...options.series, shipped: shippedStepNames() });
-  return { registry, runs: runMetrics(registry, labels), stages: new StageMetrics(registry, labels), tools: toolCallMetrics(registry, labels) };
+  return { registry, labels, runs: runMetrics(registry, labels), stages: new StageMetrics(registry, labels), tools: toolCallMetrics(registry, labels) };
 }

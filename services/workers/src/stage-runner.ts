@@ -47,6 +47,12 @@ export type RunEnd = { to: 'completed'; result: unknown } | { to: 'failed'; erro
 /** What a stage's work returns when the stage turns out not to apply (its condition was false). */
 export const SKIP_STAGE: unique symbol = Symbol('skip stage');
 
+/**
+ * What a stage's work returns when the stage goes on in another job (an agent's next turn): the
+ * job ends, the stage stays running, nothing is recorded and nothing follows yet.
+ */
+export const CONTINUE_STAGE: unique symbol = Symbol('continue stage');
+
 /** A stage failure that retrying cannot mend, with the code and details callers should see. */
 export class StageFailedError extends Error {
   override name = 'StageFailedError';
@@ -92,7 +98,12 @@ export interface StageSpec<T> {
    * started with, is written with the stage's completion, in one step.
    */
   endsRun?: ((done: { output: T; inputs: Record<string, unknown>; request: unknown }) => Promise<RunEnd>) | undefined;
-  work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE>;
+  /**
+   * The stage was started by an earlier job and goes on in this one (an agent's later turn): it is
+   * read, not started again, so its attempts and events do not count this job (default false).
+   */
+  resume?: boolean | undefined;
+  work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE | typeof CONTINUE_STAGE>;
 }
 
 /**
@@ -101,7 +112,7 @@ export interface StageSpec<T> {
  * record is sent after it without waiting.
  */
 export interface StageOutcome<T> {
-  output: T | typeof SKIP_STAGE;
+  output: T | typeof SKIP_STAGE | typeof CONTINUE_STAGE;
   inputs: Record<string, unknown>;
   request: unknown;
   /** The completion's answer (with the watched fields); absent when the stage had finished before. */
@@ -114,7 +125,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
-  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true, needsDone: stage.needsDone, ...(stage.item ? { item: stage.item } : {}) });
+  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true, needsDone: stage.needsDone, ...(stage.item ? { item: stage.item } : {}), ...(stage.resume ? { peek: true } : {}) });
   if (start.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
   if (start.kind === 'unready') {
     // Its release was a child's removal, not its completion: what it needs will not come.
@@ -127,14 +138,17 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   }
   // Finished before a crash: never run it again.
   if (start.kind === 'done') return { output: start.output as T, inputs: start.inputs, request: start.request };
-  if (start.kind === 'peek') throw new Error('a stage start answered a peek');
+  if (start.kind === 'peek' && !stage.resume) throw new Error('a stage start answered a peek');
+  // A resumed stage's attempt is its job's: the stage itself started long before.
+  const attempt = start.kind === 'peek' ? job.attemptsMade + 1 : start.attempt;
 
   const tracked = deps.aborts.track(runId);
   // A retry was announced by its start; a first attempt is, once it lasts or produces something.
-  const running = runningAnnouncer(deps, { runId, name, attempt: start.attempt });
+  const running = runningAnnouncer(deps, { runId, name, attempt: stage.resume ? 0 : attempt });
   try {
-    const output = await stage.work({ signal: tracked.signal, attempt: start.attempt, inputs: start.inputs, request: start.request, item: start.item, announce: running.announce });
+    const output = await stage.work({ signal: tracked.signal, attempt, inputs: start.inputs, request: start.request, item: start.kind === 'started' ? start.item : undefined, announce: running.announce });
     await running.stop();
+    if (output === CONTINUE_STAGE) return { output, inputs: start.inputs, request: start.request };
     if (output !== SKIP_STAGE && stage.endsRun) {
       const end = await stage.endsRun({ output, inputs: start.inputs, request: start.request });
       await store.finishStage({ runId, stage: name, batchId: stage.batchId ?? null, output, end });

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -24,6 +24,10 @@ import type { StageBudget } from './stage-budget.js';
 import type { StepTools } from './tools.js';
 import { redisMetrics } from '@switchyard/metrics';
 import type { WorkerMetrics } from './metrics.js';
+import { createAgentRuntime } from './agent/agent-runtime.js';
+import { agentMetrics } from './agent/agent-metrics.js';
+import type { AgentModels } from './agent/model-port.js';
+import type { McpToolSource } from '@switchyard/mcp-tools';
 
 export interface StartWorkersOptions {
   redisUrl: string;
@@ -57,6 +61,11 @@ export interface StartWorkersOptions {
   metrics?: WorkerMetrics;
   /** What a run may hold: map lists, step outputs, results (default DEFAULT_RUN_LIMITS). */
   limits?: Partial<RunLimits>;
+  /**
+   * Agent steps: the models, and the MCP servers their tools may come from (started by the
+   * caller). The agent queue is served only when given.
+   */
+  agents?: { models: AgentModels; mcp?: ReadonlyMap<string, McpToolSource> };
 }
 
 export interface RunningWorkers {
@@ -80,11 +89,13 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   await aborts.start();
   const kinds: StepKinds = {};
   if (options.aceflow) kinds['aceflow.stage'] = aceflowStageKind({ ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
-  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs });
+  const agents = options.agents && createAgentRuntime({ store, pipelines, queues, tools: options.tools, models: options.agents.models, mcp: options.agents.mcp, metrics: options.metrics && agentMetrics(options.metrics.registry, options.metrics.labels) });
+  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents });
 
   const processors = new Map<string, Processor>([
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
+    ...(agents ? [[AGENT_QUEUE, step] as const] : []),
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
   ]);
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });

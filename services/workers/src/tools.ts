@@ -3,7 +3,7 @@
  * HTTP implementation goes through the resilient tool client (one per configured service), and
  * benchmarks or tests may pass an in-process one.
  */
-import { pipelineToolServices, type ToolCallMode, type ToolServicesConfig } from '@switchyard/contracts';
+import { pipelineToolServices, type ToolCallMode, type ToolDescriptor, type ToolServicesConfig } from '@switchyard/contracts';
 import { ToolServiceClient, type RemoteTask, type ToolClientOptions } from '@switchyard/tool-client';
 
 export interface StageCall {
@@ -34,6 +34,11 @@ export interface StepTools {
   /** How a service is called when a step does not say. */
   modeOf(service: string): ToolCallMode;
   call(call: StepToolCall): Promise<unknown>;
+  /**
+   * The descriptor `service` publishes for `tool` (its GET /tools listing, as the client keeps it),
+   * or undefined when it publishes none such. Absent: descriptors are not known (in-process tools).
+   */
+  describe?(service: string, tool: string): Promise<ToolDescriptor | undefined>;
   /** Releases what the tools hold (none for HTTP). */
   close?(): Promise<void>;
 }
@@ -51,6 +56,11 @@ export function createHttpTools(config: ToolServicesConfig, overrides: Partial<O
       const client = clients[service];
       if (!client) return Promise.reject(new Error(`no tool service ${service} is configured`));
       return client.call({ ...call, mode: mode ?? modes.get(service) ?? 'sync' });
+    },
+    async describe(service, tool) {
+      const client = clients[service];
+      if (!client) throw new Error(`no tool service ${service} is configured`);
+      return (await client.listTools()).find((descriptor) => descriptor.name === tool);
     },
   };
 }

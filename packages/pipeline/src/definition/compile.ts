@@ -7,9 +7,10 @@ import { compileArgs, compileExpression, ExpressionError, type ArgsEvaluator, ty
 import { compileInputSchema, inputProblems } from './input-schema.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
 import type { PipelineDefinition, StepDefinition } from './schema.js';
-import { kindQueue, toolQueue } from './queues.js';
+import { AGENT_QUEUE, kindQueue, toolQueue } from './queues.js';
+import { compileAgent, type CompiledAgent } from './compile-agent.js';
 
-export type StepTarget = { kind: 'tool'; service: string; tool: string } | { kind: 'uses'; uses: string };
+export type StepTarget = { kind: 'tool'; service: string; tool: string } | { kind: 'uses'; uses: string } | { kind: 'agent'; agent: CompiledAgent };
 
 export interface CompiledStep {
   name: string;
@@ -29,7 +30,10 @@ export interface CompiledStep {
 /** A definition as stored: the definition itself and the service chosen for each tool step. */
 export interface StoredPipeline {
   definition: PipelineDefinition & { version: number };
-  /** Step name → the service publishing its tool, found at registration. */
+  /**
+   * Step name → the service publishing its tool, found at registration; for an agent's tools
+   * `<step>.tools.<index>` → the service publishing that tool.
+   */
   services: Record<string, string>;
   registered_at: string;
 }
@@ -111,6 +115,12 @@ function finalStepOf(steps: ReadonlyMap<string, CompiledStep>, order: readonly s
   return sink && !sink.map ? sink.name : undefined;
 }
 
+function queueOf(target: StepTarget): string {
+  if (target.kind === 'tool') return toolQueue(target.service);
+  if (target.kind === 'agent') return AGENT_QUEUE;
+  return kindQueue(target.uses);
+}
+
 /** Compiles a stored definition; throws a DefinitionError listing every problem found. */
 export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
   const { definition } = stored;
@@ -124,7 +134,11 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
   for (const [name, step] of Object.entries(definition.steps)) {
     const compiled = compileStep(name, step, problems);
     let target: StepTarget;
-    if (step.tool) {
+    if (step.agent) {
+      const agent = compileAgent({ name, step, agent: step.agent, services: stored.services, problems });
+      if (!agent) continue;
+      target = { kind: 'agent', agent };
+    } else if (step.tool) {
       const service = step.service ?? stored.services[name];
       if (!service) {
         problems.push({ path: `steps.${name}.tool`, message: `no service was found for tool ${step.tool}` });
@@ -132,7 +146,7 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
       }
       target = { kind: 'tool', service, tool: step.tool };
     } else target = { kind: 'uses', uses: step.uses as string };
-    steps.set(name, { name, definition: step, target, queue: target.kind === 'tool' ? toolQueue(target.service) : kindQueue(target.uses), needs: step.needs, dependents: dependents.get(name) ?? [], ...compiled });
+    steps.set(name, { name, definition: step, target, queue: queueOf(target), needs: step.needs, dependents: dependents.get(name) ?? [], ...compiled });
   }
   let output: CompiledPipeline['output'];
   if (definition.output !== undefined) {

@@ -21,24 +21,27 @@ const definitionAjv = () => new Ajv2020({ allErrors: true, strict: false, logger
 
 const described = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** The input schema as a validator, or the problems (each naming its place under `input`) that keep it from being one. */
-export function compileInputSchema(schema: Record<string, unknown>): { validate: ValidateFunction } | { problems: DefinitionProblem[] } {
-  const bounds = schemaProblems(schema, 'input');
+/**
+ * A schema of the definition (its `input`, or an agent's `output_schema`: `place`) as a
+ * validator, or the problems (each naming its place) that keep it from being one.
+ */
+export function compileInputSchema(schema: Record<string, unknown>, place = 'input'): { validate: ValidateFunction } | { problems: DefinitionProblem[] } {
+  const bounds = schemaProblems(schema, place);
   if (bounds.length > 0) return { problems: bounds };
   try {
-    if (!metaSchemaChecker.validateSchema(schema)) return { problems: [{ path: 'input', message: `not a valid JSON Schema: ${metaSchemaChecker.errorsText(metaSchemaChecker.errors)}` }] };
+    if (!metaSchemaChecker.validateSchema(schema)) return { problems: [{ path: place, message: `not a valid JSON Schema: ${metaSchemaChecker.errorsText(metaSchemaChecker.errors)}` }] };
     return { validate: definitionAjv().compile(schema) };
   } catch (error) {
-    return { problems: [{ path: 'input', message: `not a valid JSON Schema: ${described(error)}` }] };
+    return { problems: [{ path: place, message: `not a valid JSON Schema: ${described(error)}` }] };
   }
 }
 
 /** What is wrong with a run's input, each problem at the input's field. */
-export function inputProblems(validate: ValidateFunction, input: unknown): DefinitionProblem[] {
+export function inputProblems(validate: ValidateFunction, input: unknown, root = '(input)'): DefinitionProblem[] {
   if (validate(input)) return [];
   return (validate.errors ?? []).map((e) => {
     const field = [e.instancePath.replace(/^\//, '').replace(/\//g, '.'), e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : ''].filter(Boolean).join('.');
     const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : '';
-    return { path: field || '(input)', message: `${e.message ?? 'is invalid'}${extra}` };
+    return { path: field || root, message: `${e.message ?? 'is invalid'}${extra}` };
   });
 }

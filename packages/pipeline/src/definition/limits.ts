@@ -57,3 +57,12 @@ export const MAX_VERSION = 1_000_000_000;
 export const MAX_LIVE_VERSIONS = 50;
 /** Pipelines that exist at once: 200. */
 export const MAX_PIPELINES = 200;
+
+/** Tools one agent step offers its model: 32. */
+export const MAX_AGENT_TOOLS = 32;
+/** Model turns an agent step may set as its `max_turns`: 50 (default 8). */
+export const MAX_AGENT_TURNS = 50;
+export const DEFAULT_AGENT_TURNS = 8;
+/** Tokens (prompt and completion, over the step) an agent step may set as its `max_tokens`: 2,000,000 (default 50,000). */
+export const MAX_AGENT_TOKENS = 2_000_000;
+export const DEFAULT_AGENT_TOKENS = 50_000;

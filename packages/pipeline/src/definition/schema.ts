@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ToolCallMode } from '@switchyard/contracts';
+import { AgentDefinition } from './agent-schema.js';
 import { MAX_ARG_KEY_CHARS, MAX_DESCRIPTION_CHARS, MAX_EXPRESSION_CHARS, MAX_LITERAL_SIZE, MAX_NEEDS, MAX_STEP_DESCRIPTION_CHARS, MAX_STEPS, MAX_VERSION } from './limits.js';
 
 /** Step names become stage names and job ids: plain, and without '.', which separates map branches. */
@@ -69,6 +70,7 @@ export const StepDefinition = z
     tool: z.string().min(1).max(200).optional().describe('A tool published on GET /tools by a configured tool service'),
     service: z.string().min(1).max(60).optional().describe('The service publishing `tool`, when more than one does'),
     uses: z.string().min(1).max(100).optional().describe('A step kind registered in code, e.g. aceflow.stage'),
+    agent: AgentDefinition.optional().describe('A model that chooses which of its tools to call until it answers (docs/PIPELINES.md, "Agent steps")'),
     needs: z.array(z.string().max(60)).max(MAX_NEEDS).default([]).describe('Steps this one waits for'),
     args: Args.optional(),
     map: Expression.optional().describe('A list computed at run time: the step runs once per item (`item`, `index`), in parallel'),
@@ -91,7 +93,9 @@ export const StepDefinition = z
       .optional(),
   })
   .superRefine((step, ctx) => {
-    if (Boolean(step.tool) === Boolean(step.uses)) ctx.addIssue({ code: 'custom', message: 'a step needs exactly one of `tool` and `uses`', path: [] });
+    if ([step.tool, step.uses, step.agent].filter(Boolean).length !== 1) ctx.addIssue({ code: 'custom', message: 'a step needs exactly one of `tool`, `uses` and `agent`', path: [] });
+    if (step.agent && step.args !== undefined) ctx.addIssue({ code: 'custom', message: "an agent step takes no `args`: its `agent.prompt` and `agent.instructions` are its expressions", path: ['args'] });
+    if (step.agent && step.repeat) ctx.addIssue({ code: 'custom', message: 'an agent step loops by itself (`agent.max_turns`): it takes no `repeat`', path: ['repeat'] });
     if (step.service && !step.tool) ctx.addIssue({ code: 'custom', message: '`service` goes with `tool`', path: ['service'] });
     if (step.mode && !step.tool) ctx.addIssue({ code: 'custom', message: '`mode` applies to tool calls only', path: ['mode'] });
   });

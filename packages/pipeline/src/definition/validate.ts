@@ -13,7 +13,9 @@ import { linearRegExpEngine } from './linear-regex.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
 import { schemaProblems } from './schema-bounds.js';
 import { atReplaced, salvageDefinition } from './salvage.js';
+import { isServiceTool } from './agent-schema.js';
 import { PipelineDefinition, type StepDefinition } from './schema.js';
+import { agentDirectoryProblems, resolveAgentServiceTools, type AgentDirectory } from './validate-agents.js';
 
 /** What registration needs to know of the tool services. */
 export interface ToolDirectory {
@@ -116,7 +118,7 @@ function resolveTools(steps: Record<string, StepDefinition>, tools: { found: Fou
  * @param options.tools the configured services; without it (definitions shipped with the code)
  *   each tool step must name its `service`, and tools are checked when they are called
  */
-export async function validateDefinition(options: { raw: unknown; version: number; tools?: ToolDirectory | undefined; kinds: readonly string[]; now?: string }): Promise<StoredPipeline> {
+export async function validateDefinition(options: { raw: unknown; version: number; tools?: ToolDirectory | undefined; agents?: AgentDirectory | undefined; kinds: readonly string[]; now?: string }): Promise<StoredPipeline> {
   // A definition sent as an object (over MCP) has not been through the text's bounds.
   const bounds = valueBoundsProblem(options.raw);
   if (bounds) throw new DefinitionError([bounds]);
@@ -135,7 +137,7 @@ export async function validateDefinition(options: { raw: unknown; version: numbe
 }
 
 /** Everything but the format: step kinds, services and tools, arguments, the graph, expressions, the input schema. */
-async function checkDefinition(options: { definition: PipelineDefinition; version: number; tools?: ToolDirectory | undefined; kinds: readonly string[]; now?: string }): Promise<{ stored: StoredPipeline; problems: DefinitionProblem[] }> {
+async function checkDefinition(options: { definition: PipelineDefinition; version: number; tools?: ToolDirectory | undefined; agents?: AgentDirectory | undefined; kinds: readonly string[]; now?: string }): Promise<{ stored: StoredPipeline; problems: DefinitionProblem[] }> {
   const definition = { ...options.definition, version: options.version };
   const problems: DefinitionProblem[] = [];
   const { tools } = options;
@@ -145,8 +147,10 @@ async function checkDefinition(options: { definition: PipelineDefinition; versio
     if (step.service && services && !services.includes(step.service)) problems.push({ path: `steps.${name}.service`, message: `no configured service ${step.service} (configured: ${services.join(', ')})` });
     if (step.tool && !step.service && !tools) problems.push({ path: `steps.${name}.service`, message: 'a shipped definition names the service of each tool' });
   }
-  const needsTools = Object.values(definition.steps).some((step) => step.tool);
-  const resolved = needsTools && tools ? resolveTools(definition.steps, await findTools(tools), problems) : {};
+  const needsTools = Object.values(definition.steps).some((step) => step.tool || step.agent?.tools.some(isServiceTool));
+  const found = needsTools && tools ? await findTools(tools) : undefined;
+  const resolved = found ? { ...resolveTools(definition.steps, found, problems), ...resolveAgentServiceTools(definition.steps, found.found, problems) } : {};
+  problems.push(...(await agentDirectoryProblems(definition.steps, options.agents, !tools)));
   // Not compiled here, but published to every MCP client, which may compile it.
   if (definition.output_schema) problems.push(...schemaProblems(definition.output_schema, 'output_schema'));
   const stored: StoredPipeline = { definition, services: resolved, registered_at: options.now ?? new Date().toISOString() };

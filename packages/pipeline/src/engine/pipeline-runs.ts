@@ -98,9 +98,12 @@ function withChainParents(options: { pipeline: CompiledPipeline; step: CompiledS
   return wrapped;
 }
 
-/** The step that needs `name` alone and is its only dependent, unless it is a map (many jobs, no one parent). */
+/** The step that needs `name` alone and is its only dependent, unless it is a map (many jobs, no one parent) or `name` is an agent. */
 export function chainParentOf(pipeline: CompiledPipeline, name: string): CompiledStep | null {
-  const [only, ...others] = pipeline.steps.get(name)?.dependents ?? [];
+  const child = pipeline.steps.get(name);
+  // An agent's first job completes after its first turn, long before the step does: no parent may wait on it.
+  if (child?.target.kind === 'agent') return null;
+  const [only, ...others] = child?.dependents ?? [];
   const parent = only !== undefined && others.length === 0 ? pipeline.steps.get(only) : undefined;
   return parent && !parent.map && parent.needs.length === 1 && parent.needs[0] === name ? parent : null;
 }

@@ -5,6 +5,7 @@
  */
 import { DefinitionError, type DefinitionProblem } from '../definition/problems.js';
 import { validateDefinition, type ToolDirectory } from '../definition/validate.js';
+import type { AgentDirectory } from '../definition/validate-agents.js';
 import { sameDefinition, type PipelineStore } from '../store/pipeline-store.js';
 import { STEP_KINDS } from './shipped.js';
 
@@ -38,13 +39,13 @@ export class VersionConflictError extends Error {
  * the next one. Throws DefinitionError listing every problem (nothing is stored) or
  * VersionConflictError.
  */
-export async function registerDefinition(deps: { pipelines: PipelineStore; tools: ToolDirectory }, raw: { name: string; version?: unknown }): Promise<PipelineRegistration> {
+export async function registerDefinition(deps: { pipelines: PipelineStore; tools: ToolDirectory; agents?: AgentDirectory | undefined }, raw: { name: string; version?: unknown }): Promise<PipelineRegistration> {
   const { name } = raw;
   const asked = typeof raw.version === 'number' ? raw.version : undefined;
   const latest = await deps.pipelines.get(name);
   // Deleted versions are not reused: the next is above the highest there has been.
   const version = asked ?? (await deps.pipelines.topVersion(name)) + 1;
-  const stored = await validateDefinition({ raw, version, tools: deps.tools, kinds: STEP_KINDS });
+  const stored = await validateDefinition({ raw, version, tools: deps.tools, agents: deps.agents, kinds: STEP_KINDS });
   // Sending the latest definition again, with no version, is a repeat, not a new version.
   if (latest && asked === undefined && sameDefinition(latest, stored)) return { name, version: latest.definition.version, outcome: 'unchanged' };
   const outcome = await deps.pipelines.register(stored);
@@ -53,12 +54,21 @@ export async function registerDefinition(deps: { pipelines: PipelineStore; tools
 }
 
 /** Every problem registration would find in `raw`, storing nothing: to list them beside one found before it (e.g. a name that is not the URL's). */
-export async function definitionProblemsOf(deps: { tools: ToolDirectory }, raw: { name: string }): Promise<readonly DefinitionProblem[]> {
+export async function definitionProblemsOf(deps: { tools: ToolDirectory; agents?: AgentDirectory | undefined }, raw: { name: string }): Promise<readonly DefinitionProblem[]> {
   try {
-    await validateDefinition({ raw, version: 1, tools: deps.tools, kinds: STEP_KINDS });
+    await validateDefinition({ raw, version: 1, tools: deps.tools, agents: deps.agents, kinds: STEP_KINDS });
     return [];
   } catch (error) {
     if (error instanceof DefinitionError) return error.problems;
     throw error;
   }
+}
+
+/** What registration checks agent steps against: the configured names, and the pipelines registered now. */
+export function agentDirectory(options: { pipelines: PipelineStore; models: readonly string[]; mcpServers: readonly string[] }): AgentDirectory {
+  return {
+    models: () => options.models,
+    mcpServers: () => options.mcpServers,
+    hasPipeline: async (name, version) => (await options.pipelines.get(name, version)) !== null,
+  };
 }

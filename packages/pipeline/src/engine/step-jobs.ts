@@ -67,8 +67,9 @@ function flowOf(spec: StepJobSpec): FlowJob {
     queueName: spec.queue,
     data: spec.data,
     opts: spec.opts,
-    // A child that fails for good fails its parent (which never runs), as its run has failed or ended.
-    ...(spec.children ? { children: spec.children.map((child) => ({ ...flowOf(child), opts: { ...child.opts, failParentOnFailure: true } })) } : {}),
+    // A child that fails for good fails its parent (which never runs), as its run has failed or
+    // ended; unless it says it only drops out of its parent's wait (an agent's tool calls).
+    ...(spec.children ? { children: spec.children.map((child) => ({ ...flowOf(child), opts: child.opts.removeDependencyOnFailure ? child.opts : { ...child.opts, failParentOnFailure: true } })) } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  * missing field reads as null (or 0 attempts, or `pending`).
  */
 import type { RunError, StageStatus, StageView } from '@switchyard/contracts';
+import { transcriptView } from './agent-transcript.js';
 
 export type StageField = 'status' | 'attempts' | 'started_at' | 'finished_at' | 'error';
 
@@ -21,6 +22,7 @@ export function readStageView(hash: Record<string, string | null | undefined>, n
   const value = (field: StageField) => hash[stageField(name, field)] || null;
   const error = value('error');
   const iterations = hash[`${name}.iterations`];
+  const agent = transcriptView(hash, name);
   return {
     name,
     ...(iterations ? { iterations: Number(iterations) } : {}),
@@ -29,6 +31,7 @@ export function readStageView(hash: Record<string, string | null | undefined>, n
     started_at: value('started_at'),
     finished_at: value('finished_at'),
     error: error ? (JSON.parse(error) as RunError) : null,
+    ...(agent ? { agent } : {}),
   };
 }
 

@@ -7,7 +7,10 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { advanceRun, branchKeys, chainParentOf, constantListOf, finishRun, jsonBytesWithin, mapItemTexts, runEndOf, needsAfter, RUN_LIMIT_VARIABLES, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type RunLimits, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
-import { handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
+import { CONTINUE_STAGE, handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
+import { runAgentCall } from '../agent/agent-call.js';
+import { runAgentTurn } from '../agent/agent-turn.js';
+import type { AgentRuntime } from '../agent/agent-runtime.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import type { StageMetrics } from '../stage-metrics.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
@@ -17,6 +20,13 @@ export interface StepProcessorDeps extends StageDeps, StepWorkDeps {
   steps: StepQueues;
   /** Times each stage's work (default: not measured). */
   stageMetrics?: StageMetrics | undefined;
+  /** What agent steps need (models, their tools, transcripts); without it an agent step fails. */
+  agents?: AgentRuntime | undefined;
+}
+
+function agentRuntime(deps: StepProcessorDeps, stage: string): AgentRuntime {
+  if (deps.agents) return deps.agents;
+  throw new StageFailedError({ code: 'agents_unavailable', message: `${stage} is an agent step, and this worker runs no agents` });
 }
 
 /**
@@ -151,8 +161,10 @@ function finalInputs(pipeline: CompiledPipeline): readonly string[] {
 function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string | undefined; pipeline: CompiledPipeline; step: CompiledStep; data: StepJob; stage: string; final: boolean; watch: readonly string[]; branch: { item: BranchItem; fromRun: boolean } }): StageSpec<unknown> {
   const { job, pipeline, step, data, stage, final } = options;
   const limit = outputLimit(deps.store.limits, data.branch);
-  const work = async ({ signal, attempt, inputs, request, item, announce }: StageWork): Promise<unknown> => {
+  const work = async ({ signal, attempt, inputs, request, item, announce }: StageWork): Promise<unknown | typeof CONTINUE_STAGE> => {
     const found = options.branch.fromRun ? item : options.branch.item;
+    // An agent's later turns read what its first recorded, not the step's expressions.
+    if (data.agent_turn !== undefined) return runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: (step.target as Extract<CompiledStep['target'], { kind: 'agent' }>).agent, data, stage, context: contextOf(data, request, inputs), signal, announce });
     if (data.branch && (found === undefined || found === 'missing')) throw new StageFailedError({ code: 'map_item_missing', message: `${stage} has no item at index ${data.branch.index} of its step's list` });
     const context = contextOf(data, request, inputs, found);
     try {
@@ -160,11 +172,14 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     } catch (error) {
       throw asStepFailure(error);
     }
-    const output = await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
-    return boundedOutput(output, stage, limit);
+    const output = step.target.kind === 'agent'
+      ? await runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: step.target.agent, data, stage, context, signal, announce })
+      : await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
+    return output === CONTINUE_STAGE ? output : boundedOutput(output, stage, limit);
   };
   const metrics = deps.stageMetrics;
   const spec: StageSpec<unknown> = {
+    resume: data.agent_turn !== undefined,
     runId: data.run_id,
     batchId: data.batch_id,
     token: options.token,
@@ -191,6 +206,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const { pipeline, step } = knownStep(deps, data) ?? (await findStep(deps, job, data));
     if (step.map && !data.branch) return fanOut(deps, job, { pipeline, step, data });
     const stage = stageOf(step.name, data.branch?.key);
+    if (data.agent_call && step.target.kind === 'agent') return runAgentCall({ ...deps, ...agentRuntime(deps, stage) }, { job, token, step, agent: step.target.agent, data: { ...data, agent_call: data.agent_call }, stage });
     // The step every other leads to reads every output when it starts, and ends the run itself.
     const final = step.name === pipeline.finalStep && !data.branch;
     // A job added as a BullMQ child (jobsForStep's chains) has one dependent, its parent, which
@@ -199,7 +215,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const next = final || parented ? [] : needsAfter(pipeline, step.name);
     const branch = data.branch ? await branchItem(step, data.branch) : { item: undefined, fromRun: false };
     const { output, inputs, request, recorded, ended } = await runStage(deps, job, stageSpec(deps, { job, token, pipeline, step, data, stage, final, watch: next, branch }));
-    if (parented) return;
+    if (parented || output === CONTINUE_STAGE) return;
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
     // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.
     if (ended) return;

@@ -41,7 +41,7 @@ export function asStepFailure(error: unknown): unknown {
   return error;
 }
 
-function remoteTaskHooks(job: Job, remote: RemoteTaskRef | undefined): { resumeTask: RemoteTask | undefined; onTaskAccepted(task: RemoteTask): Promise<void>; forget(error: unknown): Promise<void> } {
+export function remoteTaskHooks(job: Job, remote: RemoteTaskRef | undefined): { resumeTask: RemoteTask | undefined; onTaskAccepted(task: RemoteTask): Promise<void>; forget(error: unknown): Promise<void> } {
   return {
     resumeTask: remote ? { taskId: remote.task_id, pollUrl: remote.poll_url } : undefined,
     onTaskAccepted: (task) => job.updateData({ ...(job.data as object), remote_task: { task_id: task.taskId, poll_url: task.pollUrl } }),
@@ -65,6 +65,7 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
     if (!kind) throw new StageFailedError({ code: 'unknown_step_kind', message: `this worker has no step kind ${step.target.uses}` });
     return kind.run({ args, runId, stage, signal, attempt: options.attempt, store: deps.store, announce: options.announce });
   }
+  if (step.target.kind !== 'tool') throw new StageFailedError({ code: 'unknown_step_kind', message: `${stage} is no tool step` });
   const call: StepToolCall = { service: step.target.service, tool: step.target.tool, args, mode: step.definition.mode, timeoutMs: step.definition.timeout, signal };
   // Each mode is given the hooks it uses: a stream its chunks' and resets' (told as events), an
   // async call its task's (kept in the job's data); a plain call none.
@@ -106,7 +107,7 @@ export async function runStepWork(deps: StepWorkDeps, options: StepWorkOptions):
   const { step, stage, section } = options;
   const runId = options.context.run_id;
   const pending: Promise<unknown>[] = [];
-  const streams = step.target.kind === 'uses' || (step.definition.mode ?? deps.tools.modeOf(step.target.service)) === 'stream';
+  const streams = step.target.kind === 'uses' || (step.target.kind === 'tool' && (step.definition.mode ?? deps.tools.modeOf(step.target.service)) === 'stream');
   // A previous attempt may have streamed part of this stage before it broke.
   if (options.attempt > 1 && streams) pending.push(deps.store.appendEvent(runId, 'reset', { stage, section }));
   const loop = step.definition.repeat;

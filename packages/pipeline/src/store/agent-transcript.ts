@@ -1,0 +1,150 @@
+/**
+ * An agent step's transcript, kept in its run's hash as the step goes, so that a worker taking
+ * over finds every turn and every tool result recorded, and so that the run's compaction archives
+ * it with the stage records (nothing to add there). Fields, under the stage's name:
+ *   `<stage>.agent.model`, `.opening` (the instructions and prompt as evaluated at the start, JSON),
+ *   `.turns` (turns recorded), `.turn.<n>` (the model's reply, JSON), `.result.<n>.<i>` (the result
+ *   of the i-th call of turn n, JSON), `.nudge.<n>` (what the model was told after turn n),
+ *   `.prompt_tokens`, `.completion_tokens`.
+ * Turns are written in order by a script (turn n only after n-1, never twice); a result with HSETNX,
+ * so the first result of a call stands and a call whose result is recorded is never made again.
+ */
+import type { Redis } from 'ioredis';
+import type { AgentMessage, AgentTranscriptView, AgentUsage } from '@switchyard/contracts';
+
+export interface AgentToolCallRecord {
+  id: string;
+  tool: string;
+  arguments: string;
+}
+
+export interface AgentTurnRecord {
+  content: string | null;
+  tool_calls: AgentToolCallRecord[];
+  usage: AgentUsage;
+  at: string;
+}
+
+export interface AgentResultRecord {
+  call_id: string;
+  tool: string;
+  content: string;
+  is_error: boolean;
+  at: string;
+}
+
+export interface AgentTranscript {
+  model: string | null;
+  opening: { instructions: string | null; prompt: string } | null;
+  turns: AgentTurnRecord[];
+  /** By turn (1-based), the results of its calls by index (absent: not recorded yet). */
+  results: (AgentResultRecord | undefined)[][];
+  /** By turn, what the model was told after it (an answer that did not fit `output_schema`). */
+  nudges: (string | undefined)[];
+  usage: AgentUsage;
+}
+
+const field = (stage: string, name: string) => `${stage}.agent.${name}`;
+
+/** Records turn n: only when n-1 are recorded and the run goes on. 'recorded' | 'exists' | 'gap' | 'ended'. */
+const RECORD_TURN = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return 'ended' end
+local n = tonumber(ARGV[2])
+local have = tonumber(redis.call('HGET', KEYS[1], ARGV[1] .. '.agent.turns') or '0')
+if have >= n then return 'exists' end
+if have ~= n - 1 then return 'gap' end
+redis.call('HSET', KEYS[1], ARGV[1] .. '.agent.turn.' .. n, ARGV[3], ARGV[1] .. '.agent.turns', n)
+redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.prompt_tokens', ARGV[4])
+redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.completion_tokens', ARGV[5])
+return 'recorded'
+`;
+
+const parse = <T>(text: string | null | undefined): T | undefined => (text ? (JSON.parse(text) as T) : undefined);
+
+/** Reads and writes the transcripts of a run's agent steps; `key` is the run's hash. */
+export class AgentTranscripts {
+  readonly #redis: Redis;
+  constructor(redis: Redis) {
+    this.#redis = redis;
+  }
+
+  /** The instructions and prompt, as the first start evaluated them: a later start keeps those. */
+  async open(options: { key: string; stage: string; model: string; instructions: string | null; prompt: string }): Promise<void> {
+    const { key, stage } = options;
+    await this.#redis.hsetnx(key, field(stage, 'opening'), JSON.stringify({ instructions: options.instructions, prompt: options.prompt }));
+    await this.#redis.hsetnx(key, field(stage, 'model'), options.model);
+  }
+
+  async recordTurn(options: { key: string; stage: string; turn: number; record: AgentTurnRecord }): Promise<'recorded' | 'exists' | 'gap' | 'ended'> {
+    const { key, stage, turn, record } = options;
+    const answer = await this.#redis.eval(RECORD_TURN, 1, key, stage, turn, JSON.stringify(record), record.usage.prompt_tokens, record.usage.completion_tokens);
+    return answer as 'recorded' | 'exists' | 'gap' | 'ended';
+  }
+
+  /** Records a call's result unless one is recorded already; true when this one was. */
+  async recordResult(options: { key: string; stage: string; turn: number; index: number; record: AgentResultRecord }): Promise<boolean> {
+    const { key, stage, turn, index, record } = options;
+    return (await this.#redis.hsetnx(key, field(stage, `result.${turn}.${index}`), JSON.stringify(record))) === 1;
+  }
+
+  async result(options: { key: string; stage: string; turn: number; index: number }): Promise<AgentResultRecord | undefined> {
+    return parse(await this.#redis.hget(options.key, field(options.stage, `result.${options.turn}.${options.index}`)));
+  }
+
+  async turn(options: { key: string; stage: string; turn: number }): Promise<AgentTurnRecord | undefined> {
+    return parse(await this.#redis.hget(options.key, field(options.stage, `turn.${options.turn}`)));
+  }
+
+  async nudge(options: { key: string; stage: string; turn: number; text: string }): Promise<void> {
+    await this.#redis.hsetnx(options.key, field(options.stage, `nudge.${options.turn}`), options.text);
+  }
+
+  /** The whole transcript, in three reads (its head, its turns, their results). */
+  async read(key: string, stage: string): Promise<AgentTranscript> {
+    const [model, opening, turns, prompt, completion] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens'].map((name) => field(stage, name)));
+    const count = Number(turns ?? 0);
+    const numbers = Array.from({ length: count }, (_, i) => i + 1);
+    const bodies = count > 0 ? await this.#redis.hmget(key, ...numbers.flatMap((n) => [field(stage, `turn.${n}`), field(stage, `nudge.${n}`)])) : [];
+    const records = numbers.map((_, i) => parse<AgentTurnRecord>(bodies[2 * i]) as AgentTurnRecord);
+    const resultFields = records.flatMap((turn, i) => turn.tool_calls.map((_, index) => field(stage, `result.${i + 1}.${index}`)));
+    const resultTexts = resultFields.length > 0 ? await this.#redis.hmget(key, ...resultFields) : [];
+    let next = 0;
+    return {
+      model: model ?? null,
+      opening: parse(opening) ?? null,
+      turns: records,
+      results: records.map((turn) => turn.tool_calls.map(() => parse<AgentResultRecord>(resultTexts[next++]))),
+      nudges: numbers.map((_, i) => bodies[2 * i + 1] ?? undefined),
+      usage: { prompt_tokens: Number(prompt ?? 0), completion_tokens: Number(completion ?? 0) },
+    };
+  }
+}
+
+/** The transcript as the run API shows it, from the run's fields (a hash read whole, or an archive's). */
+export function transcriptView(fields: Record<string, string | null | undefined>, stage: string): AgentTranscriptView | undefined {
+  const model = fields[field(stage, 'model')];
+  if (!model) return undefined;
+  const count = Number(fields[field(stage, 'turns')] ?? 0);
+  const opening = parse<{ instructions: string | null; prompt: string }>(fields[field(stage, 'opening')]);
+  const messages: AgentMessage[] = [];
+  if (opening?.instructions) messages.push({ role: 'system', content: opening.instructions });
+  if (opening) messages.push({ role: 'user', content: opening.prompt });
+  for (let n = 1; n <= count; n += 1) {
+    const turn = parse<AgentTurnRecord>(fields[field(stage, `turn.${n}`)]);
+    if (!turn) break;
+    messages.push({ role: 'assistant', turn: n, content: turn.content, tool_calls: turn.tool_calls, usage: turn.usage, at: turn.at });
+    turn.tool_calls.forEach((call, index) => {
+      const result = parse<AgentResultRecord>(fields[field(stage, `result.${n}.${index}`)]);
+      if (result) messages.push({ role: 'tool', turn: n, call_id: call.id, tool: call.tool, content: result.content, is_error: result.is_error, at: result.at });
+    });
+    const nudge = fields[field(stage, `nudge.${n}`)];
+    if (nudge) messages.push({ role: 'user', content: nudge });
+  }
+  return {
+    model,
+    turns: count,
+    usage: { prompt_tokens: Number(fields[field(stage, 'prompt_tokens')] ?? 0), completion_tokens: Number(fields[field(stage, 'completion_tokens')] ?? 0) },
+    messages,
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * One model turn of an agent step: the conversation so far rebuilt from the transcript, the model
+ * asked (its tokens streamed as `content` events), its reply recorded, and then either the step's
+ * answer (checked against `output_schema`) or the next turn enqueued with the calls the model asked
+ * for as its children. A turn recorded before a crash is not asked again: the job that made it
+ * goes on from the record.
+ */
+import type { Job } from 'bullmq';
+import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
+import { agentTurnJob, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
+import { ContentCoalescer } from '../engine/content-coalescer.js';
+import { CONTINUE_STAGE, StageFailedError } from '../stage-runner.js';
+import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
+import type { AgentToolbox } from './agent-toolbox.js';
+import type { AgentMetrics } from './agent-metrics.js';
+import type { AgentModels, ModelToolSpec } from './model-port.js';
+
+export interface AgentTurnDeps {
+  store: RunStore;
+  steps: StepQueues;
+  transcripts: AgentTranscripts;
+  models: AgentModels;
+  toolbox: AgentToolbox;
+  metrics?: AgentMetrics | undefined;
+  /** Ms a stream's tokens are gathered into one content event (default CONTENT_FLUSH_MS). */
+  contentFlushMs?: number | undefined;
+}
+
+export interface AgentTurnOptions {
+  job: Job;
+  pipeline: CompiledPipeline;
+  step: CompiledStep;
+  agent: CompiledAgent;
+  data: StepJob;
+  stage: string;
+  context: ExpressionContext;
+  signal: AbortSignal;
+  announce(): void;
+}
+
+const preview = (text: string) => text.slice(0, EVENT_PREVIEW_CHARS);
+const totalTokens = (t: AgentTranscript) => t.usage.prompt_tokens + t.usage.completion_tokens;
+
+export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOptions): Promise<unknown> {
+  const { agent, stage, data } = options;
+  const turn = data.agent_turn ?? 1;
+  const key = deps.store.keys.run(data.run_id);
+  let transcript = await deps.transcripts.read(key, stage);
+  if (!transcript.opening) transcript = await openTranscript(deps, options, transcript);
+  if (transcript.turns.length < turn) {
+    checkBeforeTurn(options, transcript, turn);
+    const record = await askModel(deps, options, transcript, turn);
+    const outcome = await deps.transcripts.recordTurn({ key, stage, turn, record });
+    if (outcome === 'ended') throw new Error(`run ${data.run_id} has ended`);
+    if (outcome === 'gap') throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} came before turn ${turn - 1} was recorded` });
+    if (outcome === 'recorded') await announceTurn(deps, options, { turn, record, transcript });
+    transcript = await deps.transcripts.read(key, stage);
+  }
+  return afterTurn(deps, options, transcript, turn);
+}
+
+/** The first turn evaluates the instructions and the prompt; every later one reads them back. */
+async function openTranscript(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript): Promise<AgentTranscript> {
+  const { agent, context, stage } = options;
+  const instructions = agent.instructions ? messageText(await agent.instructions.evaluate(context)) : null;
+  const prompt = messageText(await agent.prompt.evaluate(context));
+  await deps.transcripts.open({ key: deps.store.keys.run(options.data.run_id), stage, model: agent.definition.model, instructions, prompt });
+  return { ...transcript, model: agent.definition.model, opening: { instructions, prompt } };
+}
+
+function checkBeforeTurn(options: AgentTurnOptions, transcript: AgentTranscript, turn: number): void {
+  const { agent, stage } = options;
+  if (transcript.turns.length !== turn - 1) throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} found ${transcript.turns.length} turns recorded` });
+  const missing = transcript.results.at(-1)?.findIndex((result) => result === undefined) ?? -1;
+  if (missing >= 0) throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} started before call ${missing} of turn ${turn - 1} had a result` });
+  if (totalTokens(transcript) >= agent.definition.max_tokens) throw tokensExceeded(options, transcript);
+}
+
+function tokensExceeded(options: AgentTurnOptions, transcript: AgentTranscript): StageFailedError {
+  const max = options.agent.definition.max_tokens;
+  return new StageFailedError({ code: 'agent_tokens_exceeded', message: `${options.stage} used ${totalTokens(transcript)} tokens, past its max_tokens of ${max}; its transcript is kept`, details: { max_tokens: max, usage: transcript.usage, turns: transcript.turns.length } });
+}
+
+function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedError {
+  const max = options.agent.definition.max_turns;
+  return new StageFailedError({ code: 'agent_turns_exceeded', message: `${options.stage} had its ${max} turns (max_turns) and its model still asked for tools; its transcript is kept`, details: { max_turns: max, turns: turn } });
+}
+
+async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, turn: number): Promise<AgentTurnRecord> {
+  const { agent, stage, data } = options;
+  const { specs } = await deps.toolbox.specs(agent);
+  const pending: Promise<unknown>[] = [];
+  const append = (write: () => Promise<unknown>) => {
+    options.announce();
+    pending.push(write());
+  };
+  const content = new ContentCoalescer({ emit: (text) => append(() => deps.store.appendEvent(data.run_id, 'content', { stage, section: stage, chunk: text })), flushMs: deps.contentFlushMs });
+  const started = performance.now();
+  try {
+    const reply = await deps.models.turn({
+      model: agent.definition.model,
+      messages: modelMessages(transcript),
+      tools: specs,
+      signal: options.signal,
+      onToken: (text) => content.push(text),
+      onRetry: () => {
+        content.drop();
+        append(() => deps.store.appendEvent(data.run_id, 'reset', { stage, section: stage }));
+      },
+    });
+    content.flush();
+    deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens, outcome: 'ok' });
+    return {
+      content: reply.content,
+      tool_calls: reply.toolCalls.map((call) => ({ id: call.id, tool: call.name, arguments: call.arguments })),
+      usage: { prompt_tokens: reply.usage.promptTokens, completion_tokens: reply.usage.completionTokens },
+      at: new Date().toISOString(),
+    };
+  } catch (error) {
+    content.drop();
+    deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: 0, completionTokens: 0, outcome: 'error' });
+    throw error;
+  } finally {
+    await Promise.allSettled(pending);
+  }
+}
+
+async function announceTurn(deps: AgentTurnDeps, options: AgentTurnOptions, recorded: { turn: number; record: AgentTurnRecord; transcript: AgentTranscript }): Promise<void> {
+  const { stage, data } = options;
+  const { turn, record, transcript } = recorded;
+  const usage = { prompt_tokens: transcript.usage.prompt_tokens + record.usage.prompt_tokens, completion_tokens: transcript.usage.completion_tokens + record.usage.completion_tokens };
+  await deps.store.appendEvent(data.run_id, 'turn', { stage, turn, tool_calls: record.tool_calls.length, usage });
+  for (const call of record.tool_calls) await deps.store.appendEvent(data.run_id, 'tool_call', { stage, turn, call_id: call.id, tool: call.tool, arguments: preview(call.arguments) });
+}
+
+/** After turn `turn` is recorded: the step's answer, or its next turn enqueued. */
+async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, turn: number): Promise<unknown> {
+  const record = transcript.turns[turn - 1];
+  if (!record) throw new StageFailedError({ code: 'agent_stranded', message: `${options.stage}: turn ${turn} is not recorded` });
+  if (totalTokens(transcript) > options.agent.definition.max_tokens) throw tokensExceeded(options, transcript);
+  if (record.tool_calls.length === 0) return answerOf(deps, options, transcript, turn);
+  if (turn >= options.agent.definition.max_turns) throw turnsExceeded(options, turn);
+  const calls = await checkedCalls(deps, options, record, turn);
+  await deps.steps.add([agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage: options.stage, turn: turn + 1, calls })]);
+  return CONTINUE_STAGE;
+}
+
+/** The model's answer as the step's output; one that breaks `output_schema` goes back to the model once. */
+async function answerOf(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, turn: number): Promise<unknown> {
+  const { agent, stage } = options;
+  const schema = agent.definition.output_schema;
+  if (!schema) return transcript.turns[turn - 1]?.content ?? '';
+  const parsed = parseAnswer(transcript.turns[turn - 1]?.content ?? null);
+  const problems = 'problem' in parsed ? [parsed.problem] : agent.outputProblems(parsed.value).map((p) => `${p.path}: ${p.message}`);
+  if (problems.length === 0 && 'value' in parsed) return parsed.value;
+  const nudged = transcript.nudges.some((nudge) => nudge !== undefined);
+  if (nudged || turn >= agent.definition.max_turns) {
+    throw new StageFailedError({ code: 'invalid_output', message: `${stage}'s answer does not fit its output_schema${nudged ? ', also after it was told why' : ''}: ${problems.slice(0, 5).join('; ')}`, details: { problems: problems.slice(0, 20), turns: turn } });
+  }
+  const text = `Your answer does not fit the required output schema: ${problems.slice(0, 10).join('; ')}. Answer again with only JSON that fits this schema: ${JSON.stringify(schema)}`;
+  await deps.transcripts.nudge({ key: deps.store.keys.run(options.data.run_id), stage, turn, text });
+  await deps.steps.add([agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage, turn: turn + 1, calls: [] })]);
+  return CONTINUE_STAGE;
+}
+
+/**
+ * The calls of a turn that may be made. A call of a tool the agent does not have, or whose
+ * arguments are not JSON or break the tool's schema, is answered at once with the reason as its
+ * result (the model reads it next turn): no job is made for it.
+ */
+async function checkedCalls(deps: AgentTurnDeps, options: AgentTurnOptions, record: AgentTurnRecord, turn: number): Promise<{ index: number; tool: NonNullable<ReturnType<CompiledAgent['tools']['get']>> }[]> {
+  const { agent, stage, data } = options;
+  const key = deps.store.keys.run(data.run_id);
+  const specs = new Map<string, ModelToolSpec | string>();
+  const calls: { index: number; tool: NonNullable<ReturnType<CompiledAgent['tools']['get']>> }[] = [];
+  for (const [index, call] of record.tool_calls.entries()) {
+    const tool = agent.tools.get(call.tool);
+    let refusal: string | undefined;
+    if (!tool) refusal = `error: there is no tool ${call.tool} (tools: ${[...agent.tools.keys()].join(', ') || 'none'})`;
+    else {
+      if (!specs.has(tool.name)) specs.set(tool.name, await deps.toolbox.spec(tool).catch((error: unknown) => (error instanceof Error ? error.message : String(error))));
+      const spec = specs.get(tool.name) as ModelToolSpec | string;
+      refusal = typeof spec === 'string' ? `error: tool ${call.tool} cannot be called now: ${spec}` : argumentRefusal(deps, spec, call.arguments);
+    }
+    if (refusal === undefined && tool) {
+      calls.push({ index, tool });
+      continue;
+    }
+    const text = refusal ?? 'error: refused';
+    const recorded = await deps.transcripts.recordResult({ key, stage, turn, index, record: { call_id: call.id, tool: call.tool, content: text, is_error: true, at: new Date().toISOString() } });
+    if (recorded) {
+      deps.metrics?.toolCall({ tool: call.tool, outcome: 'refused' });
+      await deps.store.appendEvent(data.run_id, 'tool_result', { stage, turn, call_id: call.id, tool: call.tool, is_error: true, preview: preview(text) });
+    }
+  }
+  return calls;
+}
+
+function argumentRefusal(deps: AgentTurnDeps, spec: ModelToolSpec, text: string): string | undefined {
+  let args: unknown;
+  try {
+    args = JSON.parse(text || '{}');
+  } catch (error) {
+    return `error: the arguments are not JSON (${error instanceof Error ? error.message : String(error)}); nothing was called`;
+  }
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return 'error: the arguments must be a JSON object; nothing was called';
+  const problems = deps.toolbox.problems(spec, args);
+  return problems.length > 0 ? `error: the arguments do not fit the tool's schema: ${problems.join('; ')}; nothing was called` : undefined;
+}
