@@ -149,7 +149,9 @@ export function parseModelsEnv(source: Record<string, string | undefined>): Mode
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const path = issue?.path.map(String) ?? [];
-  throw new ModelsConfigError(path.join('.') || '(environment)', issue?.message ?? 'invalid');
+  // A bad record key's own reason ("a model name is …") is one level down.
+  const inner = issue?.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
+  throw new ModelsConfigError(path.join('.') || '(environment)', inner ?? issue?.message ?? 'invalid');
 }
 
 function defaultModel(parsed: ModelsEnv, env: Record<string, string | undefined>, options: ParseModelsConfigOptions): ModelConfig {
