@@ -1,10 +1,9 @@
 /**
- * A turn's conversation in the engine's terms, and its translation to LangChain's messages and
- * OpenAI's tool format. Tool-call arguments stay text all the way: the model's own bytes are sent
- * back in the history, even when they are not valid JSON (the engine told the model so in the
- * tool's result).
+ * A turn's conversation in the engine's terms, and OpenAI's tool format. Tool-call arguments stay
+ * text all the way: the model's own bytes are sent back in the history, even when they are not
+ * valid JSON (the engine told the model so in the tool's result). No LangChain here: it is loaded
+ * on the first turn (langchain-turn.ts), not when a service reads its configuration.
  */
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { z } from 'zod';
 
 export interface ToolCall {
@@ -48,32 +47,4 @@ export function toOpenAiTools(tools: readonly ModelTool[]): OpenAiFunctionTool[]
     type: 'function',
     function: { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: tool.parameters },
   }));
-}
-
-export function toLangChainMessages(messages: readonly ChatMessage[]): BaseMessage[] {
-  return messages.map((message) => {
-    switch (message.role) {
-      case 'system':
-        return new SystemMessage(message.content);
-      case 'user':
-        return new HumanMessage(message.content);
-      case 'tool':
-        return new ToolMessage({ tool_call_id: message.tool_call_id, content: message.content });
-      case 'assistant':
-        return assistantMessage(message);
-    }
-  });
-}
-
-/**
- * The calls go in `additional_kwargs.tool_calls`, in OpenAI's form, with `tool_calls: []` so
- * LangChain neither parses them (which would drop a call whose arguments are not JSON) nor
- * re-serialises them: the converter then sends them exactly as given. They are set after
- * construction, where LangChain's constructor would warn about "old packages" for each message.
- */
-function assistantMessage(message: Extract<ChatMessage, { role: 'assistant' }>): AIMessage {
-  const calls = message.tool_calls ?? [];
-  const ai = new AIMessage({ content: message.content ?? '', tool_calls: [] });
-  if (calls.length > 0) ai.additional_kwargs.tool_calls = calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
-  return ai;
 }

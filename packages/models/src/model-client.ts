@@ -5,12 +5,11 @@
  * 429, 5xx, timeouts and broken connections itself, with backoff and jitter or the server's
  * Retry-After, each attempt timed out, every wait and stream cut by the caller's signal.
  */
-import { ChatOpenAICompletions } from '@langchain/openai';
-import type { AIMessageChunk } from '@langchain/core/messages';
 import { cancelled, retryDelayMs, waitOrCancel, type BackoffOptions } from './backoff.js';
 import type { ModelConfig, ModelsConfig, ModelsEnv } from './config.js';
 import { ModelCallError, toModelCallError, type ModelCallErrorCode } from './errors.js';
-import { toLangChainMessages, toOpenAiTools, type ChatMessage, type ModelTool, type ToolCall } from './messages.js';
+import type { streamAttempt as StreamAttempt } from './langchain-turn.js';
+import type { ChatMessage, ModelTool, ToolCall } from './messages.js';
 import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds } from './reply-reader.js';
 
 export interface TurnRequest {
@@ -84,6 +83,9 @@ export function modelClientOptionsFromEnv(env: ModelsEnv): Omit<ModelClientOptio
     bounds: { maxContentBytes: env.LLM_MAX_CONTENT_BYTES, maxToolCalls: env.LLM_MAX_TOOL_CALLS, maxArgumentBytes: env.LLM_MAX_ARGUMENT_BYTES },
   };
 }
+
+/** LangChain, loaded on the first turn (see langchain-turn.ts). */
+let langChainTurn: Promise<{ streamAttempt: typeof StreamAttempt }> | undefined;
 
 /** An attempt's own deadline passed (as opposed to the caller cancelling). */
 class AttemptTimedOut extends Error {}
@@ -164,24 +166,9 @@ export class ModelClient {
   }
 
   private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal): Promise<Omit<TurnReply, 'attempts'>> {
-    const chat = new ChatOpenAICompletions({
-      model: config.model,
-      // The offline model takes any key; the SDK refuses to start without one.
-      apiKey: config.apiKey ?? 'none',
-      configuration: { baseURL: config.baseUrl },
-      maxRetries: 0,
-      streaming: true,
-      streamUsage: true,
-      ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
-    });
-    const runnable = request.tools.length > 0 ? chat.bindTools(toOpenAiTools(request.tools)) : chat;
+    const { streamAttempt } = await (langChainTurn ??= import('./langchain-turn.js'));
     const reader = new ReplyReader(this.options.bounds, request.model);
-    const stream = await runnable.stream(toLangChainMessages(request.messages), { signal });
-    for await (const chunk of stream) {
-      const text = reader.add(chunk as AIMessageChunk);
-      if (text) request.onToken?.(text);
-    }
-    if (signal.aborted) throw signal.reason;
+    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken: request.onToken?.bind(request) });
     const reply = reader.finish();
     return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason, model: reply.model ?? config.model };
   }
