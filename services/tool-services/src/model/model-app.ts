@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type Express, type Response } from 'express';
 import { apiKeyAuth, HttpError, jsonBody } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
-import { completionBody, completionChunks, CREATED } from './completion-body.js';
+import { completionBody, completionChunks, CREATED } from '@switchyard/models/wire';
 import type { ModelFaultKnobs } from './model-faults.js';
 import { replyTo } from './offline-model.js';
 import { openAiErrorMiddleware } from './openai-errors.js';

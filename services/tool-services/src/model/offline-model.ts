@@ -14,31 +14,14 @@
  *   included, and of the reply.
  */
 import { createHash } from 'node:crypto';
+import type { CompletionReply, CompletionUsage } from '@switchyard/models/wire';
 import { argumentsFor } from './arguments.js';
 import { textOf, type ChatCompletionRequest, type ChatMessage, type FunctionTool } from './schema.js';
 import { contentWords, countTokens, topicOf, wordsMatch } from './words.js';
 
-export interface ModelToolCall {
-  id: string;
-  name: string;
-  /** JSON text, as OpenAI sends it. */
-  arguments: string;
-}
-
-export interface ModelUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-export interface ModelReply {
-  /** `chatcmpl-` and a hash of the request. */
-  id: string;
-  content: string | null;
-  toolCalls: ModelToolCall[];
-  finishReason: 'stop' | 'length' | 'tool_calls';
-  usage: ModelUsage;
-}
+/** The offline model's reply: the wire format's reply (see @switchyard/models). */
+export type ModelReply = CompletionReply;
+export type ModelUsage = CompletionUsage;
 
 /** Words of a tool result quoted in the final answer. */
 const QUOTED_RESULT_WORDS = 24;

@@ -1,15 +1,38 @@
 /**
  * A model reply in OpenAI's wire format: the `chat.completion` body, and the `chat.completion.chunk`
- * sequence of a stream. `created` is fixed at 0 so the same request gives the same bytes.
+ * sequence of a stream. `created` is fixed at 0 so the same request gives the same bytes. The
+ * reference services' offline model and the scripted test model both answer with it.
  */
-import type { ModelReply } from './offline-model.js';
+
+export interface CompletionToolCall {
+  id: string;
+  name: string;
+  /** JSON text, as OpenAI sends it. */
+  arguments: string;
+}
+
+export interface CompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** One reply, before it is put in the wire format. */
+export interface CompletionReply {
+  /** The completion's id, e.g. `chatcmpl-…`. */
+  id: string;
+  content: string | null;
+  toolCalls: CompletionToolCall[];
+  finishReason: 'stop' | 'length' | 'tool_calls';
+  usage: CompletionUsage;
+}
 
 export const CREATED = 0;
 
 /** Characters of a tool call's arguments per streamed chunk. */
 const ARGUMENT_PIECE_CHARS = 16;
 
-export function completionBody(reply: ModelReply, model: string) {
+export function completionBody(reply: CompletionReply, model: string) {
   return {
     id: reply.id,
     object: 'chat.completion',
@@ -37,7 +60,7 @@ export function completionBody(reply: ModelReply, model: string) {
  * trailing space included) or, per tool call, its id and name then its arguments in pieces; then
  * the `finish_reason`; then, when asked, a chunk with `usage` and no choices.
  */
-export function* completionChunks(reply: ModelReply, model: string, includeUsage: boolean): Generator<object> {
+export function* completionChunks(reply: CompletionReply, model: string, includeUsage: boolean): Generator<object> {
   const chunk = (delta: object, finishReason: string | null = null) => ({
     id: reply.id,
     object: 'chat.completion.chunk',

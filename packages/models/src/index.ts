@@ -1,0 +1,12 @@
+export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODELS_LIMITS, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
+export type { ModelConfig, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
+export { ModelCallError, retryAfterOf, toModelCallError } from './errors.js';
+export type { ModelCallErrorCode } from './errors.js';
+export { ChatMessageSchema, ToolCallSchema, toOpenAiTools } from './messages.js';
+export type { ChatMessage, ModelTool, OpenAiFunctionTool, ToolCall } from './messages.js';
+export { DEFAULT_REPLY_BOUNDS } from './reply-reader.js';
+export type { ReplyBounds } from './reply-reader.js';
+export { DEFAULT_MODEL_CLIENT_OPTIONS, ModelClient, modelClientOptionsFromEnv } from './model-client.js';
+export type { ModelClientOptions, ModelObserver, ModelTurnEvent, TurnReply, TurnRequest } from './model-client.js';
+export { CREATED, completionBody, completionChunks } from './completion-body.js';
+export type { CompletionReply, CompletionToolCall, CompletionUsage } from './completion-body.js';

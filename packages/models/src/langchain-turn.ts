@@ -1,0 +1,75 @@
+/**
+ * The LangChain side of one attempt: the conversation as LangChain messages, sent through its
+ * chat-completions model (streamed, usage asked for, its retries off), each chunk handed to the
+ * reply reader. Loaded by the client on its first turn, so a service that only reads the model
+ * configuration does not pay for loading LangChain at start-up.
+ *
+ * `ChatOpenAICompletions` is the class `ChatOpenAI` hands chat completions to; it is used
+ * directly because `ChatOpenAI` switches some model ids to OpenAI's Responses API, which other
+ * OpenAI-compatible servers (and the offline model) do not serve.
+ */
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { ChatOpenAICompletions } from '@langchain/openai';
+import type { ModelConfig } from './config.js';
+import { toOpenAiTools, type ChatMessage, type ModelTool } from './messages.js';
+import type { ReplyReader } from './reply-reader.js';
+
+export interface AttemptInput {
+  config: ModelConfig;
+  messages: readonly ChatMessage[];
+  tools: readonly ModelTool[];
+  maxTokens: number | undefined;
+  signal: AbortSignal;
+  reader: ReplyReader;
+  onToken: ((text: string) => void) | undefined;
+}
+
+/** Streams one reply into `reader`; rejects with whatever LangChain or the SDK threw. */
+export async function streamAttempt(input: AttemptInput): Promise<void> {
+  const chat = new ChatOpenAICompletions({
+    model: input.config.model,
+    // The offline model takes any key; the SDK refuses to start without one.
+    apiKey: input.config.apiKey ?? 'none',
+    configuration: { baseURL: input.config.baseUrl },
+    maxRetries: 0,
+    streaming: true,
+    streamUsage: true,
+    ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
+  });
+  const runnable = input.tools.length > 0 ? chat.bindTools(toOpenAiTools(input.tools)) : chat;
+  const stream = await runnable.stream(toLangChainMessages(input.messages), { signal: input.signal });
+  for await (const chunk of stream) {
+    const text = input.reader.add(chunk as AIMessageChunk);
+    if (text) input.onToken?.(text);
+  }
+  // LangChain ends an aborted stream quietly; the attempt did not end well.
+  if (input.signal.aborted) throw input.signal.reason;
+}
+
+export function toLangChainMessages(messages: readonly ChatMessage[]): BaseMessage[] {
+  return messages.map((message) => {
+    switch (message.role) {
+      case 'system':
+        return new SystemMessage(message.content);
+      case 'user':
+        return new HumanMessage(message.content);
+      case 'tool':
+        return new ToolMessage({ tool_call_id: message.tool_call_id, content: message.content });
+      case 'assistant':
+        return assistantMessage(message);
+    }
+  });
+}
+
+/**
+ * The calls go in `additional_kwargs.tool_calls`, in OpenAI's form, with `tool_calls: []` so
+ * LangChain neither parses them (which would drop a call whose arguments are not JSON) nor
+ * re-serialises them: the converter then sends them exactly as given. They are set after
+ * construction, where LangChain's constructor would warn about "old packages" for each message.
+ */
+function assistantMessage(message: Extract<ChatMessage, { role: 'assistant' }>): AIMessage {
+  const calls = message.tool_calls ?? [];
+  const ai = new AIMessage({ content: message.content ?? '', tool_calls: [] });
+  if (calls.length > 0) ai.additional_kwargs.tool_calls = calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
+  return ai;
+}

@@ -1,0 +1,179 @@
+/**
+ * One model turn of an agent step: the conversation and the tools go to a configured
+ * OpenAI-compatible model through LangChain (streamed, usage asked for); the reply comes back as
+ * text and tool calls, inside its bounds. The library's own retries are off: this client retries
+ * 429, 5xx, timeouts and broken connections itself, with backoff and jitter or the server's
+ * Retry-After, each attempt timed out, every wait and stream cut by the caller's signal.
+ */
+import { cancelled, retryDelayMs, waitOrCancel, type BackoffOptions } from './backoff.js';
+import type { ModelConfig, ModelsConfig, ModelsEnv } from './config.js';
+import { ModelCallError, toModelCallError, type ModelCallErrorCode } from './errors.js';
+import type { streamAttempt as StreamAttempt } from './langchain-turn.js';
+import type { ChatMessage, ModelTool, ToolCall } from './messages.js';
+import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds } from './reply-reader.js';
+
+export interface TurnRequest {
+  /** A configured model name (`default`, or a key of MODELS). */
+  model: string;
+  messages: ChatMessage[];
+  tools: ModelTool[];
+  /** The reply's most tokens (`max_tokens`); default: the model's own limit. */
+  maxTokens?: number;
+  /** Cancels the turn: the stream is closed and the turn rejects with `model_cancelled` at once. */
+  signal: AbortSignal;
+  /** Each piece of text as it streams, in order. */
+  onToken?(text: string): void;
+  /** Before another attempt: text already given to onToken is void (the engine emits a reset). */
+  onRetry?(info: { attempt: number; delayMs: number; error: ModelCallError }): void;
+}
+
+export interface TurnReply {
+  content: string | null;
+  toolCalls: ToolCall[];
+  usage: { promptTokens: number; completionTokens: number };
+  finishReason: string | null;
+  /** The model id that answered (as the server named it, else the configured id). */
+  model: string;
+  /** Attempts the turn took (1 when the first answered). */
+  attempts: number;
+}
+
+/** What a finished turn reports to metrics. `model` is the configured name (a bounded label). */
+export interface ModelTurnEvent {
+  model: string;
+  latencyMs: number;
+  promptTokens: number;
+  completionTokens: number;
+  outcome: 'ok' | ModelCallErrorCode;
+  attempts: number;
+}
+
+/** Told of every turn, once, when it ends (ok or not): the workers count tokens and latency by it. */
+export interface ModelObserver {
+  onTurn(event: ModelTurnEvent): void;
+}
+
+export interface ModelClientOptions {
+  models: ModelsConfig;
+  /** Attempts of one turn on retryable failures (429, 5xx, timeouts, broken connections). Default 4. */
+  maxAttempts?: number;
+  /** The first retry's backoff before jitter; doubled each time. Default 500 ms. */
+  baseBackoffMs?: number;
+  /** The longest backoff. Default 10 000 ms. */
+  maxBackoffMs?: number;
+  /** The longest Retry-After honoured; a server asking for more fails the turn. Default 60 000 ms. */
+  maxRetryAfterMs?: number;
+  /** One attempt, request to last chunk. Default 120 000 ms. */
+  timeoutMs?: number;
+  /** Bounds of a reply. Default {@link DEFAULT_REPLY_BOUNDS} (256 KiB text, 32 tool calls, 64 KiB arguments each). */
+  bounds?: Partial<ReplyBounds>;
+  observer?: ModelObserver;
+  /** Jitter's randomness (tests seed it). Default Math.random. */
+  random?: () => number;
+}
+
+export const DEFAULT_MODEL_CLIENT_OPTIONS = { maxAttempts: 4, baseBackoffMs: 500, maxBackoffMs: 10_000, maxRetryAfterMs: 60_000, timeoutMs: 120_000 } as const;
+
+/** The client's options from the parsed model variables (LLM_TIMEOUT_MS, LLM_MAX_*). */
+export function modelClientOptionsFromEnv(env: ModelsEnv): Omit<ModelClientOptions, 'models'> {
+  return {
+    maxAttempts: env.LLM_MAX_ATTEMPTS,
+    maxRetryAfterMs: env.LLM_MAX_RETRY_AFTER_MS,
+    timeoutMs: env.LLM_TIMEOUT_MS,
+    bounds: { maxContentBytes: env.LLM_MAX_CONTENT_BYTES, maxToolCalls: env.LLM_MAX_TOOL_CALLS, maxArgumentBytes: env.LLM_MAX_ARGUMENT_BYTES },
+  };
+}
+
+/** LangChain, loaded on the first turn (see langchain-turn.ts). */
+let langChainTurn: Promise<{ streamAttempt: typeof StreamAttempt }> | undefined;
+
+/** An attempt's own deadline passed (as opposed to the caller cancelling). */
+class AttemptTimedOut extends Error {}
+
+export class ModelClient {
+  private readonly options: Required<Omit<ModelClientOptions, 'observer' | 'bounds'>> & { bounds: ReplyBounds; observer: ModelObserver | undefined };
+  private readonly backoff: BackoffOptions;
+
+  constructor(options: ModelClientOptions) {
+    this.options = { ...DEFAULT_MODEL_CLIENT_OPTIONS, random: Math.random, ...stripUndefined(options), models: options.models, bounds: { ...DEFAULT_REPLY_BOUNDS, ...options.bounds }, observer: options.observer };
+    this.backoff = { baseBackoffMs: this.options.baseBackoffMs, maxBackoffMs: this.options.maxBackoffMs, maxRetryAfterMs: this.options.maxRetryAfterMs };
+  }
+
+  /** The configured model names. */
+  names(): string[] {
+    return [...this.options.models.keys()];
+  }
+
+  async turn(request: TurnRequest): Promise<TurnReply> {
+    const started = performance.now();
+    const config = this.options.models.get(request.model);
+    let attempts = 0;
+    const report = (outcome: ModelTurnEvent['outcome'], usage = { promptTokens: 0, completionTokens: 0 }) =>
+      this.options.observer?.onTurn({ model: request.model, latencyMs: performance.now() - started, ...usage, outcome, attempts });
+    try {
+      if (!config) throw new ModelCallError({ code: 'model_unknown', message: `no model named "${request.model}" is configured (configured: ${this.names().join(', ')})` });
+      for (;;) {
+        attempts += 1;
+        try {
+          const reply = await this.attempt(config, request);
+          report('ok', reply.usage);
+          return { ...reply, attempts };
+        } catch (error) {
+          const failure = toModelCallError(error, { model: request.model });
+          if (!failure.retryable || attempts >= this.options.maxAttempts) throw failure;
+          const delayMs = retryDelayMs(failure, attempts, this.backoff, this.options.random);
+          request.onRetry?.({ attempt: attempts, delayMs, error: failure });
+          await waitOrCancel(delayMs, request.signal, request.model);
+        }
+      }
+    } catch (error) {
+      const failure = toModelCallError(error, { model: request.model });
+      report(failure.code);
+      throw failure;
+    }
+  }
+
+  /** One request, streamed, read into its bounds; rejects at once when the signal fires. */
+  private async attempt(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts'>> {
+    if (request.signal.aborted) throw cancelled(request.model, request.signal);
+    const controller = new AbortController();
+    let stopWaiting = (_error: Error) => {};
+    const stopped = new Promise<never>((_resolve, reject) => (stopWaiting = reject));
+    const onAbort = () => {
+      controller.abort(request.signal.reason);
+      stopWaiting(cancelled(request.model, request.signal));
+    };
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => {
+      const timedOut = new AttemptTimedOut();
+      controller.abort(timedOut);
+      stopWaiting(new ModelCallError({ code: 'model_unavailable', message: `model ${request.model}: no whole reply within ${this.options.timeoutMs} ms` }));
+    }, this.options.timeoutMs);
+    try {
+      // The stream is raced with the signal and the deadline: a stalled read must not hold the turn.
+      return await Promise.race([this.read(config, request, controller.signal), stopped]);
+    } catch (error) {
+      if (request.signal.aborted) throw cancelled(request.model, request.signal);
+      if (controller.signal.reason instanceof AttemptTimedOut) throw new ModelCallError({ code: 'model_unavailable', message: `model ${request.model}: no whole reply within ${this.options.timeoutMs} ms`, cause: error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      request.signal.removeEventListener('abort', onAbort);
+      // Closes the connection whatever ended the attempt (a bound passed, an error, or the end).
+      controller.abort();
+      stopped.catch(() => {});
+    }
+  }
+
+  private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal): Promise<Omit<TurnReply, 'attempts'>> {
+    const { streamAttempt } = await (langChainTurn ??= import('./langchain-turn.js'));
+    const reader = new ReplyReader(this.options.bounds, request.model);
+    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken: request.onToken?.bind(request) });
+    const reply = reader.finish();
+    return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason, model: reply.model ?? config.model };
+  }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
