@@ -21,3 +21,4 @@ export { createWorkerMetrics } from './metrics.js';
 export type { WorkerMetrics } from './metrics.js';
 export { StageMetrics, stageLabels } from './stage-metrics.js';
 export type { StageLabels, StageOutcome as StageMetricOutcome } from './stage-metrics.js';
+export type { AgentModels, ModelMessage, ModelToolCall, ModelToolSpec, ModelTurnReply, ModelTurnRequest } from './agent/model-port.js';

@@ -14,7 +14,9 @@ import type { RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
-import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type RunningWorkers, type StageBudget, type WorkerMetrics } from '@switchyard/workers';
+import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type AgentModels, type RunningWorkers, type StageBudget, type WorkerMetrics } from '@switchyard/workers';
+import { ModelClient, parseModelsConfig } from '@switchyard/models';
+import type { McpToolSource } from '@switchyard/mcp-tools';
 import { startOrchestrator, type RunningOrchestrator, type StartOrchestratorOptions } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -75,6 +77,12 @@ export interface TestStackOptions {
   sessions?: StartOrchestratorOptions['sessions'];
   /** What a run may hold and a listing page may carry, for the orchestrator and the workers alike (default: the defaults). */
   limits?: Partial<RunLimits>;
+  /**
+   * Agent steps' models and MCP servers for the in-process workers (default: `default` is the
+   * stack's offline model, and no MCP servers); `modelNames` and `mcpServers` tell the orchestrator
+   * what registration accepts (default: the models given, and no MCP servers).
+   */
+  agents?: { models?: AgentModels; modelNames?: readonly string[]; mcp?: ReadonlyMap<string, McpToolSource> };
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -113,6 +121,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.limits ? { limits: options.limits } : {}),
           stalledIntervalMs: 1000,
+          agents: { models: options.agents?.models ?? new ModelClient({ models: parseModelsConfig({ env: {}, fallbackBaseUrl: tools.model.baseUrl, fallbackApiKey: TOOL_KEY }), baseBackoffMs: 50, maxBackoffMs: 500 }), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
             writer: createHttpStageWriter(toolConfig, { retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 } }),
@@ -131,6 +140,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
+    agentNames: { models: options.agents?.modelNames ?? ['default'], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
   });
 
   const request = (path: string, init: RequestInit = {}) => {

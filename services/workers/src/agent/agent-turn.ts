@@ -8,6 +8,7 @@
 import type { Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
 import { agentTurnJob, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
+import { ModelCallError } from '@switchyard/models';
 import { ContentCoalescer } from '../engine/content-coalescer.js';
 import { CONTINUE_STAGE, StageFailedError } from '../stage-runner.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
@@ -119,6 +120,8 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
   } catch (error) {
     content.drop();
     deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: 0, completionTokens: 0, outcome: 'error' });
+    // The client retried what retrying may mend; the rest fails the step with the model's own code.
+    if (error instanceof ModelCallError && !error.retryable && error.code !== 'model_cancelled') throw new StageFailedError({ code: error.code, message: error.message, details: { status: error.status } });
     throw error;
   } finally {
     await Promise.allSettled(pending);

@@ -1,0 +1,76 @@
+/**
+ * Agent steps end to end on the offline model: the model chooses tools, each call is a job, the
+ * transcript is in the run, and its events tell the conversation as it happens.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { readSse } from '../../services/orchestrator/src/testing/events.js';
+import { finishedRun, putPipeline, registerPipeline, startRun, stageOf } from '../../services/orchestrator/src/testing/pipelines.js';
+import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+
+let stack: TestStack;
+before(async () => {
+  stack = await startTestStack({ label: 'agent-steps' });
+});
+after(() => stack.close());
+
+interface AgentStage {
+  name: string;
+  agent?: { model: string; turns: number; usage: { prompt_tokens: number; completion_tokens: number }; messages: { role: string; tool_calls?: { tool: string }[]; tool?: string; is_error?: boolean; content?: string | null }[] };
+}
+
+test('the shipped research agent calls the story tools its model chose and answers with findings that fit its schema', async () => {
+  const runId = await startRun(stack, 'research-agent', { topic: 'the history of tea' });
+  const run = await finishedRun(stack, runId, 60_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  const result = run.result as { answer: string; sources: { tool: string; summary: string }[] };
+  assert.match(result.answer, /tea/);
+  assert.deepEqual(result.sources.map((s) => s.tool).sort(), ['generate_structured_outline', 'search_relevant_information']);
+  const stage = stageOf(run, 'research') as unknown as AgentStage;
+  assert.ok(stage.agent, 'the stage shows its transcript');
+  assert.equal(stage.agent.turns, 2);
+  assert.deepEqual(stage.agent.messages.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'tool', 'assistant']);
+  assert.ok(stage.agent.usage.prompt_tokens > 0 && stage.agent.usage.completion_tokens > 0);
+});
+
+test('a run of an agent tells its turns, tool calls, results and streamed answer as events', async () => {
+  const runId = await startRun(stack, 'research-agent', { topic: 'lighthouses' });
+  const res = await stack.request(`/v1/runs/${runId}/events`);
+  const events = await readSse(res, (event) => event.event === 'done');
+  const names = events.map((e) => e.event);
+  for (const name of ['turn', 'tool_call', 'tool_result', 'content', 'done']) assert.ok(names.includes(name), `a ${name} event (got ${names.join(', ')})`);
+  const calls = events.filter((e) => e.event === 'tool_call').map((e) => JSON.parse(e.data) as { call_id: string; tool: string });
+  const results = events.filter((e) => e.event === 'tool_result').map((e) => JSON.parse(e.data) as { call_id: string; is_error: boolean });
+  assert.deepEqual(results.map((r) => r.call_id).sort(), calls.map((c) => c.call_id).sort());
+  assert.ok(names.indexOf('tool_call') < names.indexOf('tool_result'));
+});
+
+test('registration refuses an agent with an unknown tool, model, pipeline or MCP server, each at its place', async () => {
+  const { status, body } = await putPipeline(stack, {
+    name: 'bad-agent',
+    steps: {
+      ask: {
+        agent: {
+          model: 'nonesuch',
+          prompt: "'hello'",
+          tools: ['no_such_tool', { pipeline: 'no-such-pipeline' }, { mcp: 'nowhere', tool: 'x' }, 'search_relevant_information', 'search_relevant_information'],
+        },
+      },
+    },
+  });
+  assert.equal(status, 400);
+  const paths = (body.error?.details.problems ?? []).map((p) => p.path).sort();
+  assert.deepEqual(paths, ['steps.ask.agent.model', 'steps.ask.agent.tools.0', 'steps.ask.agent.tools.1.pipeline', 'steps.ask.agent.tools.2.mcp', 'steps.ask.agent.tools.4'].sort(), JSON.stringify(body.error?.details.problems));
+});
+
+test('a tool call whose arguments break the tool schema is answered with the reason and nothing is called', async () => {
+  // The offline model fills only required properties: `depth` below its minimum comes from the schema's own default.
+  await registerPipeline(stack, {
+    name: 'agent-answers-text',
+    steps: { ask: { agent: { prompt: "'Search for relevant information about ' & input.topic", tools: ['search_relevant_information'] } } },
+  });
+  const runId = await startRun(stack, 'agent-answers-text', { topic: 'kites' });
+  const run = await finishedRun(stack, runId, 60_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.equal(typeof (run.result as { ask: unknown }).ask, 'string', 'without output_schema the answer is the text');
+});
