@@ -63,8 +63,7 @@ test('registration refuses an agent with an unknown tool, model, pipeline or MCP
   assert.deepEqual(paths, ['steps.ask.agent.model', 'steps.ask.agent.tools.0', 'steps.ask.agent.tools.1.pipeline', 'steps.ask.agent.tools.2.mcp', 'steps.ask.agent.tools.4'].sort(), JSON.stringify(body.error?.details.problems));
 });
 
-test('a tool call whose arguments break the tool schema is answered with the reason and nothing is called', async () => {
-  // The offline model fills only required properties: `depth` below its minimum comes from the schema's own default.
+test('an agent with no output_schema answers with its text', async () => {
   await registerPipeline(stack, {
     name: 'agent-answers-text',
     steps: { ask: { agent: { prompt: "'Search for relevant information about ' & input.topic", tools: ['search_relevant_information'] } } },
@@ -72,5 +71,5 @@ test('a tool call whose arguments break the tool schema is answered with the rea
   const runId = await startRun(stack, 'agent-answers-text', { topic: 'kites' });
   const run = await finishedRun(stack, runId, 60_000);
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
-  assert.equal(typeof (run.result as { ask: unknown }).ask, 'string', 'without output_schema the answer is the text');
+  assert.match(String((run.result as { ask: unknown }).ask), /kites/);
 });

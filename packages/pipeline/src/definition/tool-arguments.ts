@@ -34,8 +34,11 @@ export class ToolArgumentChecker {
     if (known !== undefined) return known;
     let validate: ValidateFunction | string;
     const bounds = schemaProblems(schema, 'parameters');
+    // Services publish draft-07 and 2020-12 alike; the keywords arguments use mean the same in both,
+    // and a meta-schema this ajv does not hold would refuse the whole schema.
+    const { $schema: _draft, ...body } = schema;
     try {
-      validate = bounds.length > 0 ? bounds.map((p) => p.message).join('; ') : this.#ajv.compile(schema);
+      validate = bounds.length > 0 ? bounds.map((p) => p.message).join('; ') : this.#ajv.compile(body);
     } catch (error) {
       validate = error instanceof Error ? error.message : String(error);
     }
