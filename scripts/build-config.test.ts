@@ -17,7 +17,7 @@ function importedWorkspaces(workspace: string): string[] {
       if (statSync(full).isDirectory()) {
         if (entry !== 'testing') walk(full);
       } else if (entry.endsWith('.ts') && !entry.endsWith('.test.ts') && entry !== 'test-kit.ts' && entry !== 'test-support.ts') {
-        for (const [, name] of readFileSync(full, 'utf8').matchAll(/from '(@switchyard\/[a-z-]+)'/g)) found.add(names.get(name ?? '') ?? `unknown ${name}`);
+        for (const [, name] of readFileSync(full, 'utf8').matchAll(/from '(@switchyard\/[a-z-]+)(?:\/[a-z-]+)*'/g)) found.add(names.get(name ?? '') ?? `unknown ${name}`);
       }
     }
   };

@@ -8,6 +8,7 @@ import { BridgeEnv } from '../../services/mcp-bridge/src/env.js';
 import { OrchestratorEnv } from '../../services/orchestrator/src/env.js';
 import { ToolServicesEnv } from '../../services/tool-services/src/env.js';
 import { WorkersEnv } from '../../services/workers/src/env.js';
+import { modelKeyVariables } from '@switchyard/models';
 
 /** Every variable some service reads. */
 export const SERVICE_VARIABLES: ReadonlySet<string> = new Set([OrchestratorEnv, WorkersEnv, BridgeEnv, ToolServicesEnv].flatMap((schema) => Object.keys(schema.shape)));
@@ -18,7 +19,12 @@ export const SERVICE_VARIABLES: ReadonlySet<string> = new Set([OrchestratorEnv, 
  */
 const LAUNCHER_SETS = /^(REDIS_URL|REDIS_CLUSTER_NODES|PORT|API_KEYS|METRICS_PORT|TOOL_SERVICE_API_KEYS?|LOG_LEVEL|[A-Z]+_SERVICE_(URL|PORT))$/;
 
-/** The variables of `env` its services read and the launcher does not set itself; empty ones are left out. */
+/**
+ * The variables of `env` its services read and the launcher does not set itself, with the key
+ * variables MODELS names (`api_key_env`, which no schema lists); empty ones are left out.
+ */
 export function passedThrough(env: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => SERVICE_VARIABLES.has(e[0]) && !LAUNCHER_SETS.test(e[0]) && Boolean(e[1])));
+  const modelKeys = new Set(modelKeyVariables(env.MODELS));
+  const read = (name: string) => (SERVICE_VARIABLES.has(name) && !LAUNCHER_SETS.test(name)) || modelKeys.has(name);
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => read(e[0]) && Boolean(e[1])));
 }

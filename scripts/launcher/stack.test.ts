@@ -15,6 +15,13 @@ test("every variable of the services' env schemas reaches them, except what the 
   for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'PORT', 'API_KEYS', 'METRICS_PORT', 'SEARCH_SERVICE_URL', 'WRITING_SERVICE_PORT', 'TOOL_SERVICE_API_KEYS']) assert.equal(passed[name], undefined, name);
 });
 
+test('the key variables MODELS names reach the services with it, and other secrets still do not', () => {
+  const MODELS = JSON.stringify({ fast: { base_url: 'https://api.example.com/v1', api_key_env: 'FAST_MODEL_KEY', model: 'small-1' } });
+  const passed = passedThrough({ MODELS, FAST_MODEL_KEY: 'sk-fast', OTHER_KEY: 'no', LLM_API_KEY: 'sk-default' });
+  assert.deepEqual(passed, { MODELS, FAST_MODEL_KEY: 'sk-fast', LLM_API_KEY: 'sk-default' });
+  assert.deepEqual(passedThrough({ MODELS: '{broken', FAST_MODEL_KEY: 'sk-fast' }), { MODELS: '{broken' });
+});
+
 test('MCP_PORT is a port or unset, and anything else stops the launch naming it', () => {
   assert.equal(mcpPort(undefined), undefined);
   assert.equal(mcpPort(''), undefined);

@@ -154,6 +154,17 @@ export function parseModelsEnv(source: Record<string, string | undefined>): Mode
   throw new ModelsConfigError(path.join('.') || '(environment)', inner ?? issue?.message ?? 'invalid');
 }
 
+/**
+ * The variables `MODELS` names in `api_key_env`: a launcher passes them on to the services with the
+ * model variables themselves. None when MODELS is unset or invalid (the service reports that).
+ */
+export function modelKeyVariables(modelsText: string | undefined): string[] {
+  if (!modelsText) return [];
+  const parsed = ModelsJson.safeParse(modelsText);
+  if (!parsed.success) return [];
+  return Object.values(parsed.data).flatMap((entry) => (entry.api_key_env ? [entry.api_key_env] : []));
+}
+
 function defaultModel(parsed: ModelsEnv, env: Record<string, string | undefined>, options: ParseModelsConfigOptions): ModelConfig {
   if (parsed.LLM_BASE_URL) {
     if (!parsed.LLM_MODEL) throw new ModelsConfigError('LLM_MODEL', 'required when LLM_BASE_URL is set (the model id to ask for)');

@@ -1,4 +1,4 @@
-export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODELS_LIMITS, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
+export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODELS_LIMITS, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelKeyVariables, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
 export type { ModelConfig, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
 export { ModelCallError, retryAfterOf, toModelCallError } from './errors.js';
 export type { ModelCallErrorCode } from './errors.js';

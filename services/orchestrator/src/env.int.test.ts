@@ -33,3 +33,11 @@ test('a bad API_KEYS entry stops the orchestrator at start-up with one line nami
   assert.equal(lines[0], 'orchestrator: invalid environment variable API_KEYS (value hidden): entry 2 (scopes "read+wirte"): unknown scope "wirte"; scopes are read, run, admin, joined by +');
   assert.ok(!run.stdout.includes('secret') && !run.stderr.includes('secret'));
 });
+
+test('the orchestrator reads the agent models too: the offline model by default, and a bad MODELS stops start-up naming it', () => {
+  assert.deepEqual([...loadEnv({}).models.keys()], ['default']);
+  assert.equal(loadEnv({ LLM_BASE_URL: 'https://api.example.com/v1', LLM_MODEL: 'big-2' }).models.get('default')?.model, 'big-2');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, MODELS: '{"fast":{"base_url":"https://x/v1","model":"m","api_key_env":"NOPE"}}' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(run.status, 2, run.stderr);
+  assert.equal(run.stderr.trim(), 'orchestrator: invalid environment variable MODELS.fast.api_key_env: names NOPE, which is not set');
+});

@@ -6,6 +6,7 @@ import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKey
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
+import { modelsEnvShape, ModelsConfigError, parseModelsConfig, type ModelsConfig } from '@switchyard/models';
 import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
@@ -25,6 +26,8 @@ export const OrchestratorEnv = z.object({
   SSE_MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(200),
   ...metricSeriesEnvShape,
   ...toolServicesEnvShape,
+  /** The models agent steps may name (LLM_*, MODELS): parsed here so registration can check a step's model. See @switchyard/models. */
+  ...modelsEnvShape,
   ...telemetryEnvShape,
   /** What a run may hold and a listing page may carry (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
@@ -57,6 +60,8 @@ export interface OrchestratorConfig {
   limits: RunLimits;
   /** Deepest nesting a JSON body may have. */
   jsonMaxDepth: number;
+  /** The models agent steps may name, `default` always among them (not used yet: for checking agent steps at registration). */
+  models: ModelsConfig;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -74,5 +79,17 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),
     jsonMaxDepth: env.JSON_MAX_DEPTH,
+    models: modelsOrExit(source, env.MODEL_SERVICE_URL),
   };
+}
+
+/** The configured models; a model variable the schema cannot judge alone (LLM_MODEL, api_key_env) stops start-up as a bad variable does. */
+function modelsOrExit(source: Record<string, string | undefined>, fallbackBaseUrl: string): ModelsConfig {
+  try {
+    return parseModelsConfig({ env: source, fallbackBaseUrl });
+  } catch (error) {
+    if (!(error instanceof ModelsConfigError)) throw error;
+    process.stderr.write(`orchestrator: ${error.message}\n`);
+    process.exit(2);
+  }
 }

@@ -86,3 +86,25 @@ test('a METRICS_PORT already in use stops start-up before any job is taken, with
     taken.close();
   }
 });
+
+test('agent models default to the offline model at MODEL_SERVICE_URL, with the client\'s documented limits', () => {
+  const config = loadEnv({ MODEL_SERVICE_URL: 'http://127.0.0.1:9105/v1', TOOL_SERVICE_API_KEY: 'k' });
+  assert.deepEqual([...config.models.values()], [{ name: 'default', baseUrl: 'http://127.0.0.1:9105/v1', apiKey: 'k', model: 'offline' }]);
+  assert.deepEqual(config.modelClient, { maxAttempts: 4, maxRetryAfterMs: 60_000, timeoutMs: 120_000, bounds: { maxContentBytes: 256 * 1024, maxToolCalls: 32, maxArgumentBytes: 64 * 1024 } });
+  const named = loadEnv({ MODELS: '{"fast":{"base_url":"https://api.example.com/v1","api_key_env":"FAST_KEY","model":"small-1"}}', FAST_KEY: 'sk-fast' });
+  assert.equal(named.models.get('fast')?.apiKey, 'sk-fast');
+});
+
+for (const [what, env, expected] of [
+  ['a MODELS key variable that is not set', { MODELS: '{"fast":{"base_url":"https://api.example.com/v1","model":"small-1","api_key_env":"FAST_KEY"}}' }, /^workers: invalid environment variable MODELS\.fast\.api_key_env: names FAST_KEY, which is not set$/],
+  ['a MODELS base URL that is not http(s)', { MODELS: '{"fast":{"base_url":"file:///etc/passwd","model":"small-1"}}' }, /^workers: invalid environment variable MODELS\.fast\.base_url/],
+  ['LLM_BASE_URL without LLM_MODEL', { LLM_BASE_URL: 'https://api.example.com/v1' }, /^workers: invalid environment variable LLM_MODEL: required when LLM_BASE_URL is set/],
+] as const) {
+  test(`${what} stops start-up with one line naming it`, () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 2, run.stderr);
+    const lines = run.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0] ?? '', expected);
+  });
+}

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { expressionEnvShape, expressionSandboxConfig, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import { modelClientOptionsFromEnv, modelsEnvShape, ModelsConfigError, parseModelsConfig, type ModelClientOptions, type ModelsConfig } from '@switchyard/models';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
 import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
@@ -98,6 +99,8 @@ export const WorkersEnv = z.object({
   ...metricSeriesEnvShape,
   ...perQueue,
   ...toolServicesEnvShape,
+  /** The models agent steps call (LLM_*, MODELS; default: the offline model at MODEL_SERVICE_URL). See @switchyard/models. */
+  ...modelsEnvShape,
   ...telemetryEnvShape,
   /** What a run may hold: map lists, step outputs, results (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
@@ -139,6 +142,10 @@ export interface WorkersConfig {
   expressions: ReturnType<typeof expressionSandboxConfig>;
   /** What a run may hold: map lists, step outputs, results. */
   limits: RunLimits;
+  /** The models agent steps may name, `default` always among them. */
+  models: ModelsConfig;
+  /** The model client's attempts, timeouts and reply bounds (LLM_*). */
+  modelClient: Omit<ModelClientOptions, 'models'>;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
@@ -167,5 +174,18 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),
+    models: modelsOrExit(source, env.MODEL_SERVICE_URL),
+    modelClient: modelClientOptionsFromEnv(env),
   };
+}
+
+/** The configured models; a model variable the schema cannot judge alone (LLM_MODEL, api_key_env) stops start-up as a bad variable does. */
+function modelsOrExit(source: Record<string, string | undefined>, fallbackBaseUrl: string): ModelsConfig {
+  try {
+    return parseModelsConfig({ env: source, fallbackBaseUrl });
+  } catch (error) {
+    if (!(error instanceof ModelsConfigError)) throw error;
+    process.stderr.write(`workers: ${error.message}\n`);
+    process.exit(2);
+  }
 }
