@@ -6,6 +6,7 @@ import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKey
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
+import { mcpServersEnvShape } from '@switchyard/mcp-tools';
 import { modelsEnvShape, ModelsConfigError, parseModelsConfig, type ModelsConfig } from '@switchyard/models';
 import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -28,6 +29,8 @@ export const OrchestratorEnv = z.object({
   ...toolServicesEnvShape,
   /** The models agent steps may name (LLM_*, MODELS): parsed here so registration can check a step's model. See @switchyard/models. */
   ...modelsEnvShape,
+  /** MCP servers agent steps may name (MCP_SERVERS): parsed here so registration can check a step's servers. See @switchyard/mcp-tools. */
+  ...mcpServersEnvShape,
   ...telemetryEnvShape,
   /** What a run may hold and a listing page may carry (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
@@ -60,8 +63,10 @@ export interface OrchestratorConfig {
   limits: RunLimits;
   /** Deepest nesting a JSON body may have. */
   jsonMaxDepth: number;
-  /** The models agent steps may name, `default` always among them (not used yet: for checking agent steps at registration). */
+  /** The models agent steps may name, `default` always among them: registration checks a step's model against them. */
   models: ModelsConfig;
+  /** The MCP servers agent steps may name. */
+  mcpServers: readonly string[];
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -80,6 +85,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     limits: runLimitsConfig(env),
     jsonMaxDepth: env.JSON_MAX_DEPTH,
     models: modelsOrExit(source, env.MODEL_SERVICE_URL),
+    mcpServers: Object.keys(env.MCP_SERVERS ?? {}),
   };
 }
 

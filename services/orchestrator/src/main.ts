@@ -34,6 +34,7 @@ const running = await startOrchestrator({
   jsonMaxDepth: config.jsonMaxDepth,
   sse: config.sse,
   metricSeries: config.metricSeries,
+  agentNames: { models: [...config.models.keys()], mcpServers: config.mcpServers },
 });
 logger.info({ url: running.url, redis: redis.url, prefix: config.prefix }, 'orchestrator listening');
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { expressionEnvShape, expressionSandboxConfig, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
+import { mcpServersEnvShape, type McpServersConfig } from '@switchyard/mcp-tools';
 import { modelClientOptionsFromEnv, modelsEnvShape, ModelsConfigError, parseModelsConfig, type ModelClientOptions, type ModelsConfig } from '@switchyard/models';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
@@ -101,6 +102,8 @@ export const WorkersEnv = z.object({
   ...toolServicesEnvShape,
   /** The models agent steps call (LLM_*, MODELS; default: the offline model at MODEL_SERVICE_URL). See @switchyard/models. */
   ...modelsEnvShape,
+  /** MCP servers whose tools agent steps may call (MCP_SERVERS, MCP_*). See @switchyard/mcp-tools. */
+  ...mcpServersEnvShape,
   ...telemetryEnvShape,
   /** What a run may hold: map lists, step outputs, results (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
@@ -146,6 +149,8 @@ export interface WorkersConfig {
   models: ModelsConfig;
   /** The model client's attempts, timeouts and reply bounds (LLM_*). */
   modelClient: Omit<ModelClientOptions, 'models'>;
+  /** MCP servers as agents' tool sources: each by name, and the bounds of their calls. */
+  mcp: { servers: McpServersConfig; callTimeoutMs: number; maxResultBytes: number; maxTools: number };
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
@@ -176,6 +181,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     limits: runLimitsConfig(env),
     models: modelsOrExit(source, env.MODEL_SERVICE_URL),
     modelClient: modelClientOptionsFromEnv(env),
+    mcp: { servers: env.MCP_SERVERS ?? {}, callTimeoutMs: env.MCP_CALL_TIMEOUT_MS, maxResultBytes: env.MCP_MAX_RESULT_BYTES, maxTools: env.MCP_MAX_TOOLS },
   };
 }
 

@@ -15,6 +15,8 @@ import { createWorkerMetrics } from './metrics.js';
 import { reportToolAccess } from './tool-access.js';
 import { startWorkers, type RunningWorkers } from './start-workers.js';
 import { createHttpTools } from './tools.js';
+import { ModelClient } from '@switchyard/models';
+import { startMcpSources } from './agent/mcp-sources.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
@@ -76,7 +78,10 @@ if (config.metrics) {
   });
   logger.info({ url: `${started.metrics.url}/metrics` }, 'metrics served');
 }
+const models = new ModelClient({ models: config.models, ...config.modelClient });
+const mcp = await startMcpSources({ ...config.mcp, logger });
 started.workers = await startWorkers({
+  agents: { models, mcp },
   aceflow,
   redisUrl: redis.url,
   prefix: config.prefix,

@@ -145,6 +145,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await aborts.close();
       await queues.close();
       await options.tools.close?.();
+      await Promise.all([...(options.agents?.mcp?.values() ?? [])].map((source) => source.close()));
       await connection.quit().catch(() => undefined);
     },
   };

@@ -44,7 +44,12 @@ export class AgentToolbox {
     if (tool.kind === 'mcp') {
       const source = this.#deps.mcp.get(tool.server);
       if (!source) throw new Error(`no MCP server ${tool.server} is configured in this worker (MCP_SERVERS)`);
-      const listed = source.tools().find((t) => t.name === tool.tool);
+      // Not listed (the server was down at start, or has new tools): listed again once.
+      let listed = source.tools().find((t) => t.name === tool.tool);
+      if (!listed) {
+        await source.refresh(AbortSignal.timeout(10_000));
+        listed = source.tools().find((t) => t.name === tool.tool);
+      }
       if (!listed) throw new Error(`MCP server ${tool.server} does not list tool ${tool.tool}`);
       return { name: tool.name, description: tool.description ?? listed.description ?? '', parameters: listed.inputSchema };
     }
