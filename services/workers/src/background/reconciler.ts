@@ -17,7 +17,7 @@ import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
-import { dispatchJobId, jobId, QUEUES, type ActiveRun, type RunStore } from '@switchyard/pipeline';
+import { AGENT_QUEUE, agentTurnJobId, dispatchJobId, jobId, QUEUES, type ActiveRun, type RunStore } from '@switchyard/pipeline';
 import { LeasedInterval } from './leased-interval.js';
 
 export interface ReconcilerOptions {
@@ -138,7 +138,14 @@ export class RunReconciler {
   /** The state of a stage's job; a map branch `step.key` runs on its step's queue. */
   async #jobState(run: ActiveRun, stage: string): Promise<string> {
     const queue = run.stepQueues[stage.split('.')[0] ?? stage];
-    return queue ? this.#queue(queue).getJobState(jobId(run.id, stage)) : 'unknown';
+    if (!queue) return 'unknown';
+    if (queue !== AGENT_QUEUE) return this.#queue(queue).getJobState(jobId(run.id, stage));
+    // An agent's stage lives in the job of its latest turn, or in the next turn's, which waits for
+    // the calls it asked for (its children) and so is live as long as any of them is.
+    const turns = Number((await this.#options.store.redis.hget(this.#options.store.keys.run(run.id), `${stage}.agent.turns`)) ?? 0);
+    const ids = [jobId(run.id, stage), ...[turns, turns + 1].filter((turn) => turn >= 2).map((turn) => agentTurnJobId(run.id, stage, turn))];
+    const states = await Promise.all(ids.map((id) => this.#queue(queue).getJobState(id)));
+    return states.find((state) => LIVE_STATES.has(state)) ?? states.find((state) => state === 'failed') ?? 'unknown';
   }
 
   async #fail(run: ActiveRun): Promise<boolean> {
