@@ -44,6 +44,11 @@ test('MODELS names more models, each key read from the variable api_key_env name
   assert.equal(models.get('local')?.apiKey, undefined);
 });
 
+test('with no LLM_BASE_URL, a MODELS entry named default replaces the offline model', () => {
+  const models = parseModelsConfig({ env: { MODELS: JSON.stringify({ default: { base_url: 'http://127.0.0.1:11434/v1', model: 'llama3' } }) }, fallbackBaseUrl: FALLBACK });
+  assert.deepEqual(models.get('default'), { name: 'default', baseUrl: 'http://127.0.0.1:11434/v1', apiKey: undefined, model: 'llama3' });
+});
+
 test('MODELS errors name the variable, and the model or field at fault, never a key', () => {
   const parse = (MODELS: string, extra: Record<string, string> = {}) => configError(() => parseModelsConfig({ env: { MODELS, ...extra }, fallbackBaseUrl: FALLBACK }));
   const notJson = parse('{fast:');

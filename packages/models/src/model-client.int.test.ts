@@ -132,6 +132,21 @@ test('a turn cancelled during a slow token stream rejects with model_cancelled w
   assert.equal(events[0]?.outcome, 'model_cancelled');
 });
 
+test('a slow stream holds no other turn up: a second turn completes while the first is still streaming', async () => {
+  const firstOfTest = model.counters.requests;
+  next = (n) => (n === firstOfTest ? { content: Array.from({ length: 100 }, (_, i) => `slow${i}`).join(' '), tokenDelayMs: 50 } : { content: 'quick' });
+  const client = clientFor();
+  const abort = new AbortController();
+  const pieces: string[] = [];
+  const slow = client.turn({ model: 'default', messages: ASK, tools: [], signal: abort.signal, onToken: (piece) => pieces.push(piece) });
+  await waitFor(() => pieces.length >= 1, 'the slow stream started');
+  const quick = await client.turn({ model: 'default', messages: ASK, tools: [], signal: new AbortController().signal });
+  assert.equal(quick.content, 'quick');
+  assert.ok(pieces.length < 100, 'the slow turn was still streaming');
+  abort.abort();
+  assert.equal((await rejection(slow)).code, 'model_cancelled');
+});
+
 test('a turn whose signal already fired sends nothing', async () => {
   const abort = new AbortController();
   abort.abort();

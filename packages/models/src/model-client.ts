@@ -144,17 +144,17 @@ export class ModelClient {
       stopWaiting(cancelled(request.model, request.signal));
     };
     request.signal.addEventListener('abort', onAbort, { once: true });
+    const timedOut = (cause?: unknown) => new ModelCallError({ code: 'model_unavailable', message: `model ${request.model}: no whole reply within ${this.options.timeoutMs} ms`, cause });
     const timer = setTimeout(() => {
-      const timedOut = new AttemptTimedOut();
-      controller.abort(timedOut);
-      stopWaiting(new ModelCallError({ code: 'model_unavailable', message: `model ${request.model}: no whole reply within ${this.options.timeoutMs} ms` }));
+      controller.abort(new AttemptTimedOut());
+      stopWaiting(timedOut());
     }, this.options.timeoutMs);
     try {
       // The stream is raced with the signal and the deadline: a stalled read must not hold the turn.
       return await Promise.race([this.read(config, request, controller.signal), stopped]);
     } catch (error) {
       if (request.signal.aborted) throw cancelled(request.model, request.signal);
-      if (controller.signal.reason instanceof AttemptTimedOut) throw new ModelCallError({ code: 'model_unavailable', message: `model ${request.model}: no whole reply within ${this.options.timeoutMs} ms`, cause: error });
+      if (controller.signal.reason instanceof AttemptTimedOut) throw timedOut(error);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -168,7 +168,9 @@ export class ModelClient {
   private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal): Promise<Omit<TurnReply, 'attempts'>> {
     const { streamAttempt } = await (langChainTurn ??= import('./langchain-turn.js'));
     const reader = new ReplyReader(this.options.bounds, request.model);
-    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken: request.onToken?.bind(request) });
+    // No text is handed on once the attempt is over (cancelled or timed out): the turn has already answered.
+    const onToken = request.onToken && ((text: string) => signal.aborted || request.onToken?.(text));
+    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken });
     const reply = reader.finish();
     return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason, model: reply.model ?? config.model };
   }

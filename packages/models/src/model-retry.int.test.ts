@@ -108,6 +108,16 @@ test('a turn cancelled while it waits out a Retry-After rejects with model_cance
   assert.equal(model.requests.length, 1);
 });
 
+test('a stream that ends early, with no finish_reason, is not taken for a reply: the turn is asked again', async () => {
+  const firstOfTest = model.counters.requests;
+  next = (n) => ({ content: 'one two three four five six seven', ...(n === firstOfTest ? { endAfterChunks: 3 } : {}) });
+  const retried: string[] = [];
+  const reply = await turnOf(clientFor(), { onRetry: (info) => retried.push(info.error.message) });
+  assert.equal(reply.content, 'one two three four five six seven');
+  assert.equal(reply.attempts, 2);
+  assert.match(retried[0] ?? '', /the stream ended before the reply did/);
+});
+
 test('a 400 is not retried: model_refused, with its status', async () => {
   next = () => ({ status: 400 });
   const error = await rejection(turnOf(clientFor()));

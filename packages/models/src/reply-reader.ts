@@ -63,8 +63,13 @@ export class ReplyReader {
     return text;
   }
 
-  /** The reply gathered; a tool call with no id or no name makes it invalid. */
+  /**
+   * The reply gathered; a tool call with no id or no name makes it invalid. A stream that ended
+   * with no `finish_reason` was cut (a proxy or the server closed it early): not a reply, but a
+   * failure another attempt may get past.
+   */
   finish(): GatheredReply {
+    if (this.finishReason === null) throw new ModelCallError({ code: 'model_unavailable', message: `model ${this.modelName}: the stream ended before the reply did (no finish_reason)` });
     const toolCalls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, call]) => {

@@ -22,6 +22,10 @@ export interface ScriptedReply {
   usage?: { promptTokens: number; completionTokens: number };
   /** Default `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: CompletionReply['finishReason'];
+  /** This reply's delay between streamed chunks, ms, over the model's `tokenDelayMs`. */
+  tokenDelayMs?: number;
+  /** Ends the stream, cleanly but early, after this many chunks (as a proxy cutting it would). */
+  endAfterChunks?: number;
 }
 
 /** A failure the script gives: the status, in OpenAI's error shape, with Retry-After when asked. */
@@ -142,7 +146,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, model: Scripted
     return;
   }
   const includeUsage = (parsed.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  await streamReply(res, completionChunks(reply, request.model, includeUsage), model);
+  const chunks = [...completionChunks(reply, request.model, includeUsage)];
+  await streamReply(res, step.endAfterChunks === undefined ? chunks : chunks.slice(0, step.endAfterChunks), model, () => step.tokenDelayMs ?? model.tokenDelayMs, step.endAfterChunks === undefined);
 }
 
 function scriptedRequest(body: Record<string, unknown>, n: number, authorization: string | undefined): ScriptedRequest {
@@ -177,8 +182,8 @@ function completionReply(step: ScriptedReply, request: ScriptedRequest): Complet
   };
 }
 
-/** Writes each chunk as an SSE `data:` line, then `[DONE]`; stops as soon as the client leaves. */
-async function streamReply(res: ServerResponse, chunks: Iterable<object>, model: ScriptedModel): Promise<void> {
+/** Writes each chunk as an SSE `data:` line, then `[DONE]` when `done`; stops as soon as the client leaves. */
+async function streamReply(res: ServerResponse, chunks: Iterable<object>, model: ScriptedModel, tokenDelayMs: () => number, done: boolean): Promise<void> {
   const left = new AbortController();
   let finished = false;
   res.on('close', () => {
@@ -190,13 +195,14 @@ async function streamReply(res: ServerResponse, chunks: Iterable<object>, model:
   try {
     let first = true;
     for (const chunk of chunks) {
-      if (!first && model.tokenDelayMs > 0) await sleep(model.tokenDelayMs, undefined, { signal: left.signal });
+      const delayMs = tokenDelayMs();
+      if (!first && delayMs > 0) await sleep(delayMs, undefined, { signal: left.signal });
       first = false;
       if (left.signal.aborted) throw new Error('client left');
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     }
     finished = true;
-    res.end('data: [DONE]\n\n');
+    res.end(done ? 'data: [DONE]\n\n' : undefined);
     model.counters.streamsFinished += 1;
   } catch (error) {
     if (!left.signal.aborted) throw error;
