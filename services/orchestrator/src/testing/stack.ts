@@ -82,7 +82,20 @@ export interface TestStackOptions {
    * stack's offline model, and no MCP servers); `modelNames` and `mcpServers` tell the orchestrator
    * what registration accepts (default: the models given, and no MCP servers).
    */
-  agents?: { models?: AgentModels; modelNames?: readonly string[]; mcp?: ReadonlyMap<string, McpToolSource> };
+  agents?: {
+    models?: AgentModels;
+    /** Models besides the offline `default` (name → OpenAI base URL, e.g. a scripted stub's), when `models` is not given. */
+    moreModels?: Readonly<Record<string, string>>;
+    modelNames?: readonly string[];
+    mcp?: ReadonlyMap<string, McpToolSource>;
+  };
+}
+
+/** The in-process workers' models: the stack's offline model as `default`, and the test's own by name. */
+function stackModels(offlineBaseUrl: string, more: Readonly<Record<string, string>> = {}): ModelClient {
+  const MODELS = JSON.stringify(Object.fromEntries(Object.entries(more).map(([name, baseUrl]) => [name, { base_url: baseUrl, model: name }])));
+  const models = parseModelsConfig({ env: Object.keys(more).length > 0 ? { MODELS } : {}, fallbackBaseUrl: offlineBaseUrl, fallbackApiKey: TOOL_KEY });
+  return new ModelClient({ models, baseBackoffMs: 50, maxBackoffMs: 500 });
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -121,7 +134,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.limits ? { limits: options.limits } : {}),
           stalledIntervalMs: 1000,
-          agents: { models: options.agents?.models ?? new ModelClient({ models: parseModelsConfig({ env: {}, fallbackBaseUrl: tools.model.baseUrl, fallbackApiKey: TOOL_KEY }), baseBackoffMs: 50, maxBackoffMs: 500 }), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
+          agents: { models: options.agents?.models ?? stackModels(tools.model.baseUrl, options.agents?.moreModels), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
             writer: createHttpStageWriter(toolConfig, { retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 } }),
@@ -140,7 +153,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
-    agentNames: { models: options.agents?.modelNames ?? ['default'], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
+    agentNames: { models: options.agents?.modelNames ?? ['default', ...Object.keys(options.agents?.moreModels ?? {})], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
   });
 
   const request = (path: string, init: RequestInit = {}) => {
