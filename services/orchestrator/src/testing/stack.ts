@@ -56,6 +56,8 @@ export interface TestStackOptions {
   /** Tool client retries per call (default 1 with short waits, to keep failure tests quick). */
   clientRetries?: number;
   lockDurationMs?: number;
+  /** Ms between the in-process workers' sweeps for stranded runs (default: theirs, twice the stack's 1 s stalled interval). */
+  reconcileIntervalMs?: number;
   /** The tool clients' breakers (default: the client's). */
   breaker?: Partial<BreakerOptions>;
   /** Seconds a finished run is kept (default 7 days), and ms between retention passes (default 60000). */
@@ -134,6 +136,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.limits ? { limits: options.limits } : {}),
           stalledIntervalMs: 1000,
+          ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
           agents: { models: options.agents?.models ?? stackModels(tools.model.baseUrl, options.agents?.moreModels), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
