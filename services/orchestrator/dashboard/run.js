@@ -15,7 +15,7 @@ function stageRow(stage) {
     { class: `stage ${stage.status}`, dataset: { stage: stage.name, status: stage.status } },
     h('span', { class: 'dot', 'aria-hidden': 'true' }),
     h('div', { class: 'stage-main' }, h('strong', {}, stage.name), ' ', badge(stage.status), stage.iterations ? h('span', { class: 'muted small' }, ` ${stage.iterations} loops`) : ''),
-    h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${active ? ' so far' : ''}` : '', stage.agent ? ` · ${stage.agent.turns} turns` : ''),
+    h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${active ? ' so far' : ''}` : '', stage.agent ? ` · ${stage.agent.turns} turn${stage.agent.turns === 1 ? '' : 's'}` : ''),
     stage.error ? h('div', { class: 'stage-error small' }, `${stage.error.code}: ${stage.error.message}`) : '',
   );
 }
