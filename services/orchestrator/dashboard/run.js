@@ -1,5 +1,6 @@
-// A run's page: its stages as a timeline, the text arriving live from its events, its progress,
-// a cancel button, and the finished story.
+// A run's page: its stages as a timeline, the text arriving live from its events, its agents'
+// conversations, its progress, a cancel button, and the finished story.
+import { conversations } from './agent.js';
 import { api, ApiError } from './api.js';
 import { badge, duration, h, progressBar, replace, setProgress, shortId, TERMINAL, when } from './dom.js';
 
@@ -14,7 +15,7 @@ function stageRow(stage) {
     { class: `stage ${stage.status}`, dataset: { stage: stage.name, status: stage.status } },
     h('span', { class: 'dot', 'aria-hidden': 'true' }),
     h('div', { class: 'stage-main' }, h('strong', {}, stage.name), ' ', badge(stage.status), stage.iterations ? h('span', { class: 'muted small' }, ` ${stage.iterations} loops`) : ''),
-    h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${active ? ' so far' : ''}` : ''),
+    h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${active ? ' so far' : ''}` : '', stage.agent ? ` · ${stage.agent.turns} turn${stage.agent.turns === 1 ? '' : 's'}` : ''),
     stage.error ? h('div', { class: 'stage-error small' }, `${stage.error.code}: ${stage.error.message}`) : '',
   );
 }
@@ -64,6 +65,16 @@ function liveText() {
       if (following) text.scrollTop = text.scrollHeight;
     },
     reset: ({ stage, section }) => panel(stage, section).replaceChildren(),
+    empty: () => panels.size === 0,
+    /** Removes a section's panel, answering the text it had (an agent's, known as one late). */
+    take(stage, section) {
+      const key = `${stage}/${section}`;
+      const text = panels.get(key);
+      if (!text) return '';
+      panels.delete(key);
+      text.parentElement?.remove();
+      return text.textContent;
+    },
   };
 }
 
@@ -76,6 +87,10 @@ export async function runView(ctx, runId) {
   const percent = h('span', { class: 'small' });
   const stages = h('ol', { class: 'timeline' });
   const live = liveText();
+  const liveCard = h('section', { class: 'card live' }, h('h2', {}, 'Live text'), live.root);
+  const agents = conversations({ adopt: (stage) => live.take(stage, stage) });
+  // A run of agents alone streams no other text: its empty panel would only take room.
+  const showLive = () => (liveCard.hidden = agents.any() && live.empty());
   const notices = h('ul', { class: 'notices small' });
   const story = h('div', {});
   const message = h('p', { class: 'notice error', role: 'alert', hidden: true });
@@ -90,6 +105,8 @@ export async function runView(ctx, runId) {
     setProgress(bar.firstElementChild, run.progress);
     percent.textContent = `${run.progress}%`;
     replace(stages, run.stages.map(stageRow));
+    agents.fromRun(run);
+    showLive();
     cancel.hidden = TERMINAL.includes(run.status);
     if (run.error) {
       replace(message, `${run.error.code}: ${run.error.message}`);
@@ -123,7 +140,7 @@ export async function runView(ctx, runId) {
     ctx.root,
     h('p', {}, h('a', { href: '#/' }, '← Runs')),
     h('section', { class: 'card run-head' }, h('div', { class: 'row head' }, title, status, h('span', { class: 'grow' }), cancel), facts, h('div', { class: 'row' }, bar, percent), message),
-    h('div', { class: 'columns' }, h('section', { class: 'card' }, h('h2', {}, 'Stages'), stages, notices), h('section', { class: 'card live' }, h('h2', {}, 'Live text'), live.root)),
+    h('div', { class: 'columns' }, h('section', { class: 'card' }, h('h2', {}, 'Stages'), stages, notices), h('div', { class: 'right' }, liveCard, agents.root)),
     story,
   );
   show(run);
@@ -138,8 +155,12 @@ export async function runView(ctx, runId) {
     }
     refresh();
   });
-  on('content', live.content);
-  on('reset', live.reset);
+  on('content', (data) => (agents.owns(data.stage, data.section) ? agents.content(data) : (live.content(data), showLive())));
+  on('reset', (data) => (agents.owns(data.stage, data.section) ? agents.reset(data) : live.reset(data)));
+  // Each recorded turn and result is asked for whole (events carry the start of a tool's text).
+  on('turn', (data) => (agents.turn(data), showLive(), refresh()));
+  on('tool_call', agents.toolCall);
+  on('tool_result', (data) => (agents.toolResult(data), refresh()));
   on('error', (data) => notices.append(h('li', {}, `${data.stage ?? 'run'}: ${data.code}: ${data.message}${data.will_retry ? ' (retrying)' : ''}`)));
   on('done', (data) => {
     events.close();

@@ -1,6 +1,7 @@
 /**
  * How a run event reads as an MCP log message, and at which level: a stage starting or ending is
- * `info`, a retry or a cut stream `warning`, a failure `error`, the run's end `notice` (or
+ * `info`, as is an agent's turn, tool call and tool result (`warning` when the tool failed), a
+ * retry or a cut stream `warning`, a failure `error`, the run's end `notice` (or
  * `warning` when cancelled, `error` when failed); progress and streamed text are `debug`.
  */
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +22,26 @@ function parse(raw: string): Record<string, unknown> {
 }
 
 const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
+
+/** Longest part of a failed tool's answer that its line quotes. */
+const ERROR_QUOTE_CHARS = 120;
+
+/** An agent's turn, call or result as one line: `research turn 2: called search_relevant_information`. */
+export function agentLine(type: 'turn' | 'tool_call' | 'tool_result', data: Record<string, unknown>): string {
+  const at = `${text(data.stage)} turn ${text(data.turn)}`;
+  const tool = text(data.tool);
+  if (type === 'tool_call') return `${at}: called ${tool}`;
+  if (type === 'tool_result') {
+    if (data.is_error !== true) return `${at}: ${tool} answered`;
+    const quoted = typeof data.preview === 'string' ? data.preview.replace(/\s+/g, ' ').trim().slice(0, ERROR_QUOTE_CHARS) : '';
+    return `${at}: ${tool} failed${quoted ? `: ${quoted}` : ''}`;
+  }
+  const calls = Number(data.tool_calls);
+  const usage = data.usage && typeof data.usage === 'object' ? (data.usage as Record<string, unknown>) : {};
+  const tokens = Number(usage.prompt_tokens) + Number(usage.completion_tokens);
+  const spent = Number.isFinite(tokens) ? ` (${tokens} tokens so far)` : '';
+  return calls > 0 ? `${at}: the model asked for ${calls} tool call${calls === 1 ? '' : 's'}${spent}` : `${at}: the model answered${spent}`;
+}
 
 export function runMessage(runId: string, event: StreamEvent): RunMessage | undefined {
   const data = parse(event.data);
@@ -51,6 +72,11 @@ export function runMessage(runId: string, event: StreamEvent): RunMessage | unde
       const level: LoggingLevel = status === 'completed' ? 'notice' : status === 'cancelled' ? 'warning' : 'error';
       return { level, data: { ...base, message: `run ${status}`, status, ...(data.error ? { error: data.error } : {}) } };
     }
+    case 'turn':
+    case 'tool_call':
+      return { level: 'info', data: { ...base, message: agentLine(event.type, data), stage: data.stage, turn: data.turn, ...(event.type === 'tool_call' ? { tool: data.tool, call_id: data.call_id } : { tool_calls: data.tool_calls, usage: data.usage }) } };
+    case 'tool_result':
+      return { level: data.is_error === true ? 'warning' : 'info', data: { ...base, message: agentLine(event.type, data), stage: data.stage, turn: data.turn, tool: data.tool, call_id: data.call_id, is_error: data.is_error === true } };
     default:
       return undefined;
   }

@@ -56,6 +56,8 @@ export interface TestStackOptions {
   /** Tool client retries per call (default 1 with short waits, to keep failure tests quick). */
   clientRetries?: number;
   lockDurationMs?: number;
+  /** Ms between the in-process workers' sweeps for stranded runs (default: theirs, twice the stack's 1 s stalled interval). */
+  reconcileIntervalMs?: number;
   /** The tool clients' breakers (default: the client's). */
   breaker?: Partial<BreakerOptions>;
   /** Seconds a finished run is kept (default 7 days), and ms between retention passes (default 60000). */
@@ -82,7 +84,20 @@ export interface TestStackOptions {
    * stack's offline model, and no MCP servers); `modelNames` and `mcpServers` tell the orchestrator
    * what registration accepts (default: the models given, and no MCP servers).
    */
-  agents?: { models?: AgentModels; modelNames?: readonly string[]; mcp?: ReadonlyMap<string, McpToolSource> };
+  agents?: {
+    models?: AgentModels;
+    /** Models besides the offline `default` (name → OpenAI base URL, e.g. a scripted stub's), when `models` is not given. */
+    moreModels?: Readonly<Record<string, string>>;
+    modelNames?: readonly string[];
+    mcp?: ReadonlyMap<string, McpToolSource>;
+  };
+}
+
+/** The in-process workers' models: the stack's offline model as `default`, and the test's own by name. */
+function stackModels(offlineBaseUrl: string, more: Readonly<Record<string, string>> = {}): ModelClient {
+  const MODELS = JSON.stringify(Object.fromEntries(Object.entries(more).map(([name, baseUrl]) => [name, { base_url: baseUrl, model: name }])));
+  const models = parseModelsConfig({ env: Object.keys(more).length > 0 ? { MODELS } : {}, fallbackBaseUrl: offlineBaseUrl, fallbackApiKey: TOOL_KEY });
+  return new ModelClient({ models, baseBackoffMs: 50, maxBackoffMs: 500 });
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -121,7 +136,8 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.limits ? { limits: options.limits } : {}),
           stalledIntervalMs: 1000,
-          agents: { models: options.agents?.models ?? new ModelClient({ models: parseModelsConfig({ env: {}, fallbackBaseUrl: tools.model.baseUrl, fallbackApiKey: TOOL_KEY }), baseBackoffMs: 50, maxBackoffMs: 500 }), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
+          ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
+          agents: { models: options.agents?.models ?? stackModels(tools.model.baseUrl, options.agents?.moreModels), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
             writer: createHttpStageWriter(toolConfig, { retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 } }),
@@ -140,7 +156,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
-    agentNames: { models: options.agents?.modelNames ?? ['default'], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
+    agentNames: { models: options.agents?.modelNames ?? ['default', ...Object.keys(options.agents?.moreModels ?? {})], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
   });
 
   const request = (path: string, init: RequestInit = {}) => {

@@ -1,12 +1,14 @@
 /**
  * Following a run until it ends: the run's event stream is read from the event that was last
  * before the run was looked at, on a Redis connection of its own (a blocked connection serves
- * nobody else), and every stage change or new percentage is reported as progress.
+ * nobody else), and every stage change or new percentage is reported as progress, as is each
+ * agent step's turn, tool call and tool result (so that a run of one long agent stage still moves).
  */
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES } from '@switchyard/contracts';
 import { findRun, readEvents, type RunRecord, type RunStore } from '@switchyard/pipeline';
 import { followRedis } from '@switchyard/redis';
+import { agentLine } from '../../logging/run-messages.js';
 
 export interface RunProgress {
   /** 0–100, strictly growing from one report to the next. */
@@ -50,6 +52,7 @@ export async function waitForRun(deps: { store: RunStore; redis: Redis }, option
         after = event.id;
         const data = parseData(event.data);
         if (event.type === 'stage') await reporter.report(progressOf(data)?.percent, stageMessage(data));
+        else if (event.type === 'turn' || event.type === 'tool_call' || event.type === 'tool_result') await reporter.report(undefined, agentLine(event.type, data));
         else if (event.type === 'done') {
           await reporter.report(undefined, `run ${String(data.status)}`, String(data.status) === 'completed');
           ended = true;
