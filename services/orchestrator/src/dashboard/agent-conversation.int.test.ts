@@ -25,9 +25,7 @@ before(async () => {
         ? { content: `Nothing found. ${ATTACK} <b>bold</b>` }
         : { toolCalls: [{ name: `x${ATTACK}`, arguments: '{}' }, { name: 'search_relevant_information', arguments: JSON.stringify({ topic: `kites ${ATTACK}` }) }] },
   });
-  // The reconciler looks for a stage's first job only, so it takes an agent past its first turn
-  // for stranded; the slowed research agent stays there for seconds (a workers' bug, reported).
-  [stack, browser] = await Promise.all([startTestStack({ label: 'agent-conversation', agents: { moreModels: { scripted: model.baseUrl } }, reconcileIntervalMs: 120_000 }), launchBrowser()]);
+  [stack, browser] = await Promise.all([startTestStack({ label: 'agent-conversation', agents: { moreModels: { scripted: model.baseUrl } } }), launchBrowser()]);
 });
 after(async () => {
   await browser?.close();
