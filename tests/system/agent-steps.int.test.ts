@@ -73,3 +73,24 @@ test('an agent with no output_schema answers with its text', async () => {
   assert.equal(run.status, 'completed', JSON.stringify(run.error));
   assert.match(String((run.result as { ask: unknown }).ask), /kites/);
 });
+
+test('a pipeline as an agent tool runs as a child run, linked to its parent, and its result is the call result', async () => {
+  await registerPipeline(stack, {
+    name: 'story-agent',
+    input: { type: 'object', required: ['topic'], properties: { topic: { type: 'string' } } },
+    steps: { tell: { agent: { prompt: "'Write a story about ' & input.topic", tools: [{ pipeline: 'story' }], max_turns: 3 } } },
+    output: 'steps.tell',
+  });
+  const run = await finishedRun(stack, await startRun(stack, 'story-agent', { topic: 'a lighthouse' }), 90_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  const stage = stageOf(run, 'tell') as unknown as { agent: { messages: { role: string; content?: string; is_error?: boolean }[] } };
+  const result = stage.agent.messages.find((m) => m.role === 'tool');
+  assert.equal(result?.is_error, false, result?.content);
+  // A story is longer than a tool result is kept (16 KiB): its start names the child run and its title.
+  const [, childId] = /^\{"run_id":"(run_[0-9a-f]{32})","result":\{"title":"[^"]+"/.exec(result?.content ?? '') ?? [];
+  assert.ok(childId, result?.content?.slice(0, 200));
+  const childRun = await stack.json<{ status: string; pipeline: { name: string }; parent?: { run_id: string; stage: string } }>(`/v1/runs/${childId}`);
+  assert.equal(childRun.body.status, 'completed');
+  assert.equal(childRun.body.pipeline.name, 'story');
+  assert.deepEqual(childRun.body.parent, { run_id: run.run_id, stage: 'tell' });
+});

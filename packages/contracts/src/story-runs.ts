@@ -103,6 +103,8 @@ export const RunView = z.object({
   stages: z.array(StageView),
   result: z.unknown().nullable(),
   error: RunError.nullable(),
+  /** The run (and its agent stage) that started this one as a tool call. */
+  parent: z.object({ run_id: z.string(), stage: z.string() }).optional(),
   poll_url: z.string(),
   events_url: z.string(),
 });

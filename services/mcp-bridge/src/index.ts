@@ -13,6 +13,7 @@ export type { RunProgress, WaitOptions } from './suites/jobs/wait.js';
 export { loadEnv, BridgeEnv } from './env.js';
 export type { BridgeConfig } from './env.js';
 export { startBridgeHttp } from './http/serve.js';
+export { codeIntelSuite } from './suites/code-intel/index.js';
 export type { StartBridgeHttpOptions, RunningBridge } from './http/serve.js';
 export { createBridgeApp } from './http/app.js';
 export type { BridgeAppOptions, BridgeApp } from './http/app.js';

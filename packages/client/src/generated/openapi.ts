@@ -414,6 +414,56 @@ export interface components {
                     service?: string;
                     /** @description A step kind registered in code, e.g. aceflow.stage */
                     uses?: string;
+                    /** @description A model that chooses which of its tools to call until it answers (docs/PIPELINES.md, "Agent steps") */
+                    agent?: {
+                        /**
+                         * @description A configured model: `default` (LLM_MODEL) or a name in MODELS
+                         * @default default
+                         */
+                        model: string;
+                        /** @description The system message, as an expression */
+                        instructions?: string;
+                        /** @description The first user message, as an expression */
+                        prompt: string;
+                        /**
+                         * @description What the model may call
+                         * @default []
+                         */
+                        tools: (string | {
+                            tool: string;
+                            /** @description The service publishing `tool`, when more than one does */
+                            service?: string;
+                            /** @description What the model is told the tool does (default: the tool's own description) */
+                            description?: string;
+                        } | {
+                            /** @description A registered pipeline: each call is a child run, its input the arguments */
+                            pipeline: string;
+                            /** @description Default: the latest when the step runs */
+                            version?: number;
+                            /** @description What the model is told the tool does (default: the tool's own description) */
+                            description?: string;
+                        } | {
+                            /** @description A server named in MCP_SERVERS */
+                            mcp: string;
+                            tool: string;
+                            /** @description What the model is told the tool does (default: the tool's own description) */
+                            description?: string;
+                        })[];
+                        /**
+                         * @description Model turns at most; past them the step fails with agent_turns_exceeded
+                         * @default 8
+                         */
+                        max_turns: number;
+                        /**
+                         * @description Prompt and completion tokens over the step at most; past them it fails with agent_tokens_exceeded
+                         * @default 50000
+                         */
+                        max_tokens: number;
+                        /** @description JSON Schema of the answer: the answer is parsed as JSON and checked; one that does not fit goes back to the model once with the errors, then fails the step with invalid_output */
+                        output_schema?: {
+                            [key: string]: unknown;
+                        };
+                    };
                     /**
                      * @description Steps this one waits for
                      * @default []
@@ -581,6 +631,10 @@ export interface components {
             stages: components["schemas"]["StageView"][];
             result: unknown | null;
             error: components["schemas"]["RunError"] | null;
+            parent?: {
+                run_id: string;
+                stage: string;
+            };
             poll_url: string;
             events_url: string;
         };
@@ -726,6 +780,30 @@ export interface components {
             result?: unknown;
             error?: components["schemas"]["RunError"];
         };
+        RunTurnEvent: {
+            stage: string;
+            turn: number;
+            tool_calls: number;
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+            };
+        };
+        RunTool_callEvent: {
+            stage: string;
+            turn: number;
+            call_id: string;
+            tool: string;
+            arguments: string;
+        };
+        RunTool_resultEvent: {
+            stage: string;
+            turn: number;
+            call_id: string;
+            tool: string;
+            is_error: boolean;
+            preview: string;
+        };
         BatchRunEvent: {
             run_id: string;
             status: components["schemas"]["RunStatus"];
@@ -751,6 +829,47 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             error: components["schemas"]["RunError"] | null;
+            agent?: {
+                model: string;
+                turns: number;
+                usage: {
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                };
+                messages: ({
+                    /** @constant */
+                    role: "system";
+                    content: string;
+                } | {
+                    /** @constant */
+                    role: "user";
+                    content: string;
+                } | {
+                    /** @constant */
+                    role: "assistant";
+                    turn: number;
+                    content: string | null;
+                    tool_calls: {
+                        id: string;
+                        tool: string;
+                        arguments: string;
+                    }[];
+                    usage: {
+                        prompt_tokens: number;
+                        completion_tokens: number;
+                    };
+                    at: string;
+                } | {
+                    /** @constant */
+                    role: "tool";
+                    turn: number;
+                    call_id: string;
+                    tool: string;
+                    content: string;
+                    is_error: boolean;
+                    at: string;
+                })[];
+            };
         };
         RunSummary: {
             run_id: string;
@@ -1291,6 +1410,24 @@ export interface operations {
                         /** @constant */
                         event: "done";
                         data: components["schemas"]["RunDoneEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "turn";
+                        data: components["schemas"]["RunTurnEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "tool_call";
+                        data: components["schemas"]["RunTool_callEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "tool_result";
+                        data: components["schemas"]["RunTool_resultEvent"];
                     };
                 };
             };

@@ -20,6 +20,8 @@ export interface RunRecord {
   progress: number;
   result: unknown;
   error: RunError | null;
+  /** The run and stage whose agent started this run as a tool call (see the workers' child-runs.ts). */
+  parent?: { run_id: string; stage: string } | undefined;
 }
 
 function parseJson(value: string | undefined | null): unknown {
@@ -49,5 +51,11 @@ export function runRecordOf(hash: Record<string, string>, options: { raw?: boole
     progress: stages.length === 0 ? 0 : Math.round((100 * completed) / stages.length),
     result: options.raw && hash.result ? new RawJson(hash.result) : parseJson(hash.result),
     error: parseJson(hash.error) as RunError | null,
+    ...(hash.parent ? { parent: parentOf(hash.parent) } : {}),
   };
+}
+
+function parentOf(text: string): { run_id: string; stage: string } {
+  const { run_id, stage } = JSON.parse(text) as { run_id: string; stage: string };
+  return { run_id, stage };
 }

@@ -31,6 +31,7 @@ export function toRunView(run: RunRecord): RunView {
     stages: run.stages.map((s) => (ended && !SETTLED.includes(s.status) ? { ...s, status: 'cancelled' } : s)),
     result: run.result,
     error: run.error,
+    ...(run.parent ? { parent: run.parent } : {}),
     ...runLinks(run.id),
   };
 }
