@@ -130,3 +130,11 @@ test('npm start, as the README gives it, writes the sample stories and exits 0',
   assert.equal(code, 0, output.slice(-2000));
   assert.match(output, /3 of 3 stories written/);
 });
+
+test('npm start -- --agent, as the README gives it, runs the research agent on the offline model and writes its findings', async () => {
+  const { code, output } = await bash('npm start -- --agent "the history of tea"', { ...process.env, PORT: String(await freePort()), QUEUE_PREFIX: uniquePrefix('docs-npm-start-agent') }, REPO_ROOT);
+  assert.equal(code, 0, output.slice(-2000));
+  assert.match(output, /turn 1: asked for 2 tool calls/);
+  assert.match(output, /turn 2: answered/);
+  assert.match(output, /written to \.data\/research\/the-history-of-tea\.json, with the transcript/);
+});

@@ -8,6 +8,7 @@
  *   npm start                                  three sample topics
  *   npm start -- "a topic" "another topic"     your topics
  *   npm start -- --serve                       keep the stack serving afterwards
+ *   npm start -- --agent "a topic"             the research agent instead of the batch
  *   npm run stack                              serve, without a batch (--serve --no-batch)
  *   npm run stack -- --compiled                the services' compiled JavaScript (built first)
  */
@@ -17,6 +18,7 @@ import { parseEnv, pipelineEnvShape, redisUrlOf } from '@switchyard/config';
 import { resolveRedis, type RedisHandle } from '@switchyard/redis';
 import { createSwitchyardClient } from '@switchyard/client';
 import { launcherKey, parseLaunch, USAGE } from './launcher/args.js';
+import { runResearchAgent } from './launcher/agent.js';
 import { runBatch } from './launcher/batch.js';
 import { ChildFailed, Children, logTail, LOG_DIR } from './launcher/processes.js';
 import { buildCompiled } from './launcher/runtime.js';
@@ -36,7 +38,7 @@ if (parsed.kind === 'error') {
   process.exit(2);
 }
 const { plan } = parsed;
-const chosenKey = launcherKey(process.env, { batch: plan.topics.length > 0 });
+const chosenKey = launcherKey(process.env, { batch: plan.topics.length > 0 || plan.agent !== undefined });
 if (chosenKey.kind === 'error') {
   say(`npm start: ${chosenKey.message}`);
   process.exit(2);
@@ -112,6 +114,25 @@ if (plan.topics.length > 0) {
   say(`\n${outcome.written.length} of ${plan.topics.length} ${plan.topics.length === 1 ? 'story' : 'stories'} written in ${seconds} s (batch ${outcome.batchId}):`);
   for (const story of outcome.written) say(`  ${rel(story.file)}  ${story.words} words  "${story.title}"`);
   for (const run of outcome.failed) say(`  ✖ ${run.topic}: ${run.reason}  (run ${run.runId})`);
+  say(`logs of this launch: ${rel(LOG_DIR)}/`);
+}
+
+if (plan.agent !== undefined) {
+  const client = createSwitchyardClient({ url: stack.apiUrl, key: stack.apiKey });
+  const outcome = await runResearchAgent({ client, topic: plan.agent, say, signal: aborted.signal }).catch(async (error: unknown) => {
+    if (aborted.signal.aborted) return stopping as Promise<never>;
+    explain(error);
+    return shutdown(1);
+  });
+  if (outcome.file) {
+    const findings = outcome.run.result as { answer?: string; sources?: { tool: string; summary: string }[] };
+    say(`\nfindings: ${findings.answer ?? JSON.stringify(findings)}`);
+    for (const source of findings.sources ?? []) say(`  - ${source.tool}: ${source.summary}`);
+    say(`written to ${rel(outcome.file)}, with the transcript`);
+  } else {
+    failed = 1;
+    say(`\n✖ the research agent ${outcome.run.status}${outcome.run.error ? `: ${outcome.run.error.message}` : ''}  (run ${outcome.run.run_id})`);
+  }
   say(`logs of this launch: ${rel(LOG_DIR)}/`);
 }
 

@@ -52,3 +52,10 @@ test('a bad API_KEYS entry, or a batch with no key that may start runs, stops th
   const readOnly = launcherKey({ API_KEYS: 'watcher:read,ops:admin' }, { batch: true });
   assert.match((readOnly as { message: string }).message, /no key with the 'run' scope/);
 });
+
+test('--agent runs the research agent on its topic instead of the batch, and wants a topic', () => {
+  assert.deepEqual(parseLaunch(['--agent', 'the history of tea'], {}), { kind: 'plan', plan: { topics: [], serve: false, workers: 2, port: undefined, compiled: false, agent: 'the history of tea' } });
+  assert.deepEqual(parseLaunch(['--agent=kites', '--serve'], {}), { kind: 'plan', plan: { topics: [], serve: true, workers: 2, port: undefined, compiled: false, agent: 'kites' } });
+  assert.equal(parseLaunch(['--agent'], {}).kind, 'error');
+  assert.equal(parseLaunch(['--agent', 'tea', 'a topic'], {}).kind, 'error');
+});

@@ -11,6 +11,7 @@ export const SAMPLE_TOPICS = [
 ] as const;
 
 export const USAGE = `npm start [-- [--serve] [--compiled] ["a topic" ...]]    the stack, a batch of stories, then stop (or keep serving)
+npm start -- --agent "a topic" [--serve]                    the stack, the research agent on a topic (pipelines/research-agent.yaml)
 npm run stack [-- --compiled]                              the stack, serving, without a batch
 
 --compiled runs the services' compiled JavaScript (built first with npm run build) instead of tsx.
@@ -28,6 +29,8 @@ export interface LaunchPlan {
   port: number | undefined;
   /** Run the services' compiled JavaScript (`npm run build`) rather than their sources through tsx. */
   compiled: boolean;
+  /** A topic for the research agent, which then runs instead of the batch. */
+  agent?: string | undefined;
 }
 
 export type ParsedLaunch = { kind: 'plan'; plan: LaunchPlan } | { kind: 'help' } | { kind: 'error'; message: string };
@@ -37,8 +40,14 @@ export function parseLaunch(argv: readonly string[], env: Record<string, string 
   let batch = true;
   let compiled = false;
   const topics: string[] = [];
-  for (const arg of argv) {
+  let agent: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
     if (arg === '--help' || arg === '-h') return { kind: 'help' };
+    else if (arg === '--agent' || arg.startsWith('--agent=')) {
+      agent = (arg === '--agent' ? argv[(i += 1)] : arg.slice('--agent='.length))?.trim();
+      if (!agent) return { kind: 'error', message: '--agent takes a topic: npm start -- --agent "a topic"' };
+    }
     else if (arg === '--serve') serve = true;
     else if (arg === '--no-batch') batch = false;
     else if (arg === '--compiled') compiled = true;
@@ -46,6 +55,7 @@ export function parseLaunch(argv: readonly string[], env: Record<string, string 
     else if (arg.trim()) topics.push(arg.trim());
   }
   if (!batch && topics.length > 0) return { kind: 'error', message: '--no-batch and topics do not go together' };
+  if (agent !== undefined && (topics.length > 0 || !batch)) return { kind: 'error', message: '--agent runs the research agent instead of a batch: give it no topics or --no-batch' };
 
   const workers = Number(env.WORKERS || 2);
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) return { kind: 'error', message: `WORKERS must be a whole number from 1 to 64, got "${env.WORKERS}"` };
@@ -54,7 +64,7 @@ export function parseLaunch(argv: readonly string[], env: Record<string, string 
 
   return {
     kind: 'plan',
-    plan: { topics: batch ? (topics.length > 0 ? topics : [...SAMPLE_TOPICS]) : [], serve: serve || !batch, workers, port, compiled },
+    plan: { topics: batch && agent === undefined ? (topics.length > 0 ? topics : [...SAMPLE_TOPICS]) : [], serve: serve || !batch, workers, port, compiled, ...(agent === undefined ? {} : { agent }) },
   };
 }
 

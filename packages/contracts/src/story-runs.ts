@@ -114,7 +114,7 @@ export type RunView = z.infer<typeof RunView>;
 export const RunProgress = z.object({ percent: z.number().min(0).max(100), completed_stages: z.number().int().nonnegative(), total_stages: z.number().int().nonnegative() });
 
 /** The events of a run, as stored in its Redis stream and sent over SSE. */
-export const RunEventName = z.enum(['stage', 'content', 'reset', 'error', 'done', 'turn', 'tool_call', 'tool_result']);
+export const RunEventName = z.enum(['stage', 'content', 'reset', 'error', 'turn', 'tool_call', 'tool_result', 'done']);
 export type RunEventName = z.infer<typeof RunEventName>;
 
 /** The data of each run event, by event name. */
@@ -125,14 +125,14 @@ export const RunEventSchemas = {
   /** A stream broke and starts over: drop what was received for this section. */
   reset: z.object({ stage: z.string(), section: z.string() }),
   error: RunError.extend({ will_retry: z.boolean() }),
-  /** Over SSE, a completed run's `done` carries its result. */
-  done: z.object({ status: RunStatus, result: z.unknown().optional(), error: RunError.optional() }),
   /** An agent step's model turn was recorded: how many it has had, whether it called tools, the tokens so far. */
   turn: z.object({ stage: z.string(), turn: z.number().int().positive(), tool_calls: z.number().int().nonnegative(), usage: AgentUsage }),
   /** An agent's model asked for a tool; `arguments` is the start of what it wrote. */
   tool_call: z.object({ stage: z.string(), turn: z.number().int().positive(), call_id: z.string(), tool: z.string(), arguments: z.string() }),
   /** A tool call's result was recorded; `preview` is its start. */
   tool_result: z.object({ stage: z.string(), turn: z.number().int().positive(), call_id: z.string(), tool: z.string(), is_error: z.boolean(), preview: z.string() }),
+  /** Over SSE, a completed run's `done` carries its result. */
+  done: z.object({ status: RunStatus, result: z.unknown().optional(), error: RunError.optional() }),
 } as const satisfies Record<RunEventName, z.ZodType>;
 export type RunEventData = { [E in RunEventName]: z.infer<(typeof RunEventSchemas)[E]> };
 

@@ -775,11 +775,6 @@ export interface components {
             details?: unknown;
             will_retry: boolean;
         };
-        RunDoneEvent: {
-            status: components["schemas"]["RunStatus"];
-            result?: unknown;
-            error?: components["schemas"]["RunError"];
-        };
         RunTurnEvent: {
             stage: string;
             turn: number;
@@ -803,6 +798,11 @@ export interface components {
             tool: string;
             is_error: boolean;
             preview: string;
+        };
+        RunDoneEvent: {
+            status: components["schemas"]["RunStatus"];
+            result?: unknown;
+            error?: components["schemas"]["RunError"];
         };
         BatchRunEvent: {
             run_id: string;
@@ -1374,7 +1374,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The run's events: `stage` (a completed stage's with the run's progress), `content`, `reset`, `error`, `done` */
+            /** @description The run's events: `stage` (a completed stage's with the run's progress), `content`, `reset`, `error`, an agent step's `turn`, `tool_call` and `tool_result`, `done` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1408,12 +1408,6 @@ export interface operations {
                         /** @description The event id: send it back as `Last-Event-ID` to resume after it */
                         id: string;
                         /** @constant */
-                        event: "done";
-                        data: components["schemas"]["RunDoneEvent"];
-                    } | {
-                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
-                        id: string;
-                        /** @constant */
                         event: "turn";
                         data: components["schemas"]["RunTurnEvent"];
                     } | {
@@ -1428,6 +1422,12 @@ export interface operations {
                         /** @constant */
                         event: "tool_result";
                         data: components["schemas"]["RunTool_resultEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "done";
+                        data: components["schemas"]["RunDoneEvent"];
                     };
                 };
             };

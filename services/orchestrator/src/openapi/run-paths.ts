@@ -114,7 +114,7 @@ export const runPaths: ZodOpenApiPathsObject = {
       description: 'Replays the events (from `Last-Event-ID`, or from the start), then follows them until `done`, which carries the result of a completed run. A `Last-Event-ID` at or past the end of a finished run gets its `done` at once.',
       requestParams: { path: RunIdParam, header: LastEventIdHeader },
       responses: {
-        '200': eventStream('The run\'s events: `stage` (a completed stage\'s with the run\'s progress), `content`, `reset`, `error`, `done`', RunEventSchemas),
+        '200': eventStream('The run\'s events: `stage` (a completed stage\'s with the run\'s progress), `content`, `reset`, `error`, an agent step\'s `turn`, `tool_call` and `tool_result`, `done`', RunEventSchemas),
         ...errors({ v1: true, routeErrors: { 404: 'No such run (`run_not_found`)', ...STREAM_CAPS } }),
       },
     },
