@@ -10,7 +10,7 @@ import { startTestStack, type TestStack } from '../../services/orchestrator/src/
 
 let stack: TestStack;
 before(async () => {
-  stack = await startTestStack({ label: 'agent-steps' });
+  stack = await startTestStack({ label: 'agent-steps', metricSeries: {} });
 });
 after(() => stack.close());
 
@@ -93,4 +93,13 @@ test('a pipeline as an agent tool runs as a child run, linked to its parent, and
   assert.equal(childRun.body.status, 'completed');
   assert.equal(childRun.body.pipeline.name, 'story');
   assert.deepEqual(childRun.body.parent, { run_id: run.run_id, stage: 'tell' });
+});
+
+test("the workers' metrics count agent tokens by model and kind, model-call latency, and tool calls by tool and outcome", async () => {
+  await finishedRun(stack, await startRun(stack, 'research-agent', { topic: 'sundials' }), 60_000);
+  const text = await (stack.workerMetrics?.registry.metrics() ?? Promise.resolve(''));
+  assert.match(text, /switchyard_agent_tokens_total\{model="default",kind="prompt"\} [1-9]/);
+  assert.match(text, /switchyard_agent_tokens_total\{model="default",kind="completion"\} [1-9]/);
+  assert.match(text, /switchyard_agent_model_call_seconds_count\{model="default",outcome="ok"\} [1-9]/);
+  assert.match(text, /switchyard_agent_tool_calls_total\{tool="search_relevant_information",outcome="ok"\} [1-9]/);
 });

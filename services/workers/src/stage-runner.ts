@@ -7,6 +7,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
 import type { RecordedStage, RunStore } from '@switchyard/pipeline';
+import { ModelCallError } from '@switchyard/models';
 import { ToolCallError, type CircuitOpenError } from '@switchyard/tool-client';
 import { ZodError } from 'zod';
 import type { RunAborts } from './run-aborts.js';
@@ -67,6 +68,7 @@ export class StageFailedError extends Error {
 
 export function toRunError(error: unknown, stage: string): RunError {
   if (error instanceof StageFailedError) return { code: error.code, message: error.message, stage, retryable: false, details: error.details };
+  if (error instanceof ModelCallError) return { code: error.code, message: error.message, stage, retryable: error.retryable, details: { status: error.status } };
   if (error instanceof ToolCallError) return { code: error.code, message: error.message, stage, retryable: error.retryable, details: { service: error.service, tool: error.tool, details: error.details } };
   if (error instanceof ZodError) return { code: 'invalid_job', message: `Invalid job data: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, stage, retryable: false };
   return { code: 'stage_error', message: error instanceof Error ? error.message : String(error), stage, retryable: !(error instanceof UnrecoverableError) };

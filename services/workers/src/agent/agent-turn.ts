@@ -9,6 +9,7 @@ import type { Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
 import { agentTurnJob, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
 import { ModelCallError } from '@switchyard/models';
+import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { ContentCoalescer } from '../engine/content-coalescer.js';
 import { CONTINUE_STAGE, StageFailedError } from '../stage-runner.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
@@ -43,14 +44,14 @@ const preview = (text: string) => text.slice(0, EVENT_PREVIEW_CHARS);
 const totalTokens = (t: AgentTranscript) => t.usage.prompt_tokens + t.usage.completion_tokens;
 
 export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOptions): Promise<unknown> {
-  const { agent, stage, data } = options;
+  const { stage, data } = options;
   const turn = data.agent_turn ?? 1;
   const key = deps.store.keys.run(data.run_id);
   let transcript = await deps.transcripts.read(key, stage);
   if (!transcript.opening) transcript = await openTranscript(deps, options, transcript);
   if (transcript.turns.length < turn) {
     checkBeforeTurn(options, transcript, turn);
-    const record = await askModel(deps, options, transcript, turn);
+    const record = await askModel(deps, options, transcript);
     const outcome = await deps.transcripts.recordTurn({ key, stage, turn, record });
     if (outcome === 'ended') throw new Error(`run ${data.run_id} has ended`);
     if (outcome === 'gap') throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} came before turn ${turn - 1} was recorded` });
@@ -87,7 +88,7 @@ function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedErro
   return new StageFailedError({ code: 'agent_turns_exceeded', message: `${options.stage} had its ${max} turns (max_turns) and its model still asked for tools; its transcript is kept`, details: { max_turns: max, turns: turn } });
 }
 
-async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, turn: number): Promise<AgentTurnRecord> {
+async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript): Promise<AgentTurnRecord> {
   const { agent, stage, data } = options;
   const { specs } = await deps.toolbox.specs(agent);
   const pending: Promise<unknown>[] = [];
@@ -98,16 +99,21 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
   const content = new ContentCoalescer({ emit: (text) => append(() => deps.store.appendEvent(data.run_id, 'content', { stage, section: stage, chunk: text })), flushMs: deps.contentFlushMs });
   const started = performance.now();
   try {
-    const reply = await deps.models.turn({
-      model: agent.definition.model,
-      messages: modelMessages(transcript),
-      tools: specs,
-      signal: options.signal,
-      onToken: (text) => content.push(text),
-      onRetry: () => {
-        content.drop();
-        append(() => deps.store.appendEvent(data.run_id, 'reset', { stage, section: stage }));
-      },
+    const attributes = { 'switchyard.agent.model': agent.definition.model, 'switchyard.agent.turn': data.agent_turn ?? 1, 'switchyard.stage': stage };
+    const reply = await inSpan('agent model turn', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const answer = await deps.models.turn({
+        model: agent.definition.model,
+        messages: modelMessages(transcript),
+        tools: specs,
+        signal: options.signal,
+        onToken: (text) => content.push(text),
+        onRetry: () => {
+          content.drop();
+          append(() => deps.store.appendEvent(data.run_id, 'reset', { stage, section: stage }));
+        },
+      });
+      span.setAttributes({ 'switchyard.agent.tool_calls': answer.toolCalls.length, 'switchyard.agent.prompt_tokens': answer.usage.promptTokens, 'switchyard.agent.completion_tokens': answer.usage.completionTokens });
+      return answer;
     });
     content.flush();
     deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens, outcome: 'ok' });
