@@ -49,6 +49,7 @@ export {
   BatchRequest,
   PipelineBatchRequest,
   RunStatus,
+  LIVE_STATUSES,
   TERMINAL_STATUSES,
   StageStatus,
   RunError,

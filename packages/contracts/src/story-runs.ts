@@ -39,9 +39,12 @@ export const PipelineBatchRequest = z.strictObject({
 });
 export type PipelineBatchRequest = z.infer<typeof PipelineBatchRequest>;
 
-export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+/** `waiting`: the run waits for a person (an approval) or a signal; it holds no worker meanwhile. */
+export const RunStatus = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+/** The statuses of a run that has not ended: what a run may fail, be cancelled or end from. */
+export const LIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'waiting'];
 
 /** `skipped`: the step's condition was false; it counts as done and has no output. */
 export const StageStatus = z.enum(['pending', 'running', 'retrying', 'completed', 'skipped', 'failed', 'cancelled']);
@@ -114,7 +117,7 @@ export type RunView = z.infer<typeof RunView>;
 export const RunProgress = z.object({ percent: z.number().min(0).max(100), completed_stages: z.number().int().nonnegative(), total_stages: z.number().int().nonnegative() });
 
 /** The events of a run, as stored in its Redis stream and sent over SSE. */
-export const RunEventName = z.enum(['stage', 'content', 'reset', 'error', 'turn', 'tool_call', 'tool_result', 'done']);
+export const RunEventName = z.enum(['stage', 'content', 'reset', 'error', 'turn', 'tool_call', 'tool_result', 'waiting', 'done']);
 export type RunEventName = z.infer<typeof RunEventName>;
 
 /** The data of each run event, by event name. */
@@ -131,6 +134,8 @@ export const RunEventSchemas = {
   tool_call: z.object({ stage: z.string(), turn: z.number().int().positive(), call_id: z.string(), tool: z.string(), arguments: z.string() }),
   /** A tool call's result was recorded; `preview` is its start. */
   tool_result: z.object({ stage: z.string(), turn: z.number().int().positive(), call_id: z.string(), tool: z.string(), is_error: z.boolean(), preview: z.string() }),
+  /** The run waits: for an approval of an agent's tool call, or for a signal; `resolved` when it no longer does. */
+  waiting: z.object({ stage: z.string(), kind: z.enum(['approval', 'signal']), key: z.string(), state: z.enum(['pending', 'resolved']), tool: z.string().optional(), arguments: z.string().optional(), reason: z.string().optional(), signal: z.string().optional(), outcome: z.string().optional() }),
   /** Over SSE, a completed run's `done` carries its result. */
   done: z.object({ status: RunStatus, result: z.unknown().optional(), error: RunError.optional() }),
 } as const satisfies Record<RunEventName, z.ZodType>;

@@ -4,7 +4,7 @@
  * on cancellation, and decide whether a failure is retried or ends the run.
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
+import { LIVE_STATUSES, TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
 import type { RecordedStage, RunStore } from '@switchyard/pipeline';
 import { ModelCallError } from '@switchyard/models';
@@ -257,7 +257,7 @@ export async function handleFailure(deps: StageDeps, job: Job, failure: { runId:
   logger.error({ run_id: runId, stage: name, err: runError }, 'stage failed; the run fails');
   await store.setStageStatus({ runId, stage: name, status: 'failed', error: runError });
   await store.appendEvent(runId, 'error', { ...runError, will_retry: false });
-  await store.transition({ runId, from: ['queued', 'running'], to: 'failed', error: runError });
+  await store.transition({ runId, from: LIVE_STATUSES, to: 'failed', error: runError });
   await store.publishCancel(runId); // stop the siblings still working
   return new UnrecoverableError(runError.message);
 }

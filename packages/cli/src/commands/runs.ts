@@ -9,7 +9,7 @@ import { eventPrinter } from './events-print.js';
 import { endedLine, followAndReport } from './follow-report.js';
 import { nonNegativeInt, positiveInt } from './options.js';
 
-const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
 const pipelineOf = (run: Pick<RunView, 'pipeline' | 'kind'>) => (run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind);
 
 function describeRun(view: RunView): string {

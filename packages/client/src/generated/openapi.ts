@@ -563,7 +563,7 @@ export interface components {
             to_stage?: "s1_user_story" | "s2_tasks_group" | "s3_testcases" | "s4_implementation" | "s5_test_report" | "s6_codereview" | "s7_demo_script" | "s8_summary_report";
         };
         /** @enum {string} */
-        RunStatus: "queued" | "running" | "completed" | "failed" | "cancelled";
+        RunStatus: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled";
         Error: {
             error: {
                 /** @description Stable, for programs: `invalid_parameters`, `run_not_found`, … */
@@ -798,6 +798,19 @@ export interface components {
             tool: string;
             is_error: boolean;
             preview: string;
+        };
+        RunWaitingEvent: {
+            stage: string;
+            /** @enum {string} */
+            kind: "approval" | "signal";
+            key: string;
+            /** @enum {string} */
+            state: "pending" | "resolved";
+            tool?: string;
+            arguments?: string;
+            reason?: string;
+            signal?: string;
+            outcome?: string;
         };
         RunDoneEvent: {
             status: components["schemas"]["RunStatus"];
@@ -1422,6 +1435,12 @@ export interface operations {
                         /** @constant */
                         event: "tool_result";
                         data: components["schemas"]["RunTool_resultEvent"];
+                    } | {
+                        /** @description The event id: send it back as `Last-Event-ID` to resume after it */
+                        id: string;
+                        /** @constant */
+                        event: "waiting";
+                        data: components["schemas"]["RunWaitingEvent"];
                     } | {
                         /** @description The event id: send it back as `Last-Event-ID` to resume after it */
                         id: string;

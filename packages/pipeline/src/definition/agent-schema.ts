@@ -5,21 +5,27 @@
  * configured MCP server.
  */
 import { z } from 'zod';
+import type { Expression } from './expressions.js';
 import { DEFAULT_AGENT_TOKENS, DEFAULT_AGENT_TURNS, MAX_AGENT_TOKENS, MAX_AGENT_TOOLS, MAX_AGENT_TURNS, MAX_EXPRESSION_CHARS, MAX_VERSION } from './limits.js';
 
 const Expression = z.string().min(1).max(MAX_EXPRESSION_CHARS).describe('A JSONata expression');
 const Name = z.string().min(1).max(200);
 const Description = z.string().max(1000).optional().describe("What the model is told the tool does (default: the tool's own description)");
+const Approval = z
+  .union([z.literal('required'), Expression])
+  .optional()
+  .describe("`required`: each call waits for a person's approval (POST /v1/runs/{id}/approvals/{call_id}); or an expression over the call's `arguments` (and `input`, `steps`) that says whether this call needs one");
 
 export const AgentToolDefinition = z.union([
   Name.describe('A tool published on GET /tools by a configured tool service'),
-  z.strictObject({ tool: Name, service: z.string().min(1).max(60).optional().describe('The service publishing `tool`, when more than one does'), description: Description }),
+  z.strictObject({ tool: Name, service: z.string().min(1).max(60).optional().describe('The service publishing `tool`, when more than one does'), description: Description, approval: Approval }),
   z.strictObject({
     pipeline: z.string().min(1).max(60).describe('A registered pipeline: each call is a child run, its input the arguments'),
     version: z.number().int().positive().max(MAX_VERSION).optional().describe('Default: the latest when the step runs'),
     description: Description,
+    approval: Approval,
   }),
-  z.strictObject({ mcp: z.string().min(1).max(60).describe('A server named in MCP_SERVERS'), tool: Name, description: Description }),
+  z.strictObject({ mcp: z.string().min(1).max(60).describe('A server named in MCP_SERVERS'), tool: Name, description: Description, approval: Approval }),
 ]);
 export type AgentToolDefinition = z.output<typeof AgentToolDefinition>;
 
@@ -35,10 +41,14 @@ export const AgentDefinition = z.strictObject({
 export type AgentDefinition = z.output<typeof AgentDefinition>;
 
 /** A tool as an agent step resolved it: what it is, and the name the model calls it by. */
-export type AgentToolTarget =
+export type AgentToolTarget = (
   | { kind: 'service'; name: string; service: string; tool: string; description?: string | undefined }
   | { kind: 'pipeline'; name: string; pipeline: string; version?: number | undefined; description?: string | undefined }
-  | { kind: 'mcp'; name: string; server: string; tool: string; description?: string | undefined };
+  | { kind: 'mcp'; name: string; server: string; tool: string; description?: string | undefined }
+) & {
+  /** Whether a call waits for a person: always, or when this expression over `arguments` is true. */
+  approval?: 'required' | Expression | undefined;
+};
 
 /** OpenAI's rule for a function's name. */
 const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -65,6 +75,6 @@ export function agentToolNameProblems(tools: readonly AgentToolDefinition[], pla
 }
 
 /** A tool of a configured tool service (given by name, or as `{ tool, service? }`), not a pipeline or an MCP tool. */
-export function isServiceTool(tool: AgentToolDefinition): tool is string | { tool: string; service?: string | undefined; description?: string | undefined } {
+export function isServiceTool(tool: AgentToolDefinition): tool is string | { tool: string; service?: string | undefined; description?: string | undefined; approval?: string | undefined } {
   return typeof tool === 'string' || (!('pipeline' in tool) && !('mcp' in tool));
 }

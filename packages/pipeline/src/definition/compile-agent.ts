@@ -22,22 +22,25 @@ export interface CompiledAgent {
 /** The service of an agent's tool given as a name: its own `service`, or the one registration found. */
 export const agentToolServiceKey = (step: string, index: number) => `${step}.tools.${index}`;
 
-function resolveTools(options: { name: string; agent: AgentDefinition; services: Record<string, string>; problems: DefinitionProblem[] }): Map<string, AgentToolTarget> {
+function resolveTools(options: { name: string; agent: AgentDefinition; services: Record<string, string>; problems: DefinitionProblem[]; compile: (source: string | undefined, field: string) => Expression | undefined }): Map<string, AgentToolTarget> {
   const { name, agent, problems } = options;
   const tools = new Map<string, AgentToolTarget>();
   agent.tools.forEach((tool, index) => {
     const toolName = modelToolName(tool);
+    const approvalText = typeof tool === 'object' ? tool.approval : undefined;
+    const approval = approvalText === 'required' ? 'required' : options.compile(approvalText, `tools.${index}.approval`);
+    const set = (target: AgentToolTarget) => tools.set(toolName, approval ? { ...target, approval } : target);
     if (typeof tool === 'object' && 'pipeline' in tool) {
-      tools.set(toolName, { kind: 'pipeline', name: toolName, pipeline: tool.pipeline, version: tool.version, description: tool.description });
+      set({ kind: 'pipeline', name: toolName, pipeline: tool.pipeline, version: tool.version, description: tool.description });
     } else if (typeof tool === 'object' && 'mcp' in tool) {
-      tools.set(toolName, { kind: 'mcp', name: toolName, server: tool.mcp, tool: tool.tool, description: tool.description });
+      set({ kind: 'mcp', name: toolName, server: tool.mcp, tool: tool.tool, description: tool.description });
     } else {
       const service = (typeof tool === 'object' ? tool.service : undefined) ?? options.services[agentToolServiceKey(name, index)];
       if (!service) {
         problems.push({ path: `steps.${name}.agent.tools.${index}`, message: `no service was found for tool ${toolName}` });
         return;
       }
-      tools.set(toolName, { kind: 'service', name: toolName, service, tool: toolName, description: typeof tool === 'object' ? tool.description : undefined });
+      set({ kind: 'service', name: toolName, service, tool: toolName, description: typeof tool === 'object' ? tool.description : undefined });
     }
   });
   return tools;
@@ -62,7 +65,7 @@ export function compileAgent(options: { name: string; step: StepDefinition; agen
   };
   const instructions = compile(agent.instructions, 'instructions');
   const prompt = compile(agent.prompt, 'prompt');
-  const tools = resolveTools({ name, agent, services: options.services, problems });
+  const tools = resolveTools({ name, agent, services: options.services, problems, compile });
   let validate: ValidateFunction | undefined;
   if (agent.output_schema) {
     const compiled = compileInputSchema(agent.output_schema, `${place}.output_schema`);

@@ -4,7 +4,7 @@
  * its own completion has been written, so when two steps finish at once at least one of them
  * sees both done; both may enqueue the next step, which job ids make one job.
  */
-import type { RunError, RunStatus } from '@switchyard/contracts';
+import { LIVE_STATUSES, type RunError, type RunStatus } from '@switchyard/contracts';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { ExpressionError } from '../definition/expressions.js';
 import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RUN_LIMIT_VARIABLES, type RunLimits } from '../store/limits.js';
@@ -72,7 +72,7 @@ export async function finishRun(deps: Pick<AdvanceDeps, 'store'>, options: { pip
     return { steps: outputs, input: requestJson ? (JSON.parse(requestJson) as unknown) : null };
   };
   const end = await runEndOf({ pipeline, runId, limits: store.limits, ...(options.known ?? (await read())) });
-  await store.transition({ runId, from: ['running', 'queued'], batchId: options.batchId ?? null, ...end });
+  await store.transition({ runId, from: LIVE_STATUSES, batchId: options.batchId ?? null, ...end });
 }
 
 /**

@@ -3,7 +3,7 @@
  * behind both the HTTP API and the MCP bridge, so that the two cannot drift apart.
  */
 import { z } from 'zod';
-import { ACEFLOW_STAGE_IDS, StoryRequest, type AceflowRunRequest, type AceflowStageId, type BatchRequest, type RunStatus } from '@switchyard/contracts';
+import { ACEFLOW_STAGE_IDS, LIVE_STATUSES, StoryRequest, type AceflowRunRequest, type AceflowStageId, type BatchRequest, type RunStatus } from '@switchyard/contracts';
 import type { CompiledPipeline } from '../definition/compile.js';
 import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './pipeline-runs.js';
 import { registerShippedPipelines } from './shipped.js';
@@ -87,7 +87,7 @@ export type CancelOutcome = { outcome: 'cancelled' | 'already_cancelled'; run: R
 /** Cancels a queued or running run and tells every worker to abort its calls. */
 export async function cancelRun(deps: { store: RunStore }, runId: string): Promise<CancelOutcome> {
   if (!RUN_ID.test(runId)) return { outcome: 'not_found' };
-  const change = await deps.store.transition({ runId, from: ['queued', 'running'], to: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled' } });
+  const change = await deps.store.transition({ runId, from: LIVE_STATUSES, to: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled' } });
   if (change.previous === null) return { outcome: 'not_found' };
   if (!change.moved && change.previous !== 'cancelled') return { outcome: 'finished', status: change.previous };
   await deps.store.publishCancel(runId);

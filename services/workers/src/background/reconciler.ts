@@ -15,7 +15,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { RunError } from '@switchyard/contracts';
+import { LIVE_STATUSES, type RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
 import { AGENT_QUEUE, agentTurnJobId, dispatchJobId, jobId, QUEUES, type ActiveRun, type RunStore } from '@switchyard/pipeline';
 import { LeasedInterval } from './leased-interval.js';
@@ -86,7 +86,7 @@ export class RunReconciler {
     if (!final) return;
     const stage = job.id?.startsWith(`${runId}.`) ? job.id.slice(runId.length + 1) : undefined;
     const runError: RunError = { code: 'job_failed', message: `The ${stage ?? job.name} job failed: ${error.message}`, ...(stage ? { stage } : {}), retryable: false };
-    const { moved } = await this.#options.store.transition({ runId, from: ['queued', 'running'], to: 'failed', error: runError });
+    const { moved } = await this.#options.store.transition({ runId, from: LIVE_STATUSES, to: 'failed', error: runError });
     if (moved) {
       this.#options.logger.warn({ run_id: runId, err: runError }, 'a stage job failed outside its stage; the run is failed');
       await this.#options.store.publishCancel(runId);
@@ -159,7 +159,7 @@ export class RunReconciler {
       retryable: false,
       details: { jobs: Object.fromEntries(states) },
     };
-    const { moved } = await store.transition({ runId: run.id, from: ['queued', 'running'], to: 'failed', error, batchId: run.batchId });
+    const { moved } = await store.transition({ runId: run.id, from: LIVE_STATUSES, to: 'failed', error, batchId: run.batchId });
     if (moved) {
       logger.warn({ run_id: run.id, err: error }, 'a run had no live job left; it is failed');
       await store.publishCancel(run.id);

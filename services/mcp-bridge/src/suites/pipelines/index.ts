@@ -48,7 +48,7 @@ function runOutputSchema(stored: StoredPipeline): JsonSchema {
     type: 'object',
     properties: {
       run_id: { type: 'string' },
-      status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed', 'cancelled'] },
+      status: { type: 'string', enum: ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] },
       pipeline: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'integer' } } },
       timed_out: { type: 'boolean', description: 'The run had not ended when the wait was over: follow it with wait_for_run' },
       result: stored.definition.output_schema ?? {},
