@@ -66,3 +66,4 @@ export type { RunEventData } from './story-runs.js';
 export { RunLinks, RunAccepted, PipelineRunAccepted, PageMarks, RUN_LABEL_CHARS, RunSummary, RunList, BatchAccepted, BatchPage, BatchView, BatchSummary, BatchList, OrchestratorHealth, ApiErrorBody } from './run-api.js';
 export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutput } from './stage-document.js';
 export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest, AceflowRunAccepted } from './aceflow-runs.js';
+export { SCHEDULE_NAME, ScheduleInterval, ScheduleRequest, ScheduleLastRun, ScheduleView, ScheduleList, ScheduleDeleted } from './schedules.js';

@@ -84,3 +84,10 @@ export { registerShippedPipelines, shippedStepNames, STEP_KINDS, SHIPPED_PIPELIN
 export { definitionProblemsOf, registerDefinition, VersionConflictError } from './engine/register.js';
 export type { PipelineRegistration } from './engine/register.js';
 export type { StepKindName } from './engine/shipped.js';
+export { ScheduleTickJob, SCHEDULE_TICK_JOB_OPTIONS } from './catalog.js';
+export { ScheduleStore, ScheduleLimitError } from './schedules/schedule-store.js';
+export type { StoredSchedule, ScheduleTick, ScheduleStoreOptions } from './schedules/schedule-store.js';
+export { ScheduleError, checkScheduleRequest, scheduleEnvShape, scheduleLimitsConfig, intervalMs, isTimeZone, nextCronTime, DEFAULT_SCHEDULE_LIMITS, MIN_INTERVAL_MS, MAX_INTERVAL_MS } from './schedules/schedule-spec.js';
+export type { ScheduleLimits } from './schedules/schedule-spec.js';
+export { processScheduleTick, tickRunId, tickTimeOf } from './schedules/schedule-tick.js';
+export type { TickOutcome, ScheduleTickDeps } from './schedules/schedule-tick.js';

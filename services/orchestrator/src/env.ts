@@ -6,7 +6,7 @@ import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKey
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
-import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
+import { runLimitsConfig, runLimitsEnvShape, scheduleEnvShape, scheduleLimitsConfig, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 export const OrchestratorEnv = z.object({
@@ -28,6 +28,8 @@ export const OrchestratorEnv = z.object({
   ...telemetryEnvShape,
   /** What a run may hold and a listing page may carry (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
+  /** How many schedules there may be and how large their input (SCHEDULES_MAX, SCHEDULE_MAX_INPUT_BYTES; docs/SECURITY.md). */
+  ...scheduleEnvShape,
   /** Deepest nesting of arrays and objects a JSON body may have (default 64): refused with 400 before it is parsed. */
   JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(MAX_JSON_DEPTH),
 });
@@ -55,6 +57,8 @@ export interface OrchestratorConfig {
   expressions: ReturnType<typeof expressionSandboxConfig>;
   /** What a run may hold and a listing page may carry. */
   limits: RunLimits;
+  /** How many schedules there may be and how large their input. */
+  scheduleLimits: ScheduleLimits;
   /** Deepest nesting a JSON body may have. */
   jsonMaxDepth: number;
 }
@@ -73,6 +77,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),
+    scheduleLimits: scheduleLimitsConfig(env),
     jsonMaxDepth: env.JSON_MAX_DEPTH,
   };
 }

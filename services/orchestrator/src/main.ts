@@ -31,6 +31,7 @@ const running = await startOrchestrator({
   host: config.host,
   retentionSeconds: config.retentionSeconds,
   limits: config.limits,
+  scheduleLimits: config.scheduleLimits,
   jsonMaxDepth: config.jsonMaxDepth,
   sse: config.sse,
   metricSeries: config.metricSeries,

@@ -8,7 +8,7 @@ import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, STEP_KINDS, StreamHub, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, STEP_KINDS, StreamHub, toolQueue, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
@@ -45,6 +45,8 @@ export interface StartOrchestratorOptions {
   sse?: SseLimits;
   /** Budgets of user-defined names its metrics label (defaults: 20 pipelines besides the shipped ones). */
   metricSeries?: SeriesLimits;
+  /** How many schedules there may be and how large their input (defaults: 1000, 64 KiB). */
+  scheduleLimits?: Partial<ScheduleLimits>;
   /** The name its Redis connections give themselves (CLIENT SETNAME), as CLIENT LIST shows them (default `switchyard-orchestrator`). */
   redisClientName?: string;
 }
@@ -66,6 +68,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   // A deleted version is kept for the runs that had started on it as long as their records are.
   const pipelines = new PipelineStore({ redis, prefix, keepDeletedSeconds: store.retentionSeconds });
   await registerShippedPipelines(pipelines);
+  const schedules = new ScheduleStore({ redis, prefix, limits: options.scheduleLimits });
   const tools = serviceDirectory(options.toolServices);
   const { clients, urls } = tools;
   const streams = new SseStreams(options.sse);
@@ -80,7 +83,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
       options.logger.warn({ err: error }, 'reading the followed event streams failed; retrying');
     },
   });
-  const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch];
+  const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch, QUEUES.scheduleTick];
   metrics.watch({ redis, queues, queueNames, streams });
 
   // While Redis is known to be down the report is degraded whatever the services say, and it must
@@ -106,7 +109,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     sessions: new BrowserSessions({ redis, prefix, ...options.sessions }),
     failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
   };
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
@@ -116,6 +119,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
       hub.close();
       await listening.close();
       await queues.close();
+      await schedules.close();
       await queueBoard.close();
       await redis.quit().catch(() => undefined);
     },

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -76,6 +76,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const pipelines = new PipelineStore({ redis: connection, prefix });
   await registerShippedPipelines(pipelines);
   const queues = createPipelineQueues({ connection, prefix });
+  const schedules = new ScheduleStore({ redis: connection, prefix });
+  // A schedule stored by a process that died before setting its job scheduler ticks from now on.
+  await schedules.restoreSchedulers();
   const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl) });
   await aborts.start();
   const kinds: StepKinds = {};
@@ -86,7 +89,10 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
+    [QUEUES.scheduleTick, (job) => processScheduleTick({ store, queues, pipelines, schedules }, job)],
   ]);
+  /** Queues whose jobs are no run's steps: their failures end no run. */
+  const notSteps = new Set<string>([QUEUES.dispatch, QUEUES.scheduleTick]);
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
   const workers = [...processors.entries()].map(([name, processor]) => {
     const settings = options.queues?.[name];
@@ -106,7 +112,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     worker.on('error', (err) => {
       if (!isConnectionError(err)) options.logger.error({ err, queue: name }, 'worker error');
     });
-    if (name !== QUEUES.dispatch) {
+    if (!notSteps.has(name)) {
       worker.on('failed', (job, err) => {
         reconciler.onJobFailed(job, err).catch((error: unknown) => options.logger.warn({ err: error, job_id: job?.id }, 'could not end the run of a failed job; the reconciler will'));
       });
@@ -133,6 +139,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await compactor.stop();
       await aborts.close();
       await queues.close();
+      await schedules.close();
       await options.tools.close?.();
       await connection.quit().catch(() => undefined);
     },

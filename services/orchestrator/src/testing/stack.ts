@@ -75,6 +75,8 @@ export interface TestStackOptions {
   sessions?: StartOrchestratorOptions['sessions'];
   /** What a run may hold and a listing page may carry, for the orchestrator and the workers alike (default: the defaults). */
   limits?: Partial<RunLimits>;
+  /** The orchestrator's schedule bounds (default: its own, 1000 schedules and 64 KiB of input). */
+  scheduleLimits?: StartOrchestratorOptions['scheduleLimits'];
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -131,6 +133,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
+    ...(options.scheduleLimits ? { scheduleLimits: options.scheduleLimits } : {}),
   });
 
   const request = (path: string, init: RequestInit = {}) => {
