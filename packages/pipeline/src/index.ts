@@ -91,3 +91,4 @@ export { ScheduleError, checkScheduleRequest, scheduleEnvShape, scheduleLimitsCo
 export type { ScheduleLimits } from './schedules/schedule-spec.js';
 export { processScheduleTick, tickRunId, tickTimeOf } from './schedules/schedule-tick.js';
 export type { TickOutcome, ScheduleTickDeps } from './schedules/schedule-tick.js';
+export { saveSchedule } from './schedules/save-schedule.js';

@@ -4,9 +4,9 @@
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { SCHEDULE_NAME, ScheduleRequest, type ScheduleDeleted, type ScheduleList, type ScheduleView } from '@switchyard/contracts';
+import { SCHEDULE_NAME, type ScheduleDeleted, type ScheduleList, type ScheduleView } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { checkScheduleRequest, PIPELINE_NAME, problemsRefusal, ScheduleError, ScheduleLimitError, type StoredSchedule } from '@switchyard/pipeline';
+import { problemsRefusal, saveSchedule, ScheduleError, ScheduleLimitError, type StoredSchedule } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { jsonBody } from '../json-body.js';
 
@@ -42,19 +42,11 @@ async function oneView(deps: AppDeps, schedule: StoredSchedule | null, name: str
 /**
  * Checks and stores a schedule: 400 `invalid_schedule` naming each field that is wrong (the
  * pipeline, the cron pattern, the interval, the time zone, the input), 409 `schedule_limit` past
- * SCHEDULES_MAX. Shared with nothing else: the bridge's put_schedule calls the store the same way.
+ * SCHEDULES_MAX.
  */
-export async function putSchedule(deps: Pick<AppDeps, 'schedules' | 'pipelines'>, name: string, body: unknown): Promise<{ created: boolean; schedule: StoredSchedule }> {
-  const parsed = ScheduleRequest.safeParse(body);
-  if (!parsed.success) {
-    const problems = describeZodError(parsed.error).details.issues;
-    throw new HttpError({ status: 400, code: 'invalid_schedule', ...problemsRefusal(`Schedule ${name} is not valid`, problems) });
-  }
-  const request = parsed.data;
-  const pipeline = PIPELINE_NAME.test(request.pipeline) ? await deps.pipelines.compiled(request.pipeline, request.version) : null;
+async function putSchedule(deps: AppDeps, name: string, body: unknown): Promise<{ created: boolean; schedule: StoredSchedule }> {
   try {
-    checkScheduleRequest(request, pipeline, deps.schedules.limits);
-    return await deps.schedules.put(name, request);
+    return await saveSchedule(deps, name, body);
   } catch (error) {
     if (error instanceof ScheduleError) throw new HttpError({ status: 400, code: 'invalid_schedule', ...problemsRefusal(`Schedule ${name} is not valid`, error.problems) });
     if (error instanceof ScheduleLimitError) throw new HttpError({ status: 409, code: 'schedule_limit', message: error.message, details: { max: error.max } });
