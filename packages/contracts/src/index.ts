@@ -48,6 +48,7 @@ export {
   MAX_BATCH_ITEMS,
   BatchRequest,
   PipelineBatchRequest,
+  NotifyRequest,
   RunStatus,
   TERMINAL_STATUSES,
   StageStatus,

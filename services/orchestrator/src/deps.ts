@@ -3,7 +3,7 @@ import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
-import type { BatchStore, PipelineQueues, PipelineStore, RunStore, ScheduleStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
+import type { BatchStore, Notifier, NotifyAllowList, PipelineQueues, PipelineStore, RunStore, ScheduleStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
 import type { QueueBoard } from './dashboard/queue-board.js';
 import type { SseStreams } from './sse-streams.js';
 
@@ -18,6 +18,8 @@ export interface AppDeps {
   pipelines: PipelineStore;
   /** Schedules and their BullMQ job schedulers. */
   schedules: ScheduleStore;
+  /** Webhooks: where they may go (WEBHOOK_ALLOW), and where their targets are recorded. */
+  notify: { allow: NotifyAllowList; notifier: Notifier };
   /** The configured tool services, to check definitions against what they publish. */
   tools: ToolDirectory;
   /** For commands; SSE streams read their replay on it too. */

@@ -6,7 +6,7 @@ import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKey
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
-import { runLimitsConfig, runLimitsEnvShape, scheduleEnvShape, scheduleLimitsConfig, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
+import { parseAllowList, runLimitsConfig, runLimitsEnvShape, scheduleEnvShape, scheduleLimitsConfig, webhookAllowEnvShape, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 export const OrchestratorEnv = z.object({
@@ -30,6 +30,8 @@ export const OrchestratorEnv = z.object({
   ...runLimitsEnvShape,
   /** How many schedules there may be and how large their input (SCHEDULES_MAX, SCHEDULE_MAX_INPUT_BYTES; docs/SECURITY.md). */
   ...scheduleEnvShape,
+  /** Hosts a run's or batch's `notify.url` may name (WEBHOOK_ALLOW; docs/SECURITY.md). */
+  ...webhookAllowEnvShape,
   /** Deepest nesting of arrays and objects a JSON body may have (default 64): refused with 400 before it is parsed. */
   JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(MAX_JSON_DEPTH),
 });
@@ -59,6 +61,8 @@ export interface OrchestratorConfig {
   limits: RunLimits;
   /** How many schedules there may be and how large their input. */
   scheduleLimits: ScheduleLimits;
+  /** Where webhooks may go (WEBHOOK_ALLOW). */
+  webhookAllow: NotifyAllowList;
   /** Deepest nesting a JSON body may have. */
   jsonMaxDepth: number;
 }
@@ -78,6 +82,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),
     scheduleLimits: scheduleLimitsConfig(env),
+    webhookAllow: parseAllowList(env.WEBHOOK_ALLOW),
     jsonMaxDepth: env.JSON_MAX_DEPTH,
   };
 }

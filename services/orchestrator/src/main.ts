@@ -32,6 +32,7 @@ const running = await startOrchestrator({
   retentionSeconds: config.retentionSeconds,
   limits: config.limits,
   scheduleLimits: config.scheduleLimits,
+  webhookAllow: config.webhookAllow,
   jsonMaxDepth: config.jsonMaxDepth,
   sse: config.sse,
   metricSeries: config.metricSeries,

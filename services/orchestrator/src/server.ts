@@ -8,7 +8,7 @@ import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, STEP_KINDS, StreamHub, toolQueue, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, STEP_KINDS, StreamHub, toolQueue, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
@@ -47,6 +47,8 @@ export interface StartOrchestratorOptions {
   metricSeries?: SeriesLimits;
   /** How many schedules there may be and how large their input (defaults: 1000, 64 KiB). */
   scheduleLimits?: Partial<ScheduleLimits>;
+  /** Where a run's or batch's `notify.url` may point (WEBHOOK_ALLOW; default none: `notify` is refused). */
+  webhookAllow?: NotifyAllowList;
   /** The name its Redis connections give themselves (CLIENT SETNAME), as CLIENT LIST shows them (default `switchyard-orchestrator`). */
   redisClientName?: string;
 }
@@ -63,7 +65,9 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl, { connectionName: options.redisClientName ?? 'switchyard-orchestrator' });
   const metrics = createOrchestratorMetrics({ series: options.metricSeries });
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs, limits: options.limits });
+  const notifier = new Notifier({ redis, prefix, onError: (error) => options.logger.warn({ err: error }, 'owed webhooks could not be enqueued; the workers\' sweep will') });
+  // A run cancelled here that owes a webhook has its delivery job added at once.
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs, limits: options.limits, onNotifyOwed: notifier.owed });
   const queues = createPipelineQueues({ connection: redis, prefix });
   // A deleted version is kept for the runs that had started on it as long as their records are.
   const pipelines = new PipelineStore({ redis, prefix, keepDeletedSeconds: store.retentionSeconds });
@@ -83,7 +87,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
       options.logger.warn({ err: error }, 'reading the followed event streams failed; retrying');
     },
   });
-  const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch, QUEUES.scheduleTick];
+  const queueNames = [...tools.services().map(toolQueue), ...STEP_KINDS.map((kind) => kindQueue(kind)), QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery];
   metrics.watch({ redis, queues, queueNames, streams });
 
   // While Redis is known to be down the report is degraded whatever the services say, and it must
@@ -109,7 +113,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     sessions: new BrowserSessions({ redis, prefix, ...options.sessions }),
     failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
   };
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, notify: { allow: options.webhookAllow ?? { entries: [] }, notifier }, tools, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
@@ -120,6 +124,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
       await listening.close();
       await queues.close();
       await schedules.close();
+      await notifier.close();
       await queueBoard.close();
       await redis.quit().catch(() => undefined);
     },

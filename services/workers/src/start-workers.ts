@@ -6,13 +6,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { BatchStore, createPipelineQueues, kindQueue, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
 import { aceflowStageKind } from './aceflow/stage-kind.js';
 import type { StageWriter } from './aceflow/stage-writer.js';
 import { dispatchProcessor } from './dispatch.js';
+import { notifyProcessor, type WebhookSettings } from './notify-delivery.js';
 import { stepProcessor } from './engine/step-processor.js';
 import type { StepKinds } from './engine/step-kinds.js';
 import { RunAborts } from './run-aborts.js';
@@ -57,6 +58,10 @@ export interface StartWorkersOptions {
   metrics?: WorkerMetrics;
   /** What a run may hold: map lists, step outputs, results (default DEFAULT_RUN_LIMITS). */
   limits?: Partial<RunLimits>;
+  /** How webhooks are delivered; without it, none is (their jobs wait for a process that has it). */
+  webhooks?: WebhookSettings;
+  /** Ms between sweeps of the owed webhooks a died process left, and how long one is owed before a sweep takes it (defaults 5000 and 5000). */
+  notifySweep?: { intervalMs: number; graceMs: number };
 }
 
 export interface RunningWorkers {
@@ -70,7 +75,8 @@ export interface RunningWorkers {
 export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
   const prefix = options.prefix ?? '{sy}';
   const connection = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs, limits: options.limits });
+  const notifier = new Notifier({ redis: connection, prefix, onError: (error) => options.logger.warn({ err: error }, 'owed webhooks could not be enqueued; the sweep tries again') });
+  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs, limits: options.limits, onNotifyOwed: notifier.owed });
   if (options.metrics) redisMetrics(options.metrics.registry, connection);
   const batches = new BatchStore(store);
   const pipelines = new PipelineStore({ redis: connection, prefix });
@@ -90,9 +96,10 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
     [QUEUES.scheduleTick, (job) => processScheduleTick({ store, queues, pipelines, schedules }, job)],
+    ...(options.webhooks ? [[QUEUES.notifyDelivery, notifyProcessor({ store, batches, settings: options.webhooks })] as const] : []),
   ]);
   /** Queues whose jobs are no run's steps: their failures end no run. */
-  const notSteps = new Set<string>([QUEUES.dispatch, QUEUES.scheduleTick]);
+  const notSteps = new Set<string>([QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery]);
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
   const workers = [...processors.entries()].map(([name, processor]) => {
     const settings = options.queues?.[name];
@@ -121,6 +128,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   reconciler.start();
+  notifier.startSweeping(options.notifySweep ?? { intervalMs: 5000, graceMs: 5000 });
   const janitor = new RetentionJanitor({ store, connection, prefix, logger: options.logger, queueNames: [...processors.keys()], ...(options.retentionPassMs ? { intervalMs: options.retentionPassMs } : {}) });
   janitor.start();
   const compactor = new RunCompactor({ store, connection, logger: options.logger, ...options.compaction });
@@ -140,6 +148,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await aborts.close();
       await queues.close();
       await schedules.close();
+      await notifier.close();
       await options.tools.close?.();
       await connection.quit().catch(() => undefined);
     },

@@ -46,8 +46,8 @@ export function batchStoryRequests(body: BatchRequest): StoryRequest[] {
   return requests as StoryRequest[];
 }
 
-export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string }): Promise<{ batchId: string; runIds: string[] }> {
-  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId });
+export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string; onRecorded?: (batchId: string) => Promise<void> }): Promise<{ batchId: string; runIds: string[] }> {
+  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** The modes' stages, as the AceFlow engine defines them (kept in step by a test). */

@@ -141,7 +141,7 @@ export const runPaths: ZodOpenApiPathsObject = {
         '202': jsonResponse('The batch and its runs are recorded', BatchAccepted, LocationHeader),
         ...errors({
           v1: true,
-          routeErrors: { ...BODY_ERRORS, 400: 'A bad body, or an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`)', 404: 'No such pipeline or version (`pipeline_not_found`)', 409: IDEMPOTENCY_CONFLICT, 413: INPUT_TOO_LARGE },
+          routeErrors: { ...BODY_ERRORS, 400: 'A bad body, an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`), or a `notify.url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`)', 404: 'No such pipeline or version (`pipeline_not_found`)', 409: IDEMPOTENCY_CONFLICT, 413: INPUT_TOO_LARGE },
         }),
       },
     },

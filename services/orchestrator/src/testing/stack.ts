@@ -14,7 +14,7 @@ import type { RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
-import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type RunningWorkers, type StageBudget, type WorkerMetrics } from '@switchyard/workers';
+import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type RunningWorkers, type StageBudget, type WebhookSettings, type WorkerMetrics } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator, type StartOrchestratorOptions } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -77,6 +77,8 @@ export interface TestStackOptions {
   limits?: Partial<RunLimits>;
   /** The orchestrator's schedule bounds (default: its own, 1000 schedules and 64 KiB of input). */
   scheduleLimits?: StartOrchestratorOptions['scheduleLimits'];
+  /** Webhooks: WEBHOOK_ALLOW (parsed) for the orchestrator and the in-process workers, and how the workers send them (default: none allowed, none sent). */
+  webhooks?: WebhookSettings;
 }
 
 export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
@@ -114,6 +116,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(workerMetrics ? { metrics: workerMetrics } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.limits ? { limits: options.limits } : {}),
+          ...(options.webhooks ? { webhooks: options.webhooks } : {}),
           stalledIntervalMs: 1000,
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
@@ -134,6 +137,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
     ...(options.scheduleLimits ? { scheduleLimits: options.scheduleLimits } : {}),
+    ...(options.webhooks ? { webhookAllow: options.webhooks.allow } : {}),
   });
 
   const request = (path: string, init: RequestInit = {}) => {
