@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createPipelineQueues, nextCronTime, PipelineStore, processScheduleTick, RunStore, ScheduleStore } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
+import { ResponseChecker } from './testing/openapi-check.js';
 import { registerPipeline } from './testing/pipelines.js';
 import { startTestStack, waitFor, type TestStack } from './testing/stack.js';
 
@@ -139,4 +140,22 @@ test('a tick processed twice at once, and again later, starts one run', async (t
   const view = await stack.json<View>('/v1/schedules/twice');
   assert.deepEqual(view.body.last_run, { run_id: runId, at: '2026-01-01T00:00:00.000Z', status: 'completed' });
   await stack.json('/v1/schedules/twice', { method: 'DELETE' });
+});
+
+test('every schedule route answers as the OpenAPI document says, refusals included', async () => {
+  const checker = new ResponseChecker(await (await fetch(`${stack.api.url}/openapi.json`)).json());
+  const body = (value: unknown): RequestInit => ({ method: 'PUT', body: JSON.stringify(value) });
+  const one = { method: 'put', path: '/v1/schedules/{name}' };
+  await checker.check(one, await stack.request('/v1/schedules/documented', body({ pipeline: 'sched-find', cron: '0 0 1 1 *', input: { topic: 'doc' } })), 201);
+  await checker.check(one, await stack.request('/v1/schedules/documented', body({ pipeline: 'sched-find', every: '1h', input: { topic: 'doc' } })), 200);
+  await checker.check(one, await stack.request('/v1/schedules/documented', body({ pipeline: 'sched-find', cron: 'nope', input: { topic: 'doc' } })), 400);
+  await checker.check(one, await stack.request('/v1/schedules/bad.name', body({ pipeline: 'sched-find', every: '1h', input: { topic: 'doc' } })), 404);
+  await checker.check({ method: 'get', path: '/v1/schedules' }, await stack.request('/v1/schedules?limit=1'));
+  await checker.check({ method: 'get', path: '/v1/schedules' }, await stack.request('/v1/schedules?limit=0'), 400);
+  await checker.check({ method: 'get', path: '/v1/schedules/{name}' }, await stack.request('/v1/schedules/documented'));
+  await checker.check({ method: 'post', path: '/v1/schedules/{name}/pause' }, await stack.request('/v1/schedules/documented/pause', { method: 'POST' }));
+  await checker.check({ method: 'post', path: '/v1/schedules/{name}/resume' }, await stack.request('/v1/schedules/documented/resume', { method: 'POST' }));
+  await checker.check({ method: 'post', path: '/v1/schedules/{name}/pause' }, await stack.request('/v1/schedules/nothing/pause', { method: 'POST' }), 404);
+  await checker.check({ method: 'delete', path: '/v1/schedules/{name}' }, await stack.request('/v1/schedules/documented', { method: 'DELETE' }));
+  await checker.check({ method: 'delete', path: '/v1/schedules/{name}' }, await stack.request('/v1/schedules/documented', { method: 'DELETE' }), 404);
 });

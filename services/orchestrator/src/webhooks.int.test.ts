@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { notifyJobId, parseAllowList, QUEUES, RunStore, verifyWebhookSignature } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
+import { ResponseChecker } from './testing/openapi-check.js';
 import { registerPipeline } from './testing/pipelines.js';
 import { startTestStack, waitFor, type TestStack } from './testing/stack.js';
 
@@ -188,4 +189,18 @@ test('an end recorded by a process that died before enqueueing its webhook is de
   assert.equal(told.length, 1);
   assert.equal((JSON.parse(told[0]?.body ?? '{}') as { status: string }).status, 'cancelled');
   assert.equal(await redis.zscore(bare.keys.notifyPending, `run:${body.run_id}`), null, 'no longer owed');
+});
+
+test('a story, a run and a batch with notify answer as the OpenAPI document says, a refused notify_url a documented 400', async () => {
+  const checker = new ResponseChecker(await (await fetch(`${stack.api.url}/openapi.json`)).json());
+  const post = (value: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(value) });
+  const hook = encodeURIComponent(receivers.signed.url('/documented'));
+  const story = (await checker.check({ method: 'post', path: '/v1/stories' }, await stack.request(`/v1/stories?notify_url=${hook}`, post({ topic: 'a documented story' })), 202)) as { run_id: string };
+  await checker.check({ method: 'post', path: '/v1/stories' }, await stack.request('/v1/stories?notify_url=http%3A%2F%2Fhooks.example.com%2F', post({ topic: 'refused' })), 400);
+  await checker.check({ method: 'post', path: '/v1/pipelines/{name}/runs' }, await stack.request(`/v1/pipelines/hooked/runs?notify_url=${hook}`, post({ topic: 'documented' })), 202);
+  await checker.check({ method: 'post', path: '/v1/pipelines/{name}/runs' }, await stack.request('/v1/pipelines/hooked/runs?notify_url=http%3A%2F%2Fhooks.example.com%2F', post({ topic: 'refused' })), 400);
+  await checker.check({ method: 'post', path: '/v1/batches' }, await stack.request('/v1/batches', post({ items: [{ topic: 'a documented batch' }], notify: { url: receivers.signed.url('/documented') } })), 202);
+  await checker.check({ method: 'post', path: '/v1/batches' }, await stack.request('/v1/batches', post({ items: [{ topic: 'refused' }], notify: { url: 'http://hooks.example.com/' } })), 400);
+  await stack.waitForRun(story.run_id);
+  await waitFor(() => jobOf(`run:${story.run_id}`), (j) => Boolean(j?.finishedOn), "the story's webhook is delivered");
 });

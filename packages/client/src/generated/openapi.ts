@@ -935,7 +935,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     startStory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A webhook told once when the run ends (`notify.url`), signed; its host must be in `WEBHOOK_ALLOW`, or the story is refused with 400 */
+                notify_url?: string;
+            };
             header?: {
                 /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
                 "Idempotency-Key"?: string;
@@ -960,7 +963,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunAccepted"];
                 };
             };
-            /** @description A bad body or parameter, named in `message` (`invalid_parameters`, `invalid_json`, `invalid_idempotency_key`) */
+            /** @description A bad body (`invalid_parameters`, `invalid_json`), or a `notify_url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`, naming `notify.url`) */
             400: {
                 headers: {
                     [name: string]: unknown;
