@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type PipelineQueues, type RunLimits, type RunObserver, type ScheduleLimits } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type PipelineQueues, type RunLimits, type RunObserver, type ScheduleLimits } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { SupervisorStore } from '@switchyard/supervisor';
 import { serviceDirectory } from '@switchyard/tool-client';
@@ -66,7 +66,9 @@ export interface BridgeDeps {
 export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver, limits: options.limits });
+  // A run cancelled here that owes a webhook has its delivery job added at once (else the workers' sweep would).
+  const notifier = new Notifier({ redis, prefix, onError: (error) => options.onError?.(error) });
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver, limits: options.limits, onNotifyOwed: notifier.owed });
   const batches = new BatchStore(store);
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
@@ -119,6 +121,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
       await pipelineTools.close();
       await queues.close();
       await schedules.close();
+      await notifier.close();
       await redis.quit().catch(() => undefined);
     },
   };

@@ -17,7 +17,7 @@ import { startTestStack, waitFor, type TestStack } from './testing/stack.js';
 
 const SECRET = 'webhook-secret-for-tests';
 
-interface Delivery { body: string; headers: http.IncomingHttpHeaders; status: number }
+interface Delivery { body: string; headers: http.IncomingHttpHeaders; status: number; receivedAt: number }
 
 /** A receiver on loopback: answers each request with the next status of `script` (then the last), or by `handle`. */
 class Receiver {
@@ -32,7 +32,7 @@ class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const status = this.script[Math.min(this.deliveries.length, this.script.length - 1)] ?? 200;
-        this.deliveries.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, status });
+        this.deliveries.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, status, receivedAt: Date.now() });
         res.writeHead(status).end('ok');
       });
     });
@@ -59,11 +59,11 @@ class Receiver {
 let stack: TestStack;
 let queue: Queue;
 let redis: ReturnType<typeof createRedisClient>;
-const receivers = { signed: new Receiver(), flaky: new Receiver(), byName: new Receiver(), batch: new Receiver(), slow: new Receiver(), chatty: new Receiver() };
+const receivers = { signed: new Receiver(), flaky: new Receiver(), byName: new Receiver(), batch: new Receiver(), slow: new Receiver(), chatty: new Receiver(), redirecting: new Receiver() };
 
 before(async () => {
   await Promise.all(Object.values(receivers).map((r) => r.listen()));
-  const allow = [receivers.signed, receivers.flaky, receivers.batch, receivers.slow, receivers.chatty].map((r) => `127.0.0.1:${r.port}`).join(',') + `,localhost:${receivers.byName.port}`;
+  const allow = [receivers.signed, receivers.flaky, receivers.batch, receivers.slow, receivers.chatty, receivers.redirecting].map((r) => `127.0.0.1:${r.port}`).join(',') + `,localhost:${receivers.byName.port}`;
   stack = await startTestStack({ label: 'webhooks', webhooks: { allow: parseAllowList(allow), secret: SECRET, timeoutMs: 800, responseMaxBytes: 4096 } });
   redis = createRedisClient(stack.redisUrl);
   queue = new Queue(QUEUES.notifyDelivery, { connection: redis, prefix: stack.prefix });
@@ -85,6 +85,8 @@ test('a run with notify_url is told its end once, signed: the receiver verifies 
   await stack.waitForRun(body.run_id);
   const [delivery] = (await waitFor(async () => receivers.signed.deliveries, (d) => d.length >= 1, 'the webhook arrives')) as Delivery[];
   assert.ok(delivery);
+  const ended = Date.parse(String((await stack.json<{ updated_at: string }>(`/v1/runs/${body.run_id}`)).body.updated_at));
+  console.log(`webhook received ${delivery.receivedAt - ended} ms after the run ended`);
   assert.equal(verifyWebhookSignature({ secret: SECRET, body: delivery.body, header: delivery.headers['switchyard-signature'] as string }), true, 'the signature verifies');
   assert.equal(verifyWebhookSignature({ secret: 'another-secret-entirely', body: delivery.body, header: delivery.headers['switchyard-signature'] as string }), false, 'and not with another secret');
   assert.equal(verifyWebhookSignature({ secret: SECRET, body: `${delivery.body} `, header: delivery.headers['switchyard-signature'] as string }), false, 'nor over another body');
@@ -159,7 +161,7 @@ test('a receiver that never answers fails each attempt at WEBHOOK_TIMEOUT_MS whi
       if (sent < 50 * 1024 * 1024) res.once('drain', more);
       else res.end();
     };
-    res.on('close', () => (receivers.chatty.deliveries.push({ body: '', headers: {}, status: sent }), undefined));
+    res.on('close', () => (receivers.chatty.deliveries.push({ body: '', headers: {}, status: sent, receivedAt: Date.now() }), undefined));
     more();
   };
   const slow = await startRun(receivers.slow.url());
@@ -203,4 +205,21 @@ test('a story, a run and a batch with notify answer as the OpenAPI document says
   await checker.check({ method: 'post', path: '/v1/batches' }, await stack.request('/v1/batches', post({ items: [{ topic: 'refused' }], notify: { url: 'http://hooks.example.com/' } })), 400);
   await stack.waitForRun(story.run_id);
   await waitFor(() => jobOf(`run:${story.run_id}`), (j) => Boolean(j?.finishedOn), "the story's webhook is delivered");
+});
+
+test('a redirect is not followed: the 302 fails the attempt and the place it points to is never asked', async () => {
+  receivers.redirecting.script = [302];
+  const redirected = receivers.signed.deliveries.length;
+  receivers.redirecting.handle = (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      receivers.redirecting.deliveries.push({ body: '', headers: req.headers, status: 302, receivedAt: Date.now() });
+      res.writeHead(302, { location: receivers.signed.url('/redirected') }).end();
+    });
+  };
+  const { body } = await startRun(receivers.redirecting.url());
+  await waitFor(async () => receivers.redirecting.deliveries.length, (n) => n >= 2, 'the redirecting receiver was tried twice', 20_000);
+  const job = await jobOf(`run:${body.run_id}`);
+  assert.match(job?.failedReason ?? '', /answered 302/);
+  assert.equal(receivers.signed.deliveries.filter((d) => d.receivedAt > 0).length, redirected, 'the redirect target was never asked');
 });
