@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createPipelineQueues, nextCronTime, PipelineStore, processScheduleTick, RunStore, ScheduleStore } from '@switchyard/pipeline';
+import { Queue } from 'bullmq';
+import { createPipelineQueues, nextCronTime, PipelineStore, processScheduleTick, QUEUES, RunStore, ScheduleStore } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { ResponseChecker } from './testing/openapi-check.js';
 import { registerPipeline } from './testing/pipelines.js';
@@ -94,10 +95,13 @@ test('an interval schedule starts runs; paused it starts none, resumed it starts
   assert.equal((await put('every-second', { pipeline: 'sched-find', every: '1s', input: { topic: 'ticks' } })).status, 201);
   const view = await waitFor(() => stack.json<View>('/v1/schedules/every-second'), ({ body }) => body.last_run?.status === 'completed', 'a tick has run to its end', 15_000);
   assert.match(view.body.last_run?.run_id ?? '', /^run_[0-9a-f]{32}$/);
+  const redis = createRedisClient(stack.redisUrl);
+  const ticks = new Queue(QUEUES.scheduleTick, { connection: redis, prefix: stack.prefix });
+  const idle = () => waitFor(() => ticks.getJobCounts('wait', 'active', 'delayed', 'prioritized'), (c) => Object.values(c).every((n) => n === 0), 'no tick is queued or in hand');
   await stack.json('/v1/schedules/every-second/pause', { method: 'POST' });
-  // A tick already being processed may still start its run: count from once the queue is idle.
-  const settled = await waitFor(async () => [await runsOf(), await runsOf()], ([a, b]) => a === b, 'the count holds');
-  const before = settled[0] ?? 0;
+  // A tick already being processed may still start its run: count from once none is left.
+  await idle();
+  const before = await runsOf();
   // Three intervals pass with no run: watched, not slept through blindly.
   const deadline = Date.now() + 3000;
   while (Date.now() < deadline) {
@@ -107,7 +111,10 @@ test('an interval schedule starts runs; paused it starts none, resumed it starts
   await stack.json('/v1/schedules/every-second/resume', { method: 'POST' });
   await waitFor(runsOf, (n) => n >= before + 2, 'the resumed schedule starts runs again', 15_000);
   await stack.json('/v1/schedules/every-second', { method: 'DELETE' });
-  const afterDelete = (await waitFor(async () => [await runsOf(), await runsOf()], ([a, b]) => a === b, 'the count holds'))[0] ?? 0;
+  await idle();
+  const afterDelete = await runsOf();
+  await ticks.close();
+  await redis.quit();
   const end = Date.now() + 2500;
   while (Date.now() < end) {
     assert.equal(await runsOf(), afterDelete, 'a deleted schedule starts no run');
