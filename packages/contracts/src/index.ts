@@ -48,6 +48,7 @@ export {
   MAX_BATCH_ITEMS,
   BatchRequest,
   PipelineBatchRequest,
+  NotifyRequest,
   RunStatus,
   LIVE_STATUSES,
   TERMINAL_STATUSES,
@@ -68,3 +69,4 @@ export { RunLinks, RunAccepted, PipelineRunAccepted, PageMarks, RUN_LABEL_CHARS,
 export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutput } from './stage-document.js';
 export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest, AceflowRunAccepted } from './aceflow-runs.js';
 export { AgentUsage, AgentToolCallView, AgentMessage, AgentTranscriptView, EVENT_PREVIEW_CHARS } from './agent-transcript.js';
+export { SCHEDULE_NAME, ScheduleInterval, ScheduleRequest, ScheduleLastRun, ScheduleView, ScheduleList, ScheduleDeleted } from './schedules.js';

@@ -22,10 +22,15 @@ export type StoryRequest = z.infer<typeof StoryRequest>;
 /** Most items in a batch; larger batches are split by the caller. */
 export const MAX_BATCH_ITEMS = 10_000;
 
+/** A webhook told when a run or a batch ends: a URL whose host WEBHOOK_ALLOW lists. */
+export const NotifyRequest = z.strictObject({ url: z.string().min(1).max(2048).describe('Where the end is POSTed, signed (`Switchyard-Signature`); its host must be in `WEBHOOK_ALLOW`') });
+export type NotifyRequest = z.infer<typeof NotifyRequest>;
+
 /** `POST /v1/batches`: each item is merged over `defaults`, then must be a whole StoryRequest. */
 export const BatchRequest = z.strictObject({
   items: z.array(StoryRequest.partial()).min(1).max(MAX_BATCH_ITEMS),
   defaults: StoryRequest.partial().optional(),
+  notify: NotifyRequest.optional().describe('A webhook told once, when every run of the batch has ended'),
 });
 export type BatchRequest = z.infer<typeof BatchRequest>;
 
@@ -36,6 +41,7 @@ export const PipelineBatchRequest = z.strictObject({
   version: z.number().int().positive().optional(),
   items: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_ITEMS),
   defaults: z.record(z.string(), z.unknown()).optional(),
+  notify: NotifyRequest.optional().describe('A webhook told once, when every run of the batch has ended'),
 });
 export type PipelineBatchRequest = z.infer<typeof PipelineBatchRequest>;
 

@@ -17,6 +17,8 @@ export const BULLMQ_EVENTS_MAXLEN = 1000;
  */
 export const QUEUES = {
   dispatch: 'run-dispatch',
+  scheduleTick: 'schedule-tick',
+  notifyDelivery: 'notify-delivery',
 } as const;
 
 /** Where an async tool call was accepted, so a replacement worker polls it instead of starting over. */
@@ -66,6 +68,50 @@ export const DispatchJob = z.object({ batch_id: z.string().min(1), pipeline: Pip
 export type DispatchJob = z.infer<typeof DispatchJob>;
 
 /**
+ * One tick of a schedule, added by BullMQ's job scheduler of that name (job id
+ * `repeat:<schedule>:<tick ms>`): a worker starts the schedule's run for that tick, under a run id
+ * made from the schedule and the tick, so a tick processed twice starts one run.
+ */
+export const ScheduleTickJob = z.object({ schedule: z.string().min(1).max(64) });
+export type ScheduleTickJob = z.infer<typeof ScheduleTickJob>;
+
+/**
+ * Retry options of schedule ticks. A tick's work is idempotent (its run id is fixed), so a retry
+ * after a crash is safe. Done ticks are kept a day (at most 2,000) for a look in Bull Board.
+ */
+export const SCHEDULE_TICK_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 500 },
+  removeOnComplete: { age: 24 * 3600, count: 2000 },
+  removeOnFail: { age: 24 * 3600, count: 1000 },
+} as const satisfies JobsOptions;
+
+/**
+ * A webhook owed: the end of a run (`run:<id>`) or of a batch (`batch:<id>`) POSTed to `url`,
+ * signed. Its id is `notify.<kind>.<id>`, so an end is delivered once however often it is owed.
+ */
+export const NotifyDeliveryJob = z.object({
+  target: z.string().regex(/^(run|batch):[\w-]{1,80}$/),
+  url: z.string().min(1).max(2048),
+});
+export type NotifyDeliveryJob = z.infer<typeof NotifyDeliveryJob>;
+
+/** The id of the delivery job of `target` (`run:<id>` or `batch:<id>`). */
+export const notifyJobId = (target: string) => `notify.${target.replace(':', '.')}`;
+
+/**
+ * Retry options of webhook deliveries: a network error or a non-2xx answer is retried with
+ * exponential backoff (1 s, 2 s, 4 s… about 8.5 min over 10 attempts). Delivered jobs are kept a
+ * week (at most 10,000) so that an end owed again finds its job and adds none.
+ */
+export const NOTIFY_JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+} as const satisfies JobsOptions;
+
+/**
  * Retry options of step jobs. The tool client already retries a call a few times; these attempts
  * cover what it cannot: a worker that crashed, a service down for longer than its retries.
  * `attempts` is a ceiling: the worker's own budget (STAGE_MAX_ATTEMPTS, or a step's `retry`)
@@ -87,6 +133,8 @@ export const STAGE_JOB_OPTIONS = {
 export const JOB_CATALOG = {
   // Its queue is the step's: `tool-<service>` or `kind-<kind>` (see CompiledStep.queue).
   'pipeline.step': { queue: 'per step', payload: StepJob, options: STAGE_JOB_OPTIONS },
+  'schedule.tick': { queue: QUEUES.scheduleTick, payload: ScheduleTickJob, options: SCHEDULE_TICK_JOB_OPTIONS },
+  'notify.deliver': { queue: QUEUES.notifyDelivery, payload: NotifyDeliveryJob, options: NOTIFY_JOB_OPTIONS },
   'runs.dispatch': { queue: QUEUES.dispatch, payload: DispatchJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600, count: 1000 } } },
 } as const satisfies Record<string, { queue: string; payload: z.ZodType; options: JobsOptions }>;
 export type JobName = keyof typeof JOB_CATALOG;

@@ -85,7 +85,7 @@ export { definitionProblemsOf, registerDefinition, VersionConflictError, agentDi
 export type { PipelineRegistration } from './engine/register.js';
 export type { StepKindName } from './engine/shipped.js';
 export { AgentDefinition, AgentToolDefinition, modelToolName, isServiceTool } from './definition/agent-schema.js';
-export type { AgentToolTarget } from './definition/agent-schema.js';
+export type { AgentToolTarget } from './definition/compile-agent.js';
 export type { CompiledAgent } from './definition/compile-agent.js';
 export type { AgentDirectory } from './definition/validate-agents.js';
 export { AGENT_QUEUE } from './definition/queues.js';
@@ -94,3 +94,18 @@ export type { AgentTranscript, AgentTurnRecord, AgentResultRecord, AgentToolCall
 export { agentTurnJob, agentCallQueue, agentTurnJobId, agentCallJobId } from './engine/agent-jobs.js';
 export { schemaProblems } from './definition/schema-bounds.js';
 export { ToolArgumentChecker } from './definition/tool-arguments.js';
+export { ScheduleTickJob, SCHEDULE_TICK_JOB_OPTIONS } from './catalog.js';
+export { ScheduleStore, ScheduleLimitError } from './schedules/schedule-store.js';
+export type { StoredSchedule, ScheduleTick, ScheduleStoreOptions } from './schedules/schedule-store.js';
+export { ScheduleError, checkScheduleRequest, scheduleEnvShape, scheduleLimitsConfig, intervalMs, isTimeZone, nextCronTime, DEFAULT_SCHEDULE_LIMITS, MIN_INTERVAL_MS, MAX_INTERVAL_MS } from './schedules/schedule-spec.js';
+export type { ScheduleLimits } from './schedules/schedule-spec.js';
+export { processScheduleTick, tickRunId, tickTimeOf } from './schedules/schedule-tick.js';
+export type { TickOutcome, ScheduleTickDeps } from './schedules/schedule-tick.js';
+export { saveSchedule } from './schedules/save-schedule.js';
+export { NotifyDeliveryJob, NOTIFY_JOB_OPTIONS, notifyJobId } from './catalog.js';
+export { Notifier } from './notify/notifier.js';
+export type { NotifierOptions } from './notify/notifier.js';
+export { checkNotifyUrl, parseAllowList, resolveNotifyAddress, isInternalAddress, webhookAllowEnvShape, NotifyUrlError, NotifyRefusedError, MAX_NOTIFY_URL_CHARS } from './notify/notify-url.js';
+export type { NotifyAllowList, Lookup } from './notify/notify-url.js';
+export { signWebhook, verifyWebhookSignature, SIGNATURE_HEADER } from './notify/signature.js';
+export { notifySummary, NOTIFY_RESULT_MAX_BYTES } from './notify/summary.js';

@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, StreamHub, type PipelineQueues, type RunLimits, type RunObserver } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type PipelineQueues, type RunLimits, type RunObserver, type ScheduleLimits } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { SupervisorStore } from '@switchyard/supervisor';
 import { serviceDirectory } from '@switchyard/tool-client';
@@ -40,6 +40,8 @@ export interface BridgeDepsOptions {
   runObserver?: RunObserver | undefined;
   /** What a run the bridge starts may hold, and what a listing page carries (default DEFAULT_RUN_LIMITS). */
   limits?: Partial<RunLimits> | undefined;
+  /** How many schedules there may be and how large their input (defaults: 1000, 64 KiB). */
+  scheduleLimits?: Partial<ScheduleLimits> | undefined;
 }
 
 export interface BridgeDeps {
@@ -64,10 +66,13 @@ export interface BridgeDeps {
 export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver, limits: options.limits });
+  // A run cancelled here that owes a webhook has its delivery job added at once (else the workers' sweep would).
+  const notifier = new Notifier({ redis, prefix, onError: (error) => options.onError?.(error) });
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: options.runObserver, limits: options.limits, onNotifyOwed: notifier.owed });
   const batches = new BatchStore(store);
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
+  const schedules = new ScheduleStore({ redis, prefix, limits: options.scheduleLimits });
   const supervisor = new SupervisorStore({ redis, prefix });
   const notices = new BridgeNotices();
   // Workers and the orchestrator register them too; a bridge on its own should not depend on them.
@@ -75,7 +80,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     options.onError?.(error);
     notices.warn('the shipped pipelines could not be registered by this bridge', { error: error instanceof Error ? error.message : String(error) });
   });
-  const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot, tools: options.toolServices ? serviceDirectory(options.toolServices) : undefined });
+  const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, schedules, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot, tools: options.toolServices ? serviceDirectory(options.toolServices) : undefined });
   const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? []), ...(options.conformanceFixtures ? [conformanceFixtureSuite()] : [])]);
   // While Redis is away every read fails: clients hear of it once in 30 s, not at each retry.
   let warnedAt = 0;
@@ -115,6 +120,8 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
       hub.close();
       await pipelineTools.close();
       await queues.close();
+      await schedules.close();
+      await notifier.close();
       await redis.quit().catch(() => undefined);
     },
   };

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { booleanFlag, commaList, expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
-import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
+import { runLimitsConfig, runLimitsEnvShape, scheduleEnvShape, scheduleLimitsConfig, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 const Origin = z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins such as https://app.example.com or http://localhost:*');
@@ -54,6 +54,8 @@ export const BridgeEnv = z.object({
   ...telemetryEnvShape,
   /** What a run the bridge starts may hold, and what a page of list_runs carries (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
+  /** How many schedules there may be and how large their input (SCHEDULES_MAX, SCHEDULE_MAX_INPUT_BYTES; docs/SECURITY.md). */
+  ...scheduleEnvShape,
 });
 
 export interface BridgeConfig {
@@ -88,6 +90,8 @@ export interface BridgeConfig {
   expressions: ReturnType<typeof expressionSandboxConfig>;
   /** What a run may hold and a listing page may carry. */
   limits: RunLimits;
+  /** How many schedules there may be and how large their input. */
+  scheduleLimits: ScheduleLimits;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): BridgeConfig {
@@ -115,5 +119,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),
+    scheduleLimits: scheduleLimitsConfig(env),
   };
 }

@@ -29,6 +29,7 @@ const running = await startBridgeHttp({
   prefix: config.prefix,
   retentionSeconds: config.retentionSeconds,
   limits: config.limits,
+  scheduleLimits: config.scheduleLimits,
   aceflowRoot: config.aceflowRoot,
   supervisorRoot: config.supervisorRoot,
   resourcePageSize: config.resourcePageSize,

@@ -9,7 +9,8 @@
  *   pipeline's `pipeline_<name>`, AceFlow (writes stage documents), the Supervisor (writes its
  *   projects' state and phase files), module-docs' `add_module`, the tool services' own tools
  *   (they do whatever the service does).
- * - `admin`: `register_pipeline`.
+ * - `admin`: `register_pipeline`, and changing schedules (`put_schedule`, `pause_schedule`,
+ *   `resume_schedule`, `delete_schedule`); `list_schedules` and `get_schedule` need `read`.
  *
  * A suite this table does not name needs `admin`, so that a new suite is shown to no restricted
  * key until it is placed here (tool-scopes.test.ts checks every suite the bridge serves is).
@@ -20,6 +21,7 @@ import { allows, type Scope } from '@switchyard/config';
 export const SUITE_SCOPES: Readonly<Record<string, Scope>> = {
   jobs: 'run',
   pipelines: 'run',
+  schedules: 'admin',
   aceflow: 'run',
   supervisor: 'run',
   'module-docs': 'read',
@@ -32,6 +34,7 @@ export const SUITE_SCOPES: Readonly<Record<string, Scope>> = {
 export const TOOL_SCOPES: Readonly<Record<string, Readonly<Record<string, Scope>>>> = {
   jobs: { get_run: 'read', list_runs: 'read', wait_for_run: 'read' },
   pipelines: { list_pipelines: 'read', get_pipeline: 'read', register_pipeline: 'admin' },
+  schedules: { list_schedules: 'read', get_schedule: 'read' },
   'module-docs': { add_module: 'run' },
 };
 

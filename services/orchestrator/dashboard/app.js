@@ -1,10 +1,11 @@
-// The dashboard: a hash router over the runs list, a run's page and the batches, and the key form
+// The dashboard: a hash router over the runs list, a run's page, the batches and the schedules, and the key form
 // shown whenever the API answers 401.
 import { closeSession, openSession, sessionOpen, Unauthorized } from './api.js';
 import { h, replace } from './dom.js';
 import { batchesView, batchView } from './batches.js';
 import { runView } from './run.js';
 import { runsView } from './runs.js';
+import { schedulesView } from './schedules.js';
 
 const app = document.getElementById('app');
 const signOut = document.getElementById('sign-out');
@@ -17,6 +18,7 @@ function route() {
   if ((match = /^\/runs\/([\w-]+)$/.exec(hash))) return { nav: 'runs', view: (ctx) => runView(ctx, match[1]) };
   if ((match = /^\/batches\/([\w-]+)$/.exec(hash))) return { nav: 'batches', view: (ctx) => batchView(ctx, match[1]) };
   if (hash === '/batches') return { nav: 'batches', view: batchesView };
+  if (hash === '/schedules') return { nav: 'schedules', view: schedulesView };
   return { nav: 'runs', view: runsView };
 }
 

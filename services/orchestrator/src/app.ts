@@ -21,6 +21,7 @@ import { openApiRouter } from './routes/openapi.js';
 import { queueBoardGuard, scopeGuard } from './route-scopes.js';
 import { pipelineSchemaRouter, pipelinesRouter } from './routes/pipelines.js';
 import { runsRouter } from './routes/runs.js';
+import { schedulesRouter } from './routes/schedules.js';
 import { storiesRouter } from './routes/stories.js';
 
 /** `GET /metrics`; any other method answers 405 naming GET, as `/health` does. */
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(batchesRouter(deps));
   app.use(aceflowRouter(deps));
   app.use(pipelinesRouter(deps));
+  app.use(schedulesRouter(deps));
   app.use(notFoundHandler);
   app.use(unusablePipelines);
   app.use(runLimitErrors);

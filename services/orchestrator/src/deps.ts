@@ -3,7 +3,7 @@ import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
-import type { AgentDirectory, BatchStore, PipelineQueues, PipelineStore, RunStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
+import type { AgentDirectory, BatchStore, Notifier, NotifyAllowList, PipelineQueues, PipelineStore, RunStore, ScheduleStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
 import type { QueueBoard } from './dashboard/queue-board.js';
 import type { SseStreams } from './sse-streams.js';
 
@@ -16,6 +16,10 @@ export interface AppDeps {
   batches: BatchStore;
   queues: PipelineQueues;
   pipelines: PipelineStore;
+  /** Schedules and their BullMQ job schedulers. */
+  schedules: ScheduleStore;
+  /** Webhooks: where they may go (WEBHOOK_ALLOW), and where their targets are recorded. */
+  notify: { allow: NotifyAllowList; notifier: Notifier };
   /** The configured tool services, to check definitions against what they publish. */
   tools: ToolDirectory;
   /** The configured models and MCP servers and the registered pipelines, to check agent steps against. */

@@ -8,7 +8,7 @@ import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
 import { mcpServersEnvShape } from '@switchyard/mcp-tools';
 import { modelsEnvShape, ModelsConfigError, parseModelsConfig, type ModelsConfig } from '@switchyard/models';
-import { runLimitsConfig, runLimitsEnvShape, type RunLimits } from '@switchyard/pipeline';
+import { parseAllowList, runLimitsConfig, runLimitsEnvShape, scheduleEnvShape, scheduleLimitsConfig, webhookAllowEnvShape, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 
 export const OrchestratorEnv = z.object({
@@ -34,6 +34,10 @@ export const OrchestratorEnv = z.object({
   ...telemetryEnvShape,
   /** What a run may hold and a listing page may carry (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
+  /** How many schedules there may be and how large their input (SCHEDULES_MAX, SCHEDULE_MAX_INPUT_BYTES; docs/SECURITY.md). */
+  ...scheduleEnvShape,
+  /** Hosts a run's or batch's `notify.url` may name (WEBHOOK_ALLOW; docs/SECURITY.md). */
+  ...webhookAllowEnvShape,
   /** Deepest nesting of arrays and objects a JSON body may have (default 64): refused with 400 before it is parsed. */
   JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(MAX_JSON_DEPTH),
 });
@@ -61,6 +65,10 @@ export interface OrchestratorConfig {
   expressions: ReturnType<typeof expressionSandboxConfig>;
   /** What a run may hold and a listing page may carry. */
   limits: RunLimits;
+  /** How many schedules there may be and how large their input. */
+  scheduleLimits: ScheduleLimits;
+  /** Where webhooks may go (WEBHOOK_ALLOW). */
+  webhookAllow: NotifyAllowList;
   /** Deepest nesting a JSON body may have. */
   jsonMaxDepth: number;
   /** The models agent steps may name, `default` always among them: registration checks a step's model against them. */
@@ -83,6 +91,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),
+    scheduleLimits: scheduleLimitsConfig(env),
+    webhookAllow: parseAllowList(env.WEBHOOK_ALLOW),
     jsonMaxDepth: env.JSON_MAX_DEPTH,
     models: modelsOrExit(source, env.MODEL_SERVICE_URL),
     mcpServers: Object.keys(env.MCP_SERVERS ?? {}),

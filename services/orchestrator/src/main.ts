@@ -31,6 +31,8 @@ const running = await startOrchestrator({
   host: config.host,
   retentionSeconds: config.retentionSeconds,
   limits: config.limits,
+  scheduleLimits: config.scheduleLimits,
+  webhookAllow: config.webhookAllow,
   jsonMaxDepth: config.jsonMaxDepth,
   sse: config.sse,
   metricSeries: config.metricSeries,

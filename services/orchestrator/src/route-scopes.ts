@@ -32,6 +32,8 @@ export const ROUTE_SCOPES = {
   'get /v1/batches/{batchId}/events': 'read',
   'get /v1/pipelines': 'read',
   'get /v1/pipelines/{name}': 'read',
+  'get /v1/schedules': 'read',
+  'get /v1/schedules/{name}': 'read',
   'post /v1/stories': 'run',
   'post /v1/aceflow/runs': 'run',
   'post /v1/batches': 'run',
@@ -40,6 +42,10 @@ export const ROUTE_SCOPES = {
   'delete /v1/pipelines/{name}': 'admin',
   'delete /v1/pipelines/{name}/versions/{version}': 'admin',
   'put /v1/pipelines/{name}': 'admin',
+  'put /v1/schedules/{name}': 'admin',
+  'post /v1/schedules/{name}/pause': 'admin',
+  'post /v1/schedules/{name}/resume': 'admin',
+  'delete /v1/schedules/{name}': 'admin',
 } as const satisfies Record<string, RouteAccess>;
 
 /** What `method path` needs; undefined for a route the table does not know. */

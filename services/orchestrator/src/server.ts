@@ -8,7 +8,7 @@ import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
-import { agentDirectory, BatchStore, createPipelineQueues, PipelineStore, registerShippedPipelines, RunStore, StreamHub, type RunLimits } from '@switchyard/pipeline';
+import { agentDirectory, BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
@@ -50,6 +50,10 @@ export interface StartOrchestratorOptions {
    * `default`, which always exists) and MCP servers (default none).
    */
   agentNames?: { models?: readonly string[]; mcpServers?: readonly string[] };
+  /** How many schedules there may be and how large their input (defaults: 1000, 64 KiB). */
+  scheduleLimits?: Partial<ScheduleLimits>;
+  /** Where a run's or batch's `notify.url` may point (WEBHOOK_ALLOW; default none: `notify` is refused). */
+  webhookAllow?: NotifyAllowList;
   /** The name its Redis connections give themselves (CLIENT SETNAME), as CLIENT LIST shows them (default `switchyard-orchestrator`). */
   redisClientName?: string;
 }
@@ -66,11 +70,14 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const prefix = options.prefix ?? '{sy}';
   const redis = createRedisClient(options.redisUrl, { connectionName: options.redisClientName ?? 'switchyard-orchestrator' });
   const metrics = createOrchestratorMetrics({ series: options.metricSeries });
-  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs, limits: options.limits });
+  const notifier = new Notifier({ redis, prefix, onError: (error) => options.logger.warn({ err: error }, 'owed webhooks could not be enqueued; the workers\' sweep will') });
+  // A run cancelled here that owes a webhook has its delivery job added at once.
+  const store = new RunStore({ redis, prefix, retentionSeconds: options.retentionSeconds, observer: metrics.runs, limits: options.limits, onNotifyOwed: notifier.owed });
   const queues = createPipelineQueues({ connection: redis, prefix });
   // A deleted version is kept for the runs that had started on it as long as their records are.
   const pipelines = new PipelineStore({ redis, prefix, keepDeletedSeconds: store.retentionSeconds });
   await registerShippedPipelines(pipelines);
+  const schedules = new ScheduleStore({ redis, prefix, limits: options.scheduleLimits });
   const tools = serviceDirectory(options.toolServices);
   const { clients, urls } = tools;
   const streams = new SseStreams(options.sse);
@@ -112,7 +119,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
   };
   const agents = agentDirectory({ pipelines, models: options.agentNames?.models ?? ['default'], mcpServers: options.agentNames?.mcpServers ?? [] });
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, notify: { allow: options.webhookAllow ?? { entries: [] }, notifier }, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
@@ -122,6 +129,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
       hub.close();
       await listening.close();
       await queues.close();
+      await schedules.close();
+      await notifier.close();
       await queueBoard.close();
       await redis.quit().catch(() => undefined);
     },

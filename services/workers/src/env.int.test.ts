@@ -108,3 +108,19 @@ for (const [what, env, expected] of [
     assert.match(lines[0] ?? '', expected);
   });
 }
+
+test('webhooks are off by default, and WEBHOOK_ALLOW with WEBHOOK_SECRET gives the list, the key and the per-attempt bounds', () => {
+  assert.equal(loadEnv({}).webhooks, undefined);
+  const { webhooks } = loadEnv({ WEBHOOK_ALLOW: 'hooks.example.com, 127.0.0.1:9000', WEBHOOK_SECRET: 'a-secret-of-sixteen+', WEBHOOK_TIMEOUT_MS: '2500' });
+  assert.deepEqual(webhooks, { allow: { entries: [{ host: 'hooks.example.com', port: null }, { host: '127.0.0.1', port: '9000' }] }, secret: 'a-secret-of-sixteen+', timeoutMs: 2500, responseMaxBytes: 4096 });
+});
+
+for (const [env, named] of [[{ WEBHOOK_ALLOW: 'hooks.example.com' }, 'WEBHOOK_SECRET'], [{ WEBHOOK_ALLOW: 'a:b:c', WEBHOOK_SECRET: 'a-secret-of-sixteen+' }, 'WEBHOOK_ALLOW']] as const) {
+  test(`${JSON.stringify(env)} stops start-up with one line naming ${named}`, () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 2);
+    const lines = run.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0] ?? '', new RegExp(`^workers: invalid environment variable ${named}`));
+  });
+}

@@ -11,7 +11,8 @@ import { modelClientOptionsFromEnv, modelsEnvShape, ModelsConfigError, parseMode
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
 import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
-import { kindQueue, MAX_STAGE_ATTEMPTS, QUEUES, runLimitsConfig, runLimitsEnvShape, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { kindQueue, MAX_STAGE_ATTEMPTS, parseAllowList, QUEUES, runLimitsConfig, runLimitsEnvShape, toolQueue, webhookAllowEnvShape, type RunLimits } from '@switchyard/pipeline';
+import { DEFAULT_WEBHOOK_RESPONSE_MAX_BYTES, DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from './notify-delivery.js';
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
 /** `N/MS`: at most N jobs per MS milliseconds, e.g. `20/1000`. */
@@ -107,7 +108,14 @@ export const WorkersEnv = z.object({
   ...telemetryEnvShape,
   /** What a run may hold: map lists, step outputs, results (see packages/pipeline/src/store/limits.ts; docs/SECURITY.md). */
   ...runLimitsEnvShape,
-});
+  ...webhookAllowEnvShape,
+  /** The HMAC-SHA256 key webhooks are signed with; needed (16 characters at least) when WEBHOOK_ALLOW lists a host. */
+  WEBHOOK_SECRET: z.string().min(16).optional(),
+  /** Longest webhook attempt in ms, connection to answer (default 10000). */
+  WEBHOOK_TIMEOUT_MS: positiveInt(120_000).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
+  /** Most bytes of a webhook receiver's answer read (default 4096); the rest is dropped unread. */
+  WEBHOOK_RESPONSE_MAX_BYTES: positiveInt(1024 * 1024).default(DEFAULT_WEBHOOK_RESPONSE_MAX_BYTES),
+}).refine((env) => env.WEBHOOK_ALLOW === '' || env.WEBHOOK_SECRET !== undefined, { path: ['WEBHOOK_SECRET'], message: 'is needed when WEBHOOK_ALLOW lists a host: webhooks are always signed' });
 
 export interface QueueSettings {
   concurrency: number;
@@ -151,6 +159,8 @@ export interface WorkersConfig {
   modelClient: Omit<ModelClientOptions, 'models'>;
   /** MCP servers as agents' tool sources: each by name, and the bounds of their calls. */
   mcp: { servers: McpServersConfig; callTimeoutMs: number; maxResultBytes: number; maxTools: number };
+  /** How webhooks are delivered; undefined when WEBHOOK_ALLOW lists no host. */
+  webhooks: WebhookSettings | undefined;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): WorkersConfig {
@@ -182,6 +192,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     models: modelsOrExit(source, env.MODEL_SERVICE_URL),
     modelClient: modelClientOptionsFromEnv(env),
     mcp: { servers: env.MCP_SERVERS ?? {}, callTimeoutMs: env.MCP_CALL_TIMEOUT_MS, maxResultBytes: env.MCP_MAX_RESULT_BYTES, maxTools: env.MCP_MAX_TOOLS },
+    webhooks: env.WEBHOOK_SECRET && env.WEBHOOK_ALLOW ? { allow: parseAllowList(env.WEBHOOK_ALLOW), secret: env.WEBHOOK_SECRET, timeoutMs: env.WEBHOOK_TIMEOUT_MS, responseMaxBytes: env.WEBHOOK_RESPONSE_MAX_BYTES } : undefined,
   };
 }
 

@@ -98,6 +98,7 @@ started.workers = await startWorkers({
   retentionPassMs: config.retentionPassMs,
   compaction: config.compaction,
   limits: config.limits,
+  ...(config.webhooks ? { webhooks: config.webhooks } : {}),
   metrics,
 });
 listening = true;

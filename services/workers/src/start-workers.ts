@@ -6,13 +6,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { AGENT_QUEUE, BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
 import { aceflowStageKind } from './aceflow/stage-kind.js';
 import type { StageWriter } from './aceflow/stage-writer.js';
 import { dispatchProcessor } from './dispatch.js';
+import { notifyProcessor, type WebhookSettings } from './notify-delivery.js';
 import { stepProcessor } from './engine/step-processor.js';
 import type { StepKinds } from './engine/step-kinds.js';
 import { RunAborts } from './run-aborts.js';
@@ -66,6 +67,10 @@ export interface StartWorkersOptions {
    * caller). The agent queue is served only when given.
    */
   agents?: { models: AgentModels; mcp?: ReadonlyMap<string, McpToolSource> };
+  /** How webhooks are delivered; without it, none is (their jobs wait for a process that has it). */
+  webhooks?: WebhookSettings;
+  /** Ms between sweeps of the owed webhooks a died process left, and how long one is owed before a sweep takes it (defaults 5000 and 5000). */
+  notifySweep?: { intervalMs: number; graceMs: number };
 }
 
 export interface RunningWorkers {
@@ -79,12 +84,16 @@ export interface RunningWorkers {
 export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
   const prefix = options.prefix ?? '{sy}';
   const connection = createRedisClient(options.redisUrl);
-  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs, limits: options.limits });
+  const notifier = new Notifier({ redis: connection, prefix, onError: (error) => options.logger.warn({ err: error }, 'owed webhooks could not be enqueued; the sweep tries again') });
+  const store = new RunStore({ redis: connection, prefix, retentionSeconds: options.retentionSeconds, observer: options.metrics?.runs, limits: options.limits, onNotifyOwed: notifier.owed });
   if (options.metrics) redisMetrics(options.metrics.registry, connection);
   const batches = new BatchStore(store);
   const pipelines = new PipelineStore({ redis: connection, prefix });
   await registerShippedPipelines(pipelines);
   const queues = createPipelineQueues({ connection, prefix });
+  const schedules = new ScheduleStore({ redis: connection, prefix });
+  // A schedule stored by a process that died before setting its job scheduler ticks from now on.
+  await schedules.restoreSchedulers();
   const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl) });
   await aborts.start();
   const kinds: StepKinds = {};
@@ -97,7 +106,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
     ...(agents ? [[AGENT_QUEUE, step] as const] : []),
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
+    [QUEUES.scheduleTick, (job) => processScheduleTick({ store, queues, pipelines, schedules }, job)],
+    ...(options.webhooks ? [[QUEUES.notifyDelivery, notifyProcessor({ store, batches, settings: options.webhooks })] as const] : []),
   ]);
+  /** Queues whose jobs are no run's steps: their failures end no run. */
+  const notSteps = new Set<string>([QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery]);
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
   const workers = [...processors.entries()].map(([name, processor]) => {
     const settings = options.queues?.[name];
@@ -117,7 +130,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     worker.on('error', (err) => {
       if (!isConnectionError(err)) options.logger.error({ err, queue: name }, 'worker error');
     });
-    if (name !== QUEUES.dispatch) {
+    if (!notSteps.has(name)) {
       worker.on('failed', (job, err) => {
         reconciler.onJobFailed(job, err).catch((error: unknown) => options.logger.warn({ err: error, job_id: job?.id }, 'could not end the run of a failed job; the reconciler will'));
       });
@@ -126,6 +139,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   reconciler.start();
+  notifier.startSweeping(options.notifySweep ?? { intervalMs: 5000, graceMs: 5000 });
   const janitor = new RetentionJanitor({ store, connection, prefix, logger: options.logger, queueNames: [...processors.keys()], ...(options.retentionPassMs ? { intervalMs: options.retentionPassMs } : {}) });
   janitor.start();
   const compactor = new RunCompactor({ store, connection, logger: options.logger, ...options.compaction });
@@ -144,6 +158,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await compactor.stop();
       await aborts.close();
       await queues.close();
+      await schedules.close();
+      await notifier.close();
       await options.tools.close?.();
       await Promise.all([...(options.agents?.mcp?.values() ?? [])].map((source) => source.close()));
       await connection.quit().catch(() => undefined);

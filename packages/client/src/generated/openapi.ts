@@ -333,6 +333,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List schedules with their next and last runs
+         * @description By name, a page at a time; each with when its next tick is due and the run its last tick started (with that run's status now).
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a schedule, its next tick and its last run */
+        get: operations["getSchedule"];
+        /**
+         * Create or replace a schedule that runs a pipeline
+         * @description Each tick starts one run of the pipeline with `input`, whatever the number of workers and orchestrators (BullMQ job schedulers); its run id is made from the schedule and the tick, so a tick processed twice starts one run. Checked before it is stored: the pipeline (and version) exists, `cron` parses in `timezone`, `every` is at least 1 s, `input` fits `SCHEDULE_MAX_INPUT_BYTES` and the pipeline's input schema. Replacing a schedule keeps it paused if it was.
+         */
+        put: operations["putSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule and its job scheduler
+         * @description No tick after this; runs it started go on.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{name}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a schedule: no tick until it is resumed
+         * @description Its job scheduler is removed (its next tick with it); the schedule, its input and its last run are kept. Pausing a paused schedule changes nothing.
+         */
+        post: operations["pauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{name}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused schedule: it ticks again from now on
+         * @description Its job scheduler is set again: an interval counts from now, a cron pattern fires at its next time. Ticks missed while paused are not made up.
+         */
+        post: operations["resumeSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -435,6 +520,8 @@ export interface components {
                             service?: string;
                             /** @description What the model is told the tool does (default: the tool's own description) */
                             description?: string;
+                            /** @description `required`: each call waits for a person's approval (POST /v1/runs/{id}/approvals/{call_id}); or an expression over the call's `arguments` (and `input`, `steps`) that says whether this call needs one */
+                            approval?: "required" | string;
                         } | {
                             /** @description A registered pipeline: each call is a child run, its input the arguments */
                             pipeline: string;
@@ -442,12 +529,16 @@ export interface components {
                             version?: number;
                             /** @description What the model is told the tool does (default: the tool's own description) */
                             description?: string;
+                            /** @description `required`: each call waits for a person's approval (POST /v1/runs/{id}/approvals/{call_id}); or an expression over the call's `arguments` (and `input`, `steps`) that says whether this call needs one */
+                            approval?: "required" | string;
                         } | {
                             /** @description A server named in MCP_SERVERS */
                             mcp: string;
                             tool: string;
                             /** @description What the model is told the tool does (default: the tool's own description) */
                             description?: string;
+                            /** @description `required`: each call waits for a person's approval (POST /v1/runs/{id}/approvals/{call_id}); or an expression over the call's `arguments` (and `input`, `steps`) that says whether this call needs one */
+                            approval?: "required" | string;
                         })[];
                         /**
                          * @description Model turns at most; past them the step fails with agent_turns_exceeded
@@ -531,6 +622,11 @@ export interface components {
                 focus_areas?: string[];
                 depth?: number;
             };
+            /** @description A webhook told once, when every run of the batch has ended */
+            notify?: {
+                /** @description Where the end is POSTed, signed (`Switchyard-Signature`); its host must be in `WEBHOOK_ALLOW` */
+                url: string;
+            };
         };
         PipelineBatchRequest: {
             pipeline: string;
@@ -540,6 +636,11 @@ export interface components {
             }[];
             defaults?: {
                 [key: string]: unknown;
+            };
+            /** @description A webhook told once, when every run of the batch has ended */
+            notify?: {
+                /** @description Where the end is POSTed, signed (`Switchyard-Signature`); its host must be in `WEBHOOK_ALLOW` */
+                url: string;
             };
         };
         AceflowRunRequest: {
@@ -564,6 +665,26 @@ export interface components {
         };
         /** @enum {string} */
         RunStatus: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled";
+        /** @description A schedule: exactly one of `cron` and `every` */
+        ScheduleRequest: {
+            /** @description The registered pipeline it runs */
+            pipeline: string;
+            /** @description The version every run is pinned to (default: the latest at each tick) */
+            version?: number;
+            /** @description A cron pattern (5 fields, or 6 with seconds first), read in `timezone` */
+            cron?: string;
+            /** @description An interval (`30s`, `5m`, or ms), at least 1 s */
+            every?: number | string;
+            /** @description An IANA time zone for `cron` (default UTC) */
+            timezone?: string;
+            /**
+             * @description Each run's input, checked against the pipeline's input schema
+             * @default {}
+             */
+            input: {
+                [key: string]: unknown;
+            };
+        };
         Error: {
             error: {
                 /** @description Stable, for programs: `invalid_parameters`, `run_not_found`, … */
@@ -728,6 +849,13 @@ export interface components {
             version: number;
             /** @enum {string} */
             outcome: "created" | "unchanged";
+        };
+        ScheduleList: {
+            schedules: components["schemas"]["ScheduleView"][];
+            offset: number;
+            limit: number;
+            total: number;
+            next_offset: number | null;
         };
         OrchestratorHealth: {
             /** @enum {string} */
@@ -911,6 +1039,29 @@ export interface components {
             /** @description Why it failed, with `fields=error` */
             error?: components["schemas"]["RunError"] | null;
         };
+        ScheduleView: {
+            name: string;
+            pipeline: string;
+            version: number | null;
+            cron: string | null;
+            every_ms: number | null;
+            timezone: string | null;
+            input: {
+                [key: string]: unknown;
+            };
+            paused: boolean;
+            created_at: string;
+            updated_at: string;
+            /** @description When the next tick is due; null while paused */
+            next_run_at: string | null;
+            last_run: {
+                run_id: string;
+                /** @description When the tick was due (ISO 8601) */
+                at: string;
+                /** @description The run's status now; null once it is gone (retention) */
+                status: components["schemas"]["RunStatus"] | null;
+            } | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -922,7 +1073,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     startStory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A webhook told once when the run ends (`notify.url`), signed; its host must be in `WEBHOOK_ALLOW`, or the story is refused with 400 */
+                notify_url?: string;
+            };
             header?: {
                 /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
                 "Idempotency-Key"?: string;
@@ -947,7 +1101,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunAccepted"];
                 };
             };
-            /** @description A bad body or parameter, named in `message` (`invalid_parameters`, `invalid_json`, `invalid_idempotency_key`) */
+            /** @description A bad body (`invalid_parameters`, `invalid_json`), or a `notify_url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`, naming `notify.url`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1604,7 +1758,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchAccepted"];
                 };
             };
-            /** @description A bad body, or an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`) */
+            /** @description A bad body, an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`), or a `notify.url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2337,6 +2491,8 @@ export interface operations {
             query?: {
                 /** @description The version to run (default: the latest) */
                 version?: number;
+                /** @description A webhook told once when the run ends (`notify.url`): its summary POSTed, signed with `Switchyard-Signature`; its host must be in `WEBHOOK_ALLOW`, or the run is refused with 400 */
+                notify_url?: string;
             };
             header?: {
                 /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
@@ -2367,7 +2523,7 @@ export interface operations {
                     "application/json": components["schemas"]["PipelineRunAccepted"];
                 };
             };
-            /** @description A bad `version`, or an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`) */
+            /** @description A bad `version`, an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`), or a `notify_url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`, naming `notify.url`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2565,6 +2721,509 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description Schedules to skip, by name */
+                offset?: number;
+                /** @description Most schedules in the page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description A bad `offset` or `limit` (`invalid_parameters`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A schedule's name: 1 to 64 letters, digits, `-` and `_`; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule (`schedule_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A schedule's name: 1 to 64 letters, digits, `-` and `_`; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description The schedule is replaced */
+            200: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
+            };
+            /** @description The schedule is made */
+            201: {
+                headers: {
+                    /** @description The resource made (its `poll_url`) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
+            };
+            /** @description The schedule is not valid (`invalid_schedule`, each problem naming its field in `details.problems`: `pipeline`, `version`, `cron`, `every`, `timezone`, `input…`), or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `admin` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is not a schedule's name (`schedule_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description There are as many schedules as there may be (`schedule_limit`, `SCHEDULES_MAX`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A schedule's name: 1 to 64 letters, digits, `-` and `_`; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `admin` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule (`schedule_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A schedule's name: 1 to 64 letters, digits, `-` and `_`; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `admin` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule (`schedule_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A schedule's name: 1 to 64 letters, digits, `-` and `_`; any other answers 404 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `admin` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule (`schedule_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

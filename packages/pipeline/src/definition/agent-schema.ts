@@ -5,7 +5,6 @@
  * configured MCP server.
  */
 import { z } from 'zod';
-import type { Expression } from './expressions.js';
 import { DEFAULT_AGENT_TOKENS, DEFAULT_AGENT_TURNS, MAX_AGENT_TOKENS, MAX_AGENT_TOOLS, MAX_AGENT_TURNS, MAX_EXPRESSION_CHARS, MAX_VERSION } from './limits.js';
 
 const Expression = z.string().min(1).max(MAX_EXPRESSION_CHARS).describe('A JSONata expression');
@@ -39,16 +38,6 @@ export const AgentDefinition = z.strictObject({
   output_schema: z.record(z.string(), z.unknown()).optional().describe("JSON Schema of the answer: the answer is parsed as JSON and checked; one that does not fit goes back to the model once with the errors, then fails the step with invalid_output"),
 });
 export type AgentDefinition = z.output<typeof AgentDefinition>;
-
-/** A tool as an agent step resolved it: what it is, and the name the model calls it by. */
-export type AgentToolTarget = (
-  | { kind: 'service'; name: string; service: string; tool: string; description?: string | undefined }
-  | { kind: 'pipeline'; name: string; pipeline: string; version?: number | undefined; description?: string | undefined }
-  | { kind: 'mcp'; name: string; server: string; tool: string; description?: string | undefined }
-) & {
-  /** Whether a call waits for a person: always, or when this expression over `arguments` is true. */
-  approval?: 'required' | Expression | undefined;
-};
 
 /** OpenAI's rule for a function's name. */
 const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

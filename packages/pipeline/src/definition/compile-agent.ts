@@ -3,11 +3,21 @@
  * its tools resolved to what a call of it does, and its `output_schema` as a validator.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { agentToolNameProblems, modelToolName, type AgentDefinition, type AgentToolTarget } from './agent-schema.js';
+import { agentToolNameProblems, modelToolName, type AgentDefinition } from './agent-schema.js';
 import { compileExpression, ExpressionError, type Expression } from './expressions.js';
 import { compileInputSchema, inputProblems } from './input-schema.js';
 import type { DefinitionProblem } from './problems.js';
 import type { StepDefinition } from './schema.js';
+
+/** A tool as an agent step resolved it: what it is, and the name the model calls it by. */
+export type AgentToolTarget = (
+  | { kind: 'service'; name: string; service: string; tool: string; description?: string | undefined }
+  | { kind: 'pipeline'; name: string; pipeline: string; version?: number | undefined; description?: string | undefined }
+  | { kind: 'mcp'; name: string; server: string; tool: string; description?: string | undefined }
+) & {
+  /** Whether a call waits for a person: always, or when this expression over `arguments` is true. */
+  approval?: 'required' | Expression | undefined;
+};
 
 export interface CompiledAgent {
   definition: AgentDefinition;

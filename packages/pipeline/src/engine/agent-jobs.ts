@@ -7,7 +7,7 @@
  * and enqueued again adds each job once.
  */
 import { jobId, type StepJob } from '../catalog.js';
-import type { AgentToolTarget } from '../definition/agent-schema.js';
+import type { AgentToolTarget } from '../definition/compile-agent.js';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { AGENT_QUEUE, toolQueue } from '../definition/queues.js';
 import { stepJobOptions, type StepJobSpec } from './step-jobs.js';

@@ -157,7 +157,7 @@ export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchI
  * Records a queued run (input checked: its size first, then its schema) and enqueues its first steps.
  * @param options.inputLimit which limit the input's size is held to (default `inputBytes`; the AceFlow alias's is its own)
  */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes' }): Promise<string> {
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes'; onRecorded?: (runId: string) => Promise<void> }): Promise<string> {
   const limits = deps.store.limits;
   checkInputSize(options.input, limits, options.inputLimit);
   checkRunInput(options.pipeline, options.input);
@@ -165,12 +165,14 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
   // The request's span (a run's root) names the run, so a trace can be found by run id.
   annotateActiveSpan({ 'switchyard.run.id': run.id, 'switchyard.pipeline.name': options.pipeline.name });
   await deps.store.createRun(run);
+  // Before any job: whatever is kept about the run's end (its webhook) is in place before it can end.
+  await options.onRecorded?.(run.id);
   await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits));
   return run.id;
 }
 
 /** Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a worker to enqueue them. */
-export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string }): Promise<{ batchId: string; runIds: string[] }> {
+export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string; onRecorded?: (batchId: string) => Promise<void> }): Promise<{ batchId: string; runIds: string[] }> {
   const limits = deps.store.limits;
   checkBatchSize(options.inputs, limits);
   const problems = options.inputs.flatMap((input, i) => options.pipeline.checkInput(input).map((p) => ({ ...p, path: `items.${i}.${p.path}` })));
@@ -178,6 +180,7 @@ export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 
   const runs = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input, undefined, limits)));
   const created = await deps.batches.createBatch({ id: options.batchId, runs });
   annotateActiveSpan({ 'switchyard.batch.id': created.batchId, 'switchyard.pipeline.name': options.pipeline.name });
+  await options.onRecorded?.(created.batchId);
   await deps.queues.dispatchBatch(created.batchId, { name: options.pipeline.name, version: options.pipeline.version });
   return created;
 }

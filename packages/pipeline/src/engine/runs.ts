@@ -30,8 +30,8 @@ export async function requirePipeline(deps: Pick<PipelineRunsDeps, 'pipelines'>,
 }
 
 /** `POST /v1/stories`: a run of the latest `story` pipeline. */
-export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string }): Promise<string> {
-  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId });
+export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string; onRecorded?: (runId: string) => Promise<void> }): Promise<string> {
+  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** Each batch item over the defaults must be a whole story request; errors name `items.N.field`. */
@@ -46,8 +46,8 @@ export function batchStoryRequests(body: BatchRequest): StoryRequest[] {
   return requests as StoryRequest[];
 }
 
-export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string }): Promise<{ batchId: string; runIds: string[] }> {
-  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId });
+export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string; onRecorded?: (batchId: string) => Promise<void> }): Promise<{ batchId: string; runIds: string[] }> {
+  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** The modes' stages, as the AceFlow engine defines them (kept in step by a test). */

@@ -37,6 +37,10 @@ export interface RunKeys {
   /** The compactor's lease, likewise. */
   compactorLease: string;
   cancelChannel: string;
+  /** Hash: `run:<id>` or `batch:<id>` → the webhook URL its end is told to (run-settle.ts). */
+  notifyTargets: string;
+  /** Sorted set: the targets whose end is to be told, by when they ended (ms), until their delivery job is added. */
+  notifyPending: string;
   /** A SCAN pattern for every key of the deployment. */
   pattern: string;
 }
@@ -64,6 +68,8 @@ export function runKeys(prefix: string): RunKeys {
     janitorLease: `${shared}:janitor:lease`,
     compactorLease: `${shared}:compactor:lease`,
     cancelChannel: `${shared}:cancel`,
+    notifyTargets: `${shared}:notify:targets`,
+    notifyPending: `${shared}:notify:pending`,
     pattern: space.pattern,
   };
 }

@@ -13,44 +13,58 @@
  * An ended run is also listed for the compactor (`runs:ended`, by the time it ended), which folds
  * it into its archive a little later (run-compaction.ts).
  *
- * KEYS: active runs, ended runs, then for a run of a batch: batch, batch events, batch runs, batch
- *   statuses.
- * ARGV: run id, status, '1' when the status ends the run, retention seconds.
- * Answers 1 when the batch's counts changed, else 0.
+ * A run (or a batch) that carries `notify` has a target in `notify:targets`; when this step ends
+ * the run (or its batch's last run), it lists the target in `notify:pending` in the same call, so
+ * no end can pass without its webhook being owed (see notify/notifier.ts, which enqueues it).
+ *
+ * KEYS: active runs, ended runs, notify targets, notify pending, then for a run of a batch:
+ *   batch, batch events, batch runs, batch statuses.
+ * ARGV: run id, status, '1' when the status ends the run, retention seconds, batch id ('' for none).
+ * Answers {1 when the batch's counts changed else 0, how many webhooks it made owed}.
  */
 import type { RunKeys } from './keys.js';
 
 export const SETTLE_SCRIPT = `
 local run_id, to, terminal = ARGV[1], ARGV[2], ARGV[3] == '1'
-if terminal and redis.call('ZREM', KEYS[1], run_id) == 1 then
-  local t = redis.call('TIME')
-  redis.call('ZADD', KEYS[2], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), run_id)
-end
-if #KEYS < 6 or redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
-local held = redis.call('HGET', KEYS[6], run_id) or 'queued'
-if held == to or held == 'completed' or held == 'failed' or held == 'cancelled' then return 0 end
-redis.call('HSET', KEYS[6], run_id, to)
-redis.call('HINCRBY', KEYS[3], 'n:' .. held, -1)
-redis.call('HINCRBY', KEYS[3], 'n:' .. to, 1)
-if terminal then
-  redis.call('XADD', KEYS[4], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = to}))
-  local finished = redis.call('HINCRBY', KEYS[3], 'finished', 1)
-  if finished >= tonumber(redis.call('HGET', KEYS[3], 'total')) then
-    local counts = {}
-    for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
-      counts[s] = tonumber(redis.call('HGET', KEYS[3], 'n:' .. s) or '0')
-    end
-    redis.call('XADD', KEYS[4], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
-    local ttl = tonumber(ARGV[4])
-    for i = 3, 6 do redis.call('EXPIRE', KEYS[i], ttl) end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local owed = 0
+local function owe(target)
+  if redis.call('HEXISTS', KEYS[3], target) == 1 then
+    redis.call('ZADD', KEYS[4], 'NX', now, target)
+    owed = owed + 1
   end
 end
-return 1
+if terminal and redis.call('ZREM', KEYS[1], run_id) == 1 then
+  redis.call('ZADD', KEYS[2], now, run_id)
+  owe('run:' .. run_id)
+end
+if #KEYS < 8 or redis.call('EXISTS', KEYS[5]) == 0 then return {0, owed} end
+local held = redis.call('HGET', KEYS[8], run_id) or 'queued'
+if held == to or held == 'completed' or held == 'failed' or held == 'cancelled' then return {0, owed} end
+redis.call('HSET', KEYS[8], run_id, to)
+redis.call('HINCRBY', KEYS[5], 'n:' .. held, -1)
+redis.call('HINCRBY', KEYS[5], 'n:' .. to, 1)
+if terminal then
+  redis.call('XADD', KEYS[6], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = to}))
+  local finished = redis.call('HINCRBY', KEYS[5], 'finished', 1)
+  if finished >= tonumber(redis.call('HGET', KEYS[5], 'total')) then
+    local counts = {}
+    for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
+      counts[s] = tonumber(redis.call('HGET', KEYS[5], 'n:' .. s) or '0')
+    end
+    redis.call('XADD', KEYS[6], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+    local ttl = tonumber(ARGV[4])
+    for i = 5, 8 do redis.call('EXPIRE', KEYS[i], ttl) end
+    if ARGV[5] and ARGV[5] ~= '' then owe('batch:' .. ARGV[5]) end
+  end
+end
+return {1, owed}
 `;
 
 /** The keys SETTLE_SCRIPT takes for a run (of `batchId`, when it has one). */
 export function settleKeys(keys: RunKeys, batchId: string | null | undefined): string[] {
-  const list = [keys.activeRuns, keys.endedRuns];
+  const list = [keys.activeRuns, keys.endedRuns, keys.notifyTargets, keys.notifyPending];
   if (batchId) list.push(keys.batch(batchId), keys.batchEvents(batchId), keys.batchRuns(batchId), keys.batchStatuses(batchId));
   return list;
 }

@@ -42,6 +42,11 @@ export interface RunStoreOptions {
   observer?: RunObserver | undefined;
   /** What a run may hold (inputs, map lists, outputs) and a listing page may carry (default DEFAULT_RUN_LIMITS). */
   limits?: Partial<RunLimits> | undefined;
+  /**
+   * Called when a status change made a webhook owed (a run or batch with `notify` ended), so that
+   * its delivery job is added at once (default: nobody; the owed list is swept anyway, see notify/notifier.ts).
+   */
+  onNotifyOwed?: (() => void) | undefined;
 }
 
 /** What a run store tells as it records runs: by pipeline (the run's kind), never by run. */
@@ -70,6 +75,7 @@ export class RunStore {
   readonly #stageWrites: StageWrites;
   readonly #appends: EventAppends;
   readonly #observer: RunObserver | undefined;
+  readonly #onNotifyOwed: (() => void) | undefined;
   readonly #index: RunIndexDeps;
   /** Who numbers this store's appends and starts: unique per store, so per process. */
   readonly #writer = randomUUID().replace(/-/g, '').slice(0, 12);
@@ -86,6 +92,7 @@ export class RunStore {
     this.retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
     this.limits = runLimitsOf(options.limits);
     this.#observer = options.observer;
+    this.#onNotifyOwed = options.onNotifyOwed;
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
     this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now, cluster: this.#cluster });
@@ -221,8 +228,9 @@ export class RunStore {
   /** What the shared slot keeps about a run once it moved to `to`: the active index, its batch's counts. */
   async #settle(options: { runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<void> {
     const keys = settleKeys(this.keys, options.batchId);
-    if (keys.length === 2 && !TERMINAL_STATUSES.includes(options.to)) return;
-    await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds));
+    if (keys.length === 4 && !TERMINAL_STATUSES.includes(options.to)) return;
+    const reply = (await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds), options.batchId ?? '')) as [number, number];
+    if (reply[1] > 0) this.#onNotifyOwed?.();
   }
 
   /**

@@ -3,12 +3,13 @@
  * factory; adding one is adding its line below. The job tools come first.
  */
 import type { Redis } from 'ioredis';
-import type { PipelineRunsDeps, ToolDirectory } from '@switchyard/pipeline';
+import type { PipelineRunsDeps, ScheduleStore, ToolDirectory } from '@switchyard/pipeline';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { aceflowSuite } from './aceflow/index.js';
 import { jobsSuite } from './jobs/index.js';
 import { moduleDocsSuite } from './module-docs/index.js';
 import { pipelinesSuite, type PipelinesSuite } from './pipelines/index.js';
+import { schedulesSuite } from './schedules/index.js';
 import { supervisorSuite } from './supervisor/index.js';
 
 export interface SuiteDeps extends PipelineRunsDeps {
@@ -21,6 +22,8 @@ export interface SuiteDeps extends PipelineRunsDeps {
   supervisorRoot?: string | undefined;
   /** The configured tool services, for pipelines registered over MCP (default none: no register_pipeline). */
   tools?: ToolDirectory | undefined;
+  /** Schedules and their job schedulers. */
+  schedules: ScheduleStore;
 }
 
 /** The suites, and the pipelines suite apart: it follows registrations until closed. */
@@ -30,6 +33,7 @@ export function bridgeSuites(deps: SuiteDeps): { suites: ToolSuite[]; pipelines:
   const suites = [
     jobsSuite(deps),
     pipelines,
+    schedulesSuite(deps),
     aceflowSuite({ ...shared, ...(deps.aceflowRoot ? { workspaceRoot: deps.aceflowRoot } : {}) }),
     supervisorSuite({ ...shared, ...(deps.supervisorRoot ? { workspaceRoot: deps.supervisorRoot } : {}) }),
     moduleDocsSuite(shared),

@@ -18,7 +18,7 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 
 /** The queues a deployment has by its configuration: a tool service's, a step kind's, the dispatcher's. */
 export function configuredQueueNames(services: readonly string[]): string[] {
-  return [...services.map(toolQueue), ...STEP_KINDS.map(kindQueue), AGENT_QUEUE, QUEUES.dispatch];
+  return [...services.map(toolQueue), ...STEP_KINDS.map(kindQueue), AGENT_QUEUE, QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery];
 }
 
 export interface QueueBoardOptions {

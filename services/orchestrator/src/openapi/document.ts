@@ -17,6 +17,9 @@ import {
   PipelineBatchRequest,
   PipelineRunAccepted,
   RunAccepted,
+  ScheduleList,
+  ScheduleRequest,
+  ScheduleView,
   RunError,
   RunEventSchemas,
   RunList,
@@ -32,6 +35,7 @@ import { dashboardPaths } from './dashboard-paths.js';
 import { pipelinePaths } from './pipeline-paths.js';
 import { pruneSchemas } from './prune.js';
 import { runPaths } from './run-paths.js';
+import { schedulePaths } from './schedule-paths.js';
 
 const { version: PACKAGE_VERSION } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -69,10 +73,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): oas
         { name: 'runs', description: 'Start, read, follow and cancel runs' },
         { name: 'batches', description: 'Many runs at once' },
         { name: 'pipelines', description: 'Pipeline definitions and their runs' },
+        { name: 'schedules', description: 'Pipelines run on a cron pattern or at an interval' },
         { name: 'service', description: 'Health and this document (no key needed)' },
         { name: 'dashboard', description: 'The run dashboard and its browser session' },
       ],
-      paths: withAccessRules({ ...runPaths, ...pipelinePaths, ...dashboardPaths }),
+      paths: withAccessRules({ ...runPaths, ...pipelinePaths, ...schedulePaths, ...dashboardPaths }),
       components: {
         securitySchemes: {
           bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key of `API_KEYS`, as `Authorization: Bearer KEY`' },
@@ -100,6 +105,9 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): oas
           PipelineList,
           PipelineView,
           PipelineRegistered,
+          ScheduleRequest,
+          ScheduleView,
+          ScheduleList,
           OrchestratorHealth,
           ...eventComponents('Run', RunEventSchemas),
           ...eventComponents('Batch', BatchEventSchemas),

@@ -100,7 +100,7 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
           v1: true,
           routeErrors: {
             ...BODY_ERRORS,
-            400: 'A bad `version`, or an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`)',
+            400: 'A bad `version`, an input the pipeline refuses (`invalid_parameters`, `invalid_json`, `invalid_input`), or a `notify_url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`, naming `notify.url`)',
             413: INPUT_TOO_LARGE,
             404: PIPELINE_NOT_FOUND,
             409: 'The `Idempotency-Key` was used with another body (`idempotency_conflict`), or the version was stored before checks it now fails: delete it (`pipeline_unusable`)',

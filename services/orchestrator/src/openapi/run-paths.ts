@@ -22,6 +22,7 @@ import {
 import { BatchListQuery, BatchPageQuery } from '../routes/batches.js';
 import { RunListQuery } from '../routes/runs.js';
 import { BatchIdParam, BODY_ERRORS, errors, eventStream, IdempotencyHeader, INPUT_TOO_LARGE, jsonResponse, LastEventIdHeader, LocationHeader, RunIdParam } from './common.js';
+import { StoryQuery } from '../routes/stories.js';
 
 const jsonBody = (schema: z.ZodType, description?: string) => ({ required: true, ...(description ? { description } : {}), content: { 'application/json': { schema } } });
 const IDEMPOTENCY_CONFLICT = 'The `Idempotency-Key` was used with another body (`idempotency_conflict`)';
@@ -38,11 +39,11 @@ export const runPaths: ZodOpenApiPathsObject = {
       tags: ['runs'],
       summary: 'Start a story',
       description: 'Runs the shipped `story` pipeline on the request. Unknown fields are refused.',
-      requestParams: { header: IdempotencyHeader },
+      requestParams: { header: IdempotencyHeader, query: StoryQuery },
       requestBody: jsonBody(StoryRequest),
       responses: {
         '202': jsonResponse('The run is recorded and its first steps are queued', RunAccepted, LocationHeader),
-        ...errors({ v1: true, routeErrors: { ...BODY_ERRORS, 409: IDEMPOTENCY_CONFLICT } }),
+        ...errors({ v1: true, routeErrors: { ...BODY_ERRORS, 400: 'A bad body (`invalid_parameters`, `invalid_json`), or a `notify_url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`, naming `notify.url`)', 409: IDEMPOTENCY_CONFLICT } }),
       },
     },
   },
@@ -141,7 +142,7 @@ export const runPaths: ZodOpenApiPathsObject = {
         '202': jsonResponse('The batch and its runs are recorded', BatchAccepted, LocationHeader),
         ...errors({
           v1: true,
-          routeErrors: { ...BODY_ERRORS, 400: 'A bad body, or an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`)', 404: 'No such pipeline or version (`pipeline_not_found`)', 409: IDEMPOTENCY_CONFLICT, 413: INPUT_TOO_LARGE },
+          routeErrors: { ...BODY_ERRORS, 400: 'A bad body, an item that is not a valid input (`invalid_parameters`, `invalid_json`, `invalid_input`), or a `notify.url` whose host WEBHOOK_ALLOW does not list (`invalid_notify`)', 404: 'No such pipeline or version (`pipeline_not_found`)', 409: IDEMPOTENCY_CONFLICT, 413: INPUT_TOO_LARGE },
         }),
       },
     },

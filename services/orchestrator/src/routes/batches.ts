@@ -10,6 +10,7 @@ import { BATCH_ID, batchLinks, batchStoryRequests, InputError, newBatchId, start
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
+import { notifyHook } from '../notify.js';
 import { batchEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
 import { definitionProblems } from './pipelines.js';
@@ -31,8 +32,9 @@ async function startAnyPipelineBatch(deps: AppDeps, req: Request): Promise<{ bat
   const pipeline = await deps.pipelines.compiled(body.pipeline, body.version);
   if (!pipeline) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${body.pipeline}${body.version ? ` version ${body.version}` : ''}` });
   const inputs = body.items.map((item) => ({ ...body.defaults, ...item }));
+  const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
   try {
-    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId }), { body, total: inputs.length });
+    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId, ...(onRecorded ? { onRecorded } : {}) }), { body, total: inputs.length });
   } catch (error) {
     if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${body.pipeline}`);
     throw error;
@@ -66,7 +68,8 @@ export function batchesRouter(deps: AppDeps): Router {
     else {
       const body = BatchRequest.parse(req.body);
       const requests = batchStoryRequests(body);
-      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId }), { body, total: requests.length });
+      const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
+      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId, ...(onRecorded ? { onRecorded } : {}) }), { body, total: requests.length });
     }
     const { batchId, runIds } = created;
     const links = batchLinks(batchId);

@@ -48,7 +48,10 @@ export const PipelineRegistered = z.object({
 export type PipelineRegistered = z.infer<typeof PipelineRegistered>;
 
 /** The query of `POST /v1/pipelines/{name}/runs`. */
-export const VersionQuery = z.object({ version: z.coerce.number().int().positive().max(MAX_VERSION).optional().describe('The version to run (default: the latest)') });
+export const VersionQuery = z.object({
+  version: z.coerce.number().int().positive().max(MAX_VERSION).optional().describe('The version to run (default: the latest)'),
+  notify_url: z.string().min(1).max(2048).optional().describe("A webhook told once when the run ends (`notify.url`): its summary POSTed, signed with `Switchyard-Signature`; its host must be in `WEBHOOK_ALLOW`, or the run is refused with 400"),
+});
 
 /** The path of `DELETE /v1/pipelines/{name}/versions/{version}`. */
 export const VersionParam = z.object({ version: z.string().regex(/^[1-9][0-9]{0,9}$/).describe(`A version, 1 to ${MAX_VERSION}`) });

@@ -9,6 +9,7 @@ import { describeZodError, findUnsafeJson, HttpError, methodNotAllowed } from '@
 import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
+import { notifyHook } from '../notify.js';
 import { jsonBody } from '../json-body.js';
 import { deletionRoutes } from './pipeline-deletion.js';
 import { PipelineListQuery, VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
@@ -104,13 +105,14 @@ export function pipelinesRouter(deps: AppDeps): Router {
   router.post('/v1/pipelines/:name/runs', jsonBody('11mb', deps.jsonMaxDepth), async (req, res) => {
     const name = pipelineName(req);
     const query = VersionQuery.safeParse(req.query);
-    if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', message: 'version must be a positive integer', details: {} });
+    if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
+    const onRecorded = notifyHook(deps, 'run', query.data.notify_url);
     const pipeline = await requireVersion(deps, name, query.data.version);
     const input: unknown = req.body;
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: `pipeline:${name}`, body: { input, version: pipeline.version }, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     if (!claim.repeated) {
       try {
-        await startPipelineRun(deps, { pipeline, input, runId: claim.id });
+        await startPipelineRun(deps, { pipeline, input, runId: claim.id, ...(onRecorded ? { onRecorded } : {}) });
       } catch (error) {
         await claim.release();
         if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${name}`);

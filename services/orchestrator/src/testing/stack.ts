@@ -14,9 +14,10 @@ import type { RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { createOfflineAuthor, startToolServices, type FaultKnobs, type StoryAuthor, type ToolServicesStack } from '@switchyard/tool-services';
 import type { BreakerOptions } from '@switchyard/tool-client';
-import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type AgentModels, type RunningWorkers, type StageBudget, type WorkerMetrics } from '@switchyard/workers';
+
 import { ModelClient, parseModelsConfig } from '@switchyard/models';
 import type { McpToolSource } from '@switchyard/mcp-tools';
+import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type AgentModels, type RunningWorkers, type StageBudget, type WebhookSettings, type WorkerMetrics } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator, type StartOrchestratorOptions } from '../server.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -91,6 +92,10 @@ export interface TestStackOptions {
     modelNames?: readonly string[];
     mcp?: ReadonlyMap<string, McpToolSource>;
   };
+  /** The orchestrator's schedule bounds (default: its own, 1000 schedules and 64 KiB of input). */
+  scheduleLimits?: StartOrchestratorOptions['scheduleLimits'];
+  /** Webhooks: WEBHOOK_ALLOW (parsed) for the orchestrator and the in-process workers, and how the workers send them (default: none allowed, none sent). */
+  webhooks?: WebhookSettings;
 }
 
 /** The in-process workers' models: the stack's offline model as `default`, and the test's own by name. */
@@ -135,6 +140,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(workerMetrics ? { metrics: workerMetrics } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.limits ? { limits: options.limits } : {}),
+          ...(options.webhooks ? { webhooks: options.webhooks } : {}),
           stalledIntervalMs: 1000,
           ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
           agents: { models: options.agents?.models ?? stackModels(tools.model.baseUrl, options.agents?.moreModels), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
@@ -157,6 +163,8 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
     agentNames: { models: options.agents?.modelNames ?? ['default', ...Object.keys(options.agents?.moreModels ?? {})], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
+    ...(options.scheduleLimits ? { scheduleLimits: options.scheduleLimits } : {}),
+    ...(options.webhooks ? { webhookAllow: options.webhooks.allow } : {}),
   });
 
   const request = (path: string, init: RequestInit = {}) => {

@@ -1,0 +1,60 @@
+/**
+ * Schedules on the wire: `PUT /v1/schedules/{name}` and what reading one answers. A schedule runs a
+ * pipeline on a cron pattern or at a fixed interval, through BullMQ's job schedulers.
+ */
+import { z } from 'zod';
+import { RunStatus } from './story-runs.js';
+
+/** A schedule's name: letters, digits, `-` and `_`, 1 to 64, starting with a letter or digit. */
+export const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** An interval as `<n><unit>` (ms, s, m, h, d) or a number of milliseconds. */
+export const ScheduleInterval = z.union([z.number().int().positive(), z.string().regex(/^\d{1,12}(ms|s|m|h|d)$/, 'an interval such as 30s, 5m, 1h or 1d')]);
+
+/** `PUT /v1/schedules/{name}`: one of `cron` and `every`. */
+export const ScheduleRequest = z
+  .strictObject({
+    pipeline: z.string().min(1).max(60).describe('The registered pipeline it runs'),
+    version: z.number().int().positive().optional().describe('The version every run is pinned to (default: the latest at each tick)'),
+    cron: z.string().min(1).max(120).optional().describe('A cron pattern (5 fields, or 6 with seconds first), read in `timezone`'),
+    every: ScheduleInterval.optional().describe('An interval (`30s`, `5m`, or ms), at least 1 s'),
+    timezone: z.string().min(1).max(64).optional().describe('An IANA time zone for `cron` (default UTC)'),
+    input: z.record(z.string(), z.unknown()).default({}).describe("Each run's input, checked against the pipeline's input schema"),
+  })
+  .describe('A schedule: exactly one of `cron` and `every`');
+export type ScheduleRequest = z.infer<typeof ScheduleRequest>;
+
+/** The run a schedule's last tick started. */
+export const ScheduleLastRun = z.object({
+  run_id: z.string(),
+  at: z.string().describe('When the tick was due (ISO 8601)'),
+  status: RunStatus.nullable().describe('The run\'s status now; null once it is gone (retention)'),
+});
+
+export const ScheduleView = z.object({
+  name: z.string(),
+  pipeline: z.string(),
+  version: z.number().int().positive().nullable(),
+  cron: z.string().nullable(),
+  every_ms: z.number().int().positive().nullable(),
+  timezone: z.string().nullable(),
+  input: z.record(z.string(), z.unknown()),
+  paused: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  next_run_at: z.string().nullable().describe('When the next tick is due; null while paused'),
+  last_run: ScheduleLastRun.nullable(),
+});
+export type ScheduleView = z.infer<typeof ScheduleView>;
+
+export const ScheduleList = z.object({
+  schedules: z.array(ScheduleView),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+  total: z.number().int().nonnegative(),
+  next_offset: z.number().int().nonnegative().nullable(),
+});
+export type ScheduleList = z.infer<typeof ScheduleList>;
+
+export const ScheduleDeleted = z.object({ name: z.string(), deleted: z.literal(true) });
+export type ScheduleDeleted = z.infer<typeof ScheduleDeleted>;

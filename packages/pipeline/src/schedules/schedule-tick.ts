@@ -1,0 +1,93 @@
+/**
+ * One tick of a schedule, as a worker processes it: the schedule's run for that tick, under a run
+ * id made from the schedule's name and the tick's time, so that a tick processed twice (a worker
+ * died holding it, and BullMQ handed it on) starts one run, never two.
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunStatus } from '@switchyard/contracts';
+import type { Job } from 'bullmq';
+import { ScheduleTickJob } from '../catalog.js';
+import { InputError, rootJobs, startPipelineRun, type PipelineRunsDeps } from '../engine/pipeline-runs.js';
+import { RunLimitError } from '../store/limits.js';
+import type { PipelineStore } from '../store/pipeline-store.js';
+import type { ScheduleStore } from './schedule-store.js';
+
+/** The run's field its tick's processor claims it by (ms), before the run is written. */
+const CLAIM_FIELD = 'tick_claimed_at';
+/**
+ * A claim older than this whose run was never written was left by a processor that died between
+ * the two (BullMQ hands a job on only once its lock has lapsed): the next processor writes it.
+ */
+const CLAIM_LAPSE_MS = 10_000;
+
+/**
+ * The status of a run another processor claimed, once it has written it; null when its claim
+ * lapsed with nothing written (that processor died), so this one is to write it.
+ */
+async function statusOnceWritten(deps: Pick<ScheduleTickDeps, 'store'>, runId: string): Promise<RunStatus | null> {
+  const runKey = deps.store.keys.run(runId);
+  for (;;) {
+    const [status, at] = await deps.store.redis.hmget(runKey, 'status', CLAIM_FIELD);
+    if (status) return status as RunStatus;
+    if (!at || Date.now() - Number(at) > CLAIM_LAPSE_MS) return null;
+    await sleep(50);
+  }
+}
+
+/** The run id of a schedule's tick: the same for the same tick, in the run ids' own form. */
+export function tickRunId(prefix: string, schedule: string, tickMs: number): string {
+  return `run_${createHash('sha256').update(`${prefix}\u0000schedule\u0000${schedule}\u0000${tickMs}`).digest('hex').slice(0, 32)}`;
+}
+
+/** When the tick was due: BullMQ names a scheduler's job `repeat:<scheduler>:<ms>` and keeps the ms as `prevMillis`. */
+export function tickTimeOf(job: Pick<Job, 'id' | 'opts' | 'timestamp'>): number {
+  const fromId = Number(job.id?.split(':').at(-1));
+  if (Number.isSafeInteger(fromId) && fromId > 0) return fromId;
+  return job.opts.prevMillis ?? job.timestamp;
+}
+
+export type TickOutcome = { outcome: 'started' | 'existed'; run_id: string } | { outcome: 'skipped'; reason: 'no_schedule' | 'paused' | 'pipeline_gone' | 'invalid_input' };
+
+export interface ScheduleTickDeps extends Pick<PipelineRunsDeps, 'store' | 'queues'> {
+  pipelines: PipelineStore;
+  schedules: ScheduleStore;
+}
+
+/**
+ * Starts the tick's run, once. A schedule gone or paused since the tick was queued starts none
+ * (and a scheduler left without its schedule is removed). The run is claimed first (HSETNX of a
+ * field of its hash), so two processors of one tick cannot both write it; the one that finds it
+ * claimed adds the run's first jobs again while it is queued (job ids make that a no-op when they
+ * exist), or writes it when the claim lapsed with no run written.
+ */
+export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job, 'id' | 'opts' | 'timestamp' | 'data'>): Promise<TickOutcome> {
+  const { schedule: name } = ScheduleTickJob.parse(job.data);
+  const schedule = await deps.schedules.get(name);
+  if (!schedule) {
+    await deps.schedules.queue.removeJobScheduler(name);
+    return { outcome: 'skipped', reason: 'no_schedule' };
+  }
+  if (schedule.paused) return { outcome: 'skipped', reason: 'paused' };
+  const pipeline = await deps.pipelines.compiled(schedule.pipeline, schedule.version ?? undefined);
+  if (!pipeline) return { outcome: 'skipped', reason: 'pipeline_gone' };
+  const tickMs = tickTimeOf(job);
+  const runId = tickRunId(deps.store.prefix, name, tickMs);
+  const runKey = deps.store.keys.run(runId);
+  const claimed = (await deps.store.redis.hsetnx(runKey, CLAIM_FIELD, String(Date.now()))) === 1;
+  const status = claimed ? null : await statusOnceWritten(deps, runId);
+  if (status === null) {
+    try {
+      await startPipelineRun(deps, { pipeline, input: schedule.input, runId });
+    } catch (error) {
+      // The latest version's input schema no longer takes the schedule's input: no retry mends that.
+      if (!(error instanceof InputError) && !(error instanceof RunLimitError)) throw error;
+      await deps.store.redis.del(runKey);
+      return { outcome: 'skipped', reason: 'invalid_input' };
+    }
+  } else if (status === 'queued') {
+    await deps.queues.steps.add(await rootJobs(pipeline, runId, undefined, deps.store.limits));
+  }
+  await deps.schedules.recordTick(name, { run_id: runId, at: new Date(tickMs).toISOString() });
+  return { outcome: status === null ? 'started' : 'existed', run_id: runId };
+}
