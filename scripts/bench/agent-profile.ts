@@ -3,7 +3,10 @@
  * batch, written as `.cpuprofile` files (open them in Chrome's DevTools) and summed up per tool
  * call: self time by area (our packages, BullMQ, ioredis, the model client, node), and the time
  * spent under the calls that matter to an agent's turn (transcript reads, run events, flows,
- * the model client), a frame under another of them counted once.
+ * the model client), a frame under another of them counted once. Time under a call counts only
+ * what runs on its stack: what an await resumes is under the call again, but what a stream or a
+ * socket does in callbacks of its own (LangChain's chunk parsing, ioredis' replies) is not, and
+ * is seen in the areas instead.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -59,8 +62,9 @@ const UNDER = [
   { label: 'transcript reads (AgentTranscripts.read/turn/result)', url: 'store/agent-transcript', functions: ['read', 'turn', 'result'] },
   { label: 'transcript writes (recordTurn/recordResult/open)', url: 'store/agent-transcript', functions: ['recordTurn', 'recordResult', 'open'] },
   { label: 'run events (RunStore.appendEvent)', url: 'pipeline/src/store/', functions: ['appendEvent'] },
-  { label: 'flows and job adds (StepQueues, FlowProducer)', url: 'bullmq/dist/esm/classes/flow-producer', functions: ['add', 'addBulk', 'addNodes', 'addNode'] },
-  { label: 'model client (ModelClient.turn)', url: 'models/src/', functions: ['turn'] },
+  { label: 'job and flow adds (StepQueues.#sendAll, FlowProducer)', url: 'engine/step-jobs', functions: ['#sendAll'] },
+  { label: 'model client, its synchronous part (ModelClient.turn, streamAttempt)', url: 'models/src/', functions: ['turn', 'streamAttempt'] },
+  { label: 'checking and announcing calls (checkedCalls, announceTurn)', url: 'agent/agent-turn', functions: ['checkedCalls', 'announceTurn'] },
 ] as const;
 
 const matchOf = (frame: ProfileNode['callFrame']) => UNDER.find((u) => frame.url.includes(u.url) && (u.functions as readonly string[]).includes(frame.functionName))?.label;

@@ -19,6 +19,7 @@ import { createOfflineAuthor, startToolServices } from '@switchyard/tool-service
 import { startWorkers } from '@switchyard/workers';
 import type { Redis } from 'ioredis';
 import { startBenchChild, type BenchChild } from './agent-processes.js';
+import { modelClientCpu } from './agent-model-alone.js';
 import { profiled, summarizeProfile } from './agent-profile.js';
 import { agentPipeline, plainPipeline, type BenchKind } from './agent-pipelines.js';
 import { commandsPerCall, readRedisUse, type RedisUse } from './agent-redis.js';
@@ -125,6 +126,7 @@ export async function benchAgentSteps(options: AgentBenchOptions) {
     for (const kind of KINDS) await batch(kind, Math.min(runs, 20));
     const costs: Record<BenchKind, CallCost[]> = { agent: [], plain: [] };
     const modelTurns: number[] = [];
+    const modelAlone: number[] = [];
     const commands: Partial<Record<BenchKind, Record<string, number>>> = {};
     for (let r = 1; r <= options.rounds; r += 1) {
       for (const kind of r % 2 === 1 ? KINDS : [...KINDS].reverse()) {
@@ -137,9 +139,13 @@ export async function benchAgentSteps(options: AgentBenchOptions) {
         commands[kind] = commandsPerCall(before.redis, after.redis, toolCalls).top;
         if (kind === 'agent') modelTurns.push((await stub.ask<{ requests: number }>('counters')).requests - requestsBefore);
       }
+      say(`agent round ${r}/${options.rounds}: the model client alone, the same ${runs * (turns + 1)} turns…`);
+      modelAlone.push((await modelClientCpu(models, { runs, calls, turns, concurrency: options.concurrency })).us_per_turn);
     }
     const medians = (kind: BenchKind) => Object.fromEntries(Object.keys(costs[kind][0] ?? {}).map((field) => [field, median(costs[kind].map((c) => c[field as keyof CallCost]))])) as unknown as CallCost;
     const ratios = costs.agent.map((agent, i) => round(agent.total_us / (costs.plain[i]?.total_us ?? Number.NaN), 2));
+    const modelUsPerCall = round((median(modelAlone) * (turns + 1)) / (turns * calls), 1);
+    const agentTotal = medians('agent').total_us;
     const profile = options.profileDir ? await profileBoth(options.profileDir, batch, { runs, toolCalls }) : undefined;
     return {
       shape: { runs, calls_per_turn: calls, turns_with_calls: turns, model_turns_per_run: turns + 1, tool_calls_per_measurement: toolCalls, concurrency_per_queue: options.concurrency, tools: 'in-process, zero latency', model: 'scripted stub, zero latency, its own process' },
@@ -150,6 +156,10 @@ export async function benchAgentSteps(options: AgentBenchOptions) {
       rounds: { agent_total_us: costs.agent.map((c) => c.total_us), plain_total_us: costs.plain.map((c) => c.total_us), ratio: ratios },
       ratio_agent_over_plain: median(ratios),
       target_ratio_max: 1,
+      /** The same turns through the model client alone (LangChain, HTTP, stream parsing; no job, transcript or event): this process's CPU. */
+      model_client_alone: { us_per_turn_rounds: modelAlone, us_per_turn: median(modelAlone), us_per_tool_call: modelUsPerCall },
+      agent_less_model_client_us_per_tool_call: round(agentTotal - modelUsPerCall, 1),
+      ratio_less_model_client: round((agentTotal - modelUsPerCall) / medians('plain').total_us, 2),
       /** The ten most called, in the last round. */
       redis_top_commands_per_tool_call: commands,
       profile,
