@@ -9,13 +9,18 @@
  * BENCH_DURABILITY_STORIES / BENCH_DURABILITY_ROUNDS (default 300 / 3) change the sizes.
  *
  *   npm run bench                       everything but the realistic part
- *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, realistic
+ *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, agent, realistic
  *
  * BENCH_REDIS=cluster (with no REDIS_URL) runs it all on a local 3-master Redis Cluster instead
  * (temporary data, stopped at the end); REDIS_URL=redis-cluster://host:port,… on a cluster of yours.
  *
  * `startup` compares each service started through tsx with its compiled JavaScript (built first
  * with tsc -b): time and CPU to ready, and RSS (BENCH_STARTUP_ROUNDS, default 5).
+ *
+ * `agent` compares the engine's CPU per agent tool call with a plain tool step's (scripts/bench/agent-steps.ts):
+ * BENCH_AGENT_RUNS (N runs of each, default 100), BENCH_AGENT_CALLS (K calls a turn, 3), BENCH_AGENT_TURNS
+ * (T turns with calls, 3), BENCH_AGENT_ROUNDS (3); BENCH_AGENT_PROFILE=<dir> profiles one more batch of
+ * each into that directory and sums the profiles up in the report.
  *
  * `realistic` (only when named: at its default size it runs for minutes) runs stories through the
  * whole stack as processes with realistic tool latencies (scripts/bench/realistic.ts):
@@ -29,6 +34,7 @@ import { REPO_ROOT, createRedisClient, isClusterUrl, masters, resolveRedis, uniq
 import { benchModuleSearch } from '@switchyard/module-docs';
 import { createLogger } from '@switchyard/logger';
 import { createOfflineAuthor, startToolServices } from '@switchyard/tool-services';
+import { benchAgentSteps } from './bench/agent-steps.js';
 import { benchDurability } from './bench/durability.js';
 import { benchRealistic } from './bench/realistic.js';
 import { benchStartup } from './bench/startup.js';
@@ -47,7 +53,7 @@ function sizeFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'realistic'] as const;
+const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'agent', 'realistic'] as const;
 /** Parts that run only when named. */
 const ON_REQUEST: readonly Part[] = ['realistic'];
 type Part = (typeof PARTS)[number];
@@ -91,6 +97,17 @@ function realisticOptions(redisUrl: string) {
   };
 }
 
+/** The agent part's sizes, read only when it runs. */
+function agentOptions() {
+  return {
+    runs: sizeFromEnv('BENCH_AGENT_RUNS', 100),
+    calls: sizeFromEnv('BENCH_AGENT_CALLS', 3),
+    turns: sizeFromEnv('BENCH_AGENT_TURNS', 3),
+    rounds: sizeFromEnv('BENCH_AGENT_ROUNDS', 3),
+    profileDir: process.env.BENCH_AGENT_PROFILE || undefined,
+  };
+}
+
 /** The start-up part: the build first, then the services against reference tool services of its own. */
 async function startupPart(redisUrl: string) {
   process.stderr.write('building the compiled JavaScript (tsc -b)…\n');
@@ -128,6 +145,7 @@ try {
     moduleSearch = { ...measured, target_p99_ms_max: 50, met: measured.p99_ms < 50 };
   }
   const startup = runs('startup') ? await startupPart(redis.url) : undefined;
+  const agentSteps = runs('agent') ? await benchAgentSteps({ redisUrl: redis.url, concurrency: options.concurrency, ...agentOptions() }) : undefined;
   const realistic = runs('realistic') ? await benchRealistic(realisticOptions(redis.url)) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
@@ -139,6 +157,7 @@ try {
     durability,
     module_search: moduleSearch,
     startup,
+    agent_steps: agentSteps,
     realistic,
     total_s: Math.round((performance.now() - started) / 100) / 10,
   };
