@@ -67,7 +67,7 @@ test('a batch of 100 research-agent runs completes, each transcript whole and ea
     BATCH_TIMEOUT_MS,
   );
   const seconds = (performance.now() - started) / 1000;
-  assert.deepEqual(batch.counts, { queued: 0, running: 0, completed: RUNS, failed: 0, cancelled: 0 }, 'every run completed');
+  assert.deepEqual(batch.counts, { queued: 0, running: 0, waiting: 0, completed: RUNS, failed: 0, cancelled: 0 }, 'every run completed');
 
   const runs = await Promise.all(accepted.body.run_ids.map(async (id) => (await stack.json<AgentRun>(`/v1/runs/${id}`)).body));
   const perRun = runs.map((run) => {

@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import { badge, h, replace, shortId, when } from './dom.js';
 
-const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'];
 
 const counts = (batch) => h('span', { class: 'counts small' }, STATUSES.filter((s) => batch.counts[s]).map((s) => h('span', { class: `count ${s}` }, `${batch.counts[s]} ${s}`)));
 

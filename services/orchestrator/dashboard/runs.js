@@ -2,7 +2,7 @@
 import { api, Unauthorized } from './api.js';
 import { badge, h, progressBar, replace, shortId, when } from './dom.js';
 
-const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'];
 const filters = { status: '', pipeline: '' };
 
 function runRow(run) {

@@ -42,7 +42,7 @@ test('a batch of 50 stories runs to the end, with counts, pages of runs and an e
 
   const page = await stack.json<{ status: string; total: number; counts: Record<string, number>; runs: { run_id: string; status: string }[] }>(`${created.body.poll_url}?offset=40&limit=20`);
   assert.equal(page.body.status, 'done');
-  assert.deepEqual(page.body.counts, { queued: 0, running: 0, completed: 50, failed: 0, cancelled: 0 });
+  assert.deepEqual(page.body.counts, { queued: 0, running: 0, waiting: 0, completed: 50, failed: 0, cancelled: 0 });
   assert.deepEqual(page.body.runs.map((r) => r.run_id), created.body.run_ids.slice(40));
   const one = await stack.json<{ request: { style: string; depth: number; topic: string }; batch_id: string }>(`/v1/runs/${created.body.run_ids[3]}`);
   assert.deepEqual(one.body.request, { topic: 'story number 4 about a river that forgets', style: 'concise', depth: 2 });

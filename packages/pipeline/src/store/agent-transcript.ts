@@ -88,6 +88,13 @@ export class AgentTranscripts {
     return (await this.#redis.hsetnx(key, field(stage, `result.${turn}.${index}`), JSON.stringify(record))) === 1;
   }
 
+  /** What a call's job needs, in one read: the run's status, the call's result if recorded, and its turn. */
+  async callState(options: { key: string; stage: string; turn: number; index: number }): Promise<{ status: string | null; result: AgentResultRecord | undefined; turn: AgentTurnRecord | undefined }> {
+    const { key, stage, turn, index } = options;
+    const [status, result, record] = await this.#redis.hmget(key, 'status', field(stage, `result.${turn}.${index}`), field(stage, `turn.${turn}`));
+    return { status: status ?? null, result: parse(result), turn: parse(record) };
+  }
+
   async result(options: { key: string; stage: string; turn: number; index: number }): Promise<AgentResultRecord | undefined> {
     return parse(await this.#redis.hget(options.key, field(options.stage, `result.${options.turn}.${options.index}`)));
   }

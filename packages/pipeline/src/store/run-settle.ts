@@ -50,7 +50,7 @@ if terminal then
   local finished = redis.call('HINCRBY', KEYS[5], 'finished', 1)
   if finished >= tonumber(redis.call('HGET', KEYS[5], 'total')) then
     local counts = {}
-    for _, s in ipairs({'queued', 'running', 'completed', 'failed', 'cancelled'}) do
+    for _, s in ipairs({'queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'}) do
       counts[s] = tonumber(redis.call('HGET', KEYS[5], 'n:' .. s) or '0')
     end
     redis.call('XADD', KEYS[6], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))

@@ -56,7 +56,7 @@ test('the research agent\'s conversation appears on its run page as it happens: 
     await openRun(page, runId);
     const conversation = page.locator('[data-agent="research"]');
     await conversation.getByText('You are a careful researcher', { exact: false }).waitFor();
-    await conversation.getByText('Search for relevant information about the history of tea and outline it.').waitFor();
+    await conversation.getByText('Find relevant information and an outline about the history of tea').waitFor();
 
     // Turn 1's calls show while their tools are still working.
     const search = conversation.locator('[data-turn="1"] [data-tool="search_relevant_information"]');

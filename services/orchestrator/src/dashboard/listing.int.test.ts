@@ -51,7 +51,7 @@ test('batches are listed newest first with their pipeline and counts, a page at 
     [stories.body.batch_id, 'story', 2],
   ]);
   const [latest] = body.batches;
-  assert.deepEqual(latest?.counts, { queued: 1, running: 0, completed: 0, failed: 0, cancelled: 0 });
+  assert.deepEqual(latest?.counts, { queued: 1, running: 0, waiting: 0, completed: 0, failed: 0, cancelled: 0 });
   assert.equal(latest?.status, 'running');
   assert.equal(latest?.poll_url, `/v1/batches/${aceflow.body.batch_id}`);
   const page = await stack.json<{ batches: { batch_id: string }[] }>('/v1/batches?offset=1&limit=1');

@@ -6,7 +6,7 @@
  * the model reads it and decides what to do next; only the run's end stops the agent.
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { EVENT_PREVIEW_CHARS, TERMINAL_STATUSES } from '@switchyard/contracts';
+import { EVENT_PREVIEW_CHARS, TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
 import type { McpToolSource } from '@switchyard/mcp-tools';
 import type { AgentToolTarget, AgentTranscripts, CompiledAgent, CompiledStep, RunStore, StepJob } from '@switchyard/pipeline';
 import type { RunAborts } from '../run-aborts.js';
@@ -45,11 +45,11 @@ export async function runAgentCall(deps: AgentCallDeps, options: AgentCallOption
   const { turn, index } = data.agent_call;
   const runId = data.run_id;
   const key = deps.store.keys.run(runId);
-  const [status, done, record] = await Promise.all([deps.store.getStatus(runId), deps.transcripts.result({ key, stage, turn, index }), deps.transcripts.turn({ key, stage, turn })]);
+  const { status, result: done, turn: record } = await deps.transcripts.callState({ key, stage, turn, index });
   if (done) return;
   const call = record?.tool_calls[index];
   const tool = call ? agent.tools.get(call.tool) : undefined;
-  if (!status || TERMINAL_STATUSES.includes(status)) {
+  if (!status || TERMINAL_STATUSES.includes(status as RunStatus)) {
     if (tool?.kind === 'pipeline') await callPipeline(deps, { ...options, runId, tool, args: {}, cancelOnly: true }).catch(() => undefined);
     throw new UnrecoverableError(`run ${runId} is ${status ?? 'gone'}`);
   }

@@ -55,10 +55,23 @@ export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOption
     const outcome = await deps.transcripts.recordTurn({ key, stage, turn, record });
     if (outcome === 'ended') throw new Error(`run ${data.run_id} has ended`);
     if (outcome === 'gap') throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} came before turn ${turn - 1} was recorded` });
-    if (outcome === 'recorded') await announceTurn(deps, options, { turn, record, transcript });
-    transcript = await deps.transcripts.read(key, stage);
+    if (outcome === 'recorded') {
+      await announceTurn(deps, options, { turn, record, transcript });
+      transcript = withTurn(transcript, record);
+    } else transcript = await deps.transcripts.read(key, stage);
   }
   return afterTurn(deps, options, transcript, turn);
+}
+
+/** The transcript with `record` as its next turn, as the script just wrote it: no need to read it back. */
+function withTurn(transcript: AgentTranscript, record: AgentTurnRecord): AgentTranscript {
+  return {
+    ...transcript,
+    turns: [...transcript.turns, record],
+    results: [...transcript.results, record.tool_calls.map(() => undefined)],
+    nudges: [...transcript.nudges, undefined],
+    usage: { prompt_tokens: transcript.usage.prompt_tokens + record.usage.prompt_tokens, completion_tokens: transcript.usage.completion_tokens + record.usage.completion_tokens },
+  };
 }
 
 /** The first turn evaluates the instructions and the prompt; every later one reads them back. */
@@ -138,8 +151,11 @@ async function announceTurn(deps: AgentTurnDeps, options: AgentTurnOptions, reco
   const { stage, data } = options;
   const { turn, record, transcript } = recorded;
   const usage = { prompt_tokens: transcript.usage.prompt_tokens + record.usage.prompt_tokens, completion_tokens: transcript.usage.completion_tokens + record.usage.completion_tokens };
-  await deps.store.appendEvent(data.run_id, 'turn', { stage, turn, tool_calls: record.tool_calls.length, usage });
-  for (const call of record.tool_calls) await deps.store.appendEvent(data.run_id, 'tool_call', { stage, turn, call_id: call.id, tool: call.tool, arguments: preview(call.arguments) });
+  // Appended together: the store sends the appends of one turn of the event loop in one write, in order.
+  await Promise.all([
+    deps.store.appendEvent(data.run_id, 'turn', { stage, turn, tool_calls: record.tool_calls.length, usage }),
+    ...record.tool_calls.map((call) => deps.store.appendEvent(data.run_id, 'tool_call', { stage, turn, call_id: call.id, tool: call.tool, arguments: preview(call.arguments) })),
+  ]);
 }
 
 /** After turn `turn` is recorded: the step's answer, or its next turn enqueued. */

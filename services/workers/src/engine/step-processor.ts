@@ -184,8 +184,10 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     batchId: data.batch_id,
     token: options.token,
     name: stage,
-    inputs: final ? finalInputs(pipeline) : step.needs,
-    withRequest: true,
+    // An agent's later turns read neither (their prompt was recorded at the start), unless the
+    // step ends the run, whose output reads them.
+    inputs: final ? finalInputs(pipeline) : data.agent_turn !== undefined ? [] : step.needs,
+    withRequest: final || data.agent_turn === undefined,
     ...(options.branch.fromRun && data.branch ? { item: { step: step.name, index: data.branch.index } } : {}),
     // A chain's parent is released by BullMQ, also when a child is removed: it checks first.
     needsDone: step.needs.length === 1 && chainParentOf(pipeline, step.needs[0] as string) === step,
