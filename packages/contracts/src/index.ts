@@ -70,3 +70,4 @@ export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutp
 export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest, AceflowRunAccepted } from './aceflow-runs.js';
 export { AgentUsage, AgentToolCallView, AgentMessage, AgentTranscriptView, EVENT_PREVIEW_CHARS } from './agent-transcript.js';
 export { SCHEDULE_NAME, ScheduleInterval, ScheduleRequest, ScheduleLastRun, ScheduleView, ScheduleList, ScheduleDeleted } from './schedules.js';
+export { ApprovalRequest, ApprovalAccepted, SignalAccepted, InboxItem, InboxList } from './waits.js';

@@ -58,6 +58,8 @@ export const StepJob = z.object({
   agent_turn: z.number().int().min(2).optional(),
   /** One tool call of an agent step: the `index`-th call its model asked for in turn `turn`. */
   agent_call: z.object({ turn: z.number().int().positive(), index: z.number().int().nonnegative() }).optional(),
+  /** The stage was started by an earlier run of this job, which parked it (a wait): it goes on, not again. */
+  resumed: z.boolean().optional(),
   /** When an agent's pipeline call began waiting on its child run (ms). */
   child_wait_since: z.number().optional(),
 });

@@ -109,3 +109,9 @@ export { checkNotifyUrl, parseAllowList, resolveNotifyAddress, isInternalAddress
 export type { NotifyAllowList, Lookup } from './notify/notify-url.js';
 export { signWebhook, verifyWebhookSignature, SIGNATURE_HEADER } from './notify/signature.js';
 export { notifySummary, NOTIFY_RESULT_MAX_BYTES } from './notify/summary.js';
+export { RunWaits, approvalKey } from './store/run-waits.js';
+export type { WaitRecord, WaitKind, ApprovalDecision, SignalRecord, InboxPage } from './store/run-waits.js';
+export { WaitDefinition, SIGNAL_NAME, MAX_WAIT_MS, DEFAULT_WAIT_MS } from './definition/wait-schema.js';
+export type { CompiledWait } from './definition/compile-wait.js';
+export { WAITS_QUEUE } from './definition/queues.js';
+export { wakeWaitingJob, releaseWaits } from './engine/wake.js';

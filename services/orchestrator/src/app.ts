@@ -22,6 +22,7 @@ import { queueBoardGuard, scopeGuard } from './route-scopes.js';
 import { pipelineSchemaRouter, pipelinesRouter } from './routes/pipelines.js';
 import { runsRouter } from './routes/runs.js';
 import { schedulesRouter } from './routes/schedules.js';
+import { waitsRouter } from './routes/waits.js';
 import { storiesRouter } from './routes/stories.js';
 
 /** `GET /metrics`; any other method answers 405 naming GET, as `/health` does. */
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(aceflowRouter(deps));
   app.use(pipelinesRouter(deps));
   app.use(schedulesRouter(deps));
+  app.use(waitsRouter(deps));
   app.use(notFoundHandler);
   app.use(unusablePipelines);
   app.use(runLimitErrors);

@@ -3,7 +3,7 @@ import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
-import type { AgentDirectory, BatchStore, Notifier, NotifyAllowList, PipelineQueues, PipelineStore, RunStore, ScheduleStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
+import type { AgentDirectory, RunWaits, BatchStore, Notifier, NotifyAllowList, PipelineQueues, PipelineStore, RunStore, ScheduleStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
 import type { QueueBoard } from './dashboard/queue-board.js';
 import type { SseStreams } from './sse-streams.js';
 
@@ -22,6 +22,8 @@ export interface AppDeps {
   notify: { allow: NotifyAllowList; notifier: Notifier };
   /** The configured tool services, to check definitions against what they publish. */
   tools: ToolDirectory;
+  /** What runs wait for: approvals, signals, the inbox. */
+  waits: RunWaits;
   /** The configured models and MCP servers and the registered pipelines, to check agent steps against. */
   agents?: AgentDirectory | undefined;
   /** For commands; SSE streams read their replay on it too. */

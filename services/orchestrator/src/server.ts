@@ -8,7 +8,7 @@ import type { ToolServicesConfig } from '@switchyard/contracts';
 import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
 import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
-import { agentDirectory, BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
+import { agentDirectory, RunWaits, BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { checkRedis, createRedisClient, isConnectionError, redisUnavailable } from '@switchyard/redis';
 import { serviceDirectory } from '@switchyard/tool-client';
 import { createApp } from './app.js';
@@ -119,7 +119,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
   };
   const agents = agentDirectory({ pipelines, models: options.agentNames?.models ?? ['default'], mcpServers: options.agentNames?.mcpServers ?? [] });
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, notify: { allow: options.webhookAllow ?? { entries: [] }, notifier }, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
+  const waits = new RunWaits({ redis, keys: store.keys, prefix });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, waits, notify: { allow: options.webhookAllow ?? { entries: [] }, notifier }, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,

@@ -54,6 +54,21 @@ export const SKIP_STAGE: unique symbol = Symbol('skip stage');
  */
 export const CONTINUE_STAGE: unique symbol = Symbol('continue stage');
 
+/**
+ * What a stage's work returns to wait without holding a worker: its job goes to the delayed set
+ * until `until` (or until something promotes it), marked so that it then resumes the stage rather
+ * than starting it again. `afterParked` runs once the job is delayed: a last look for an answer
+ * that came meanwhile, which then wakes the job itself.
+ */
+export class ParkStage {
+  readonly until: number;
+  readonly afterParked: ((job: Job) => Promise<void>) | undefined;
+  constructor(options: { until: number; afterParked?: (job: Job) => Promise<void> }) {
+    this.until = options.until;
+    this.afterParked = options.afterParked;
+  }
+}
+
 /** A stage failure that retrying cannot mend, with the code and details callers should see. */
 export class StageFailedError extends Error {
   override name = 'StageFailedError';
@@ -105,7 +120,7 @@ export interface StageSpec<T> {
    * read, not started again, so its attempts and events do not count this job (default false).
    */
   resume?: boolean | undefined;
-  work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE | typeof CONTINUE_STAGE>;
+  work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE | typeof CONTINUE_STAGE | ParkStage>;
 }
 
 /**
@@ -151,6 +166,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
     const output = await stage.work({ signal: tracked.signal, attempt, inputs: start.inputs, request: start.request, item: start.kind === 'started' ? start.item : undefined, announce: running.announce });
     await running.stop();
     if (output === CONTINUE_STAGE) return { output, inputs: start.inputs, request: start.request };
+    if (output instanceof ParkStage) throw await park(job, stage.token, output);
     if (output !== SKIP_STAGE && stage.endsRun) {
       const end = await stage.endsRun({ output, inputs: start.inputs, request: start.request });
       await store.finishStage({ runId, stage: name, batchId: stage.batchId ?? null, output, end });
@@ -161,12 +177,22 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
     return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
     await running.stop();
+    if (error instanceof DelayedError) throw error;
     const open = circuitOpenCause(error);
     if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });
     throw await handleFailure(deps, job, { runId, name, error });
   } finally {
     tracked.release();
   }
+}
+
+/** Sends the job to the delayed set as `parked` asks, to resume its stage when it wakes. */
+async function park(job: Job, token: string | undefined, parked: ParkStage): Promise<DelayedError> {
+  if (!token) throw new Error('a stage parks with its job\'s lock token');
+  if (!(job.data as { resumed?: unknown }).resumed) await job.updateData({ ...(job.data as object), resumed: true });
+  await job.moveToDelayed(parked.until, token);
+  await parked.afterParked?.(job);
+  return new DelayedError();
 }
 
 /**

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { AGENT_QUEUE, BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -99,12 +99,14 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const kinds: StepKinds = {};
   if (options.aceflow) kinds['aceflow.stage'] = aceflowStageKind({ ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
   const agents = options.agents && createAgentRuntime({ store, pipelines, queues, tools: options.tools, models: options.agents.models, mcp: options.agents.mcp, metrics: options.metrics && agentMetrics(options.metrics.registry, options.metrics.labels) });
-  const step = stepProcessor({ store, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents });
+  const waits = new RunWaits({ redis: connection, keys: store.keys, prefix });
+  const step = stepProcessor({ store, waits, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents });
 
   const processors = new Map<string, Processor>([
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
     ...(agents ? [[AGENT_QUEUE, step] as const] : []),
+    [WAITS_QUEUE, step],
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
     [QUEUES.scheduleTick, (job) => processScheduleTick({ store, queues, pipelines, schedules }, job)],
     ...(options.webhooks ? [[QUEUES.notifyDelivery, notifyProcessor({ store, batches, settings: options.webhooks })] as const] : []),

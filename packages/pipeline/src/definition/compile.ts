@@ -7,10 +7,11 @@ import { compileArgs, compileExpression, ExpressionError, type ArgsEvaluator, ty
 import { compileInputSchema, inputProblems } from './input-schema.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
 import type { PipelineDefinition, StepDefinition } from './schema.js';
-import { AGENT_QUEUE, kindQueue, toolQueue } from './queues.js';
+import { AGENT_QUEUE, kindQueue, toolQueue, WAITS_QUEUE } from './queues.js';
 import { compileAgent, type CompiledAgent } from './compile-agent.js';
+import { compileWait, type CompiledWait } from './compile-wait.js';
 
-export type StepTarget = { kind: 'tool'; service: string; tool: string } | { kind: 'uses'; uses: string } | { kind: 'agent'; agent: CompiledAgent };
+export type StepTarget = { kind: 'tool'; service: string; tool: string } | { kind: 'uses'; uses: string } | { kind: 'agent'; agent: CompiledAgent } | { kind: 'wait'; wait: CompiledWait };
 
 export interface CompiledStep {
   name: string;
@@ -118,6 +119,7 @@ function finalStepOf(steps: ReadonlyMap<string, CompiledStep>, order: readonly s
 function queueOf(target: StepTarget): string {
   if (target.kind === 'tool') return toolQueue(target.service);
   if (target.kind === 'agent') return AGENT_QUEUE;
+  if (target.kind === 'wait') return WAITS_QUEUE;
   return kindQueue(target.uses);
 }
 
@@ -134,7 +136,11 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
   for (const [name, step] of Object.entries(definition.steps)) {
     const compiled = compileStep(name, step, problems);
     let target: StepTarget;
-    if (step.agent) {
+    if (step.wait) {
+      const wait = compileWait({ name, wait: step.wait, problems });
+      if (!wait) continue;
+      target = { kind: 'wait', wait };
+    } else if (step.agent) {
       const agent = compileAgent({ name, step, agent: step.agent, services: stored.services, problems });
       if (!agent) continue;
       target = { kind: 'agent', agent };
@@ -147,6 +153,13 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
       target = { kind: 'tool', service, tool: step.tool };
     } else target = { kind: 'uses', uses: step.uses as string };
     steps.set(name, { name, definition: step, target, queue: queueOf(target), needs: step.needs, dependents: dependents.get(name) ?? [], ...compiled });
+  }
+  const signals = new Map<string, string>();
+  for (const [name, step] of Object.entries(definition.steps)) {
+    if (!step.wait) continue;
+    const first = signals.get(step.wait.signal);
+    if (first) problems.push({ path: `steps.${name}.wait.signal`, message: `signal ${step.wait.signal} is waited for by ${first} already: a signal answers one step` });
+    else signals.set(step.wait.signal, name);
   }
   let output: CompiledPipeline['output'];
   if (definition.output !== undefined) {

@@ -22,6 +22,8 @@ export interface ExpressionContext {
   output?: unknown;
   iteration?: number;
   previous?: unknown;
+  /** An agent's tool call's arguments, for its tool's `approval` expression. */
+  arguments?: unknown;
 }
 
 /** `expression_budget_exceeded` when an evaluation ran past its budget (sandbox/budget.ts). */

@@ -6,3 +6,5 @@ export const toolQueue = (service: string) => `tool-${service}`;
 export const kindQueue = (kind: string) => `kind-${kind.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 /** Where agent steps' model turns run, and their calls of pipelines and MCP tools (a tool service's calls run on its own queue). */
 export const AGENT_QUEUE = 'agent';
+/** Where wait steps' jobs run (and sit, delayed, while they wait). */
+export const WAITS_QUEUE = 'waits';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ToolCallMode } from '@switchyard/contracts';
 import { AgentDefinition } from './agent-schema.js';
+import { WaitDefinition } from './wait-schema.js';
 import { MAX_ARG_KEY_CHARS, MAX_DESCRIPTION_CHARS, MAX_EXPRESSION_CHARS, MAX_LITERAL_SIZE, MAX_NEEDS, MAX_STEP_DESCRIPTION_CHARS, MAX_STEPS, MAX_VERSION } from './limits.js';
 
 /** Step names become stage names and job ids: plain, and without '.', which separates map branches. */
@@ -71,6 +72,7 @@ export const StepDefinition = z
     service: z.string().min(1).max(60).optional().describe('The service publishing `tool`, when more than one does'),
     uses: z.string().min(1).max(100).optional().describe('A step kind registered in code, e.g. aceflow.stage'),
     agent: AgentDefinition.optional().describe('A model that chooses which of its tools to call until it answers (docs/PIPELINES.md, "Agent steps")'),
+    wait: WaitDefinition.optional().describe('Waits for a signal, whose payload is the output (docs/PIPELINES.md, "Waits and approvals")'),
     needs: z.array(z.string().max(60)).max(MAX_NEEDS).default([]).describe('Steps this one waits for'),
     args: Args.optional(),
     map: Expression.optional().describe('A list computed at run time: the step runs once per item (`item`, `index`), in parallel'),
@@ -93,7 +95,8 @@ export const StepDefinition = z
       .optional(),
   })
   .superRefine((step, ctx) => {
-    if ([step.tool, step.uses, step.agent].filter(Boolean).length !== 1) ctx.addIssue({ code: 'custom', message: 'a step needs exactly one of `tool`, `uses` and `agent`', path: [] });
+    if ([step.tool, step.uses, step.agent, step.wait].filter(Boolean).length !== 1) ctx.addIssue({ code: 'custom', message: 'a step needs exactly one of `tool`, `uses`, `agent` and `wait`', path: [] });
+    if (step.wait && (step.args !== undefined || step.map || step.repeat)) ctx.addIssue({ code: 'custom', message: 'a wait step takes no `args`, `map` or `repeat`: its output is the signal', path: [] });
     if (step.agent && step.args !== undefined) ctx.addIssue({ code: 'custom', message: "an agent step takes no `args`: its `agent.prompt` and `agent.instructions` are its expressions", path: ['args'] });
     if (step.agent && step.repeat) ctx.addIssue({ code: 'custom', message: 'an agent step loops by itself (`agent.max_turns`): it takes no `repeat`', path: ['repeat'] });
     if (step.service && !step.tool) ctx.addIssue({ code: 'custom', message: '`service` goes with `tool`', path: ['service'] });

@@ -5,7 +5,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { RunStatus, type RunList } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { cancelRun, RUN_FIELDS, RUN_ID, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
+import { cancelRun, releaseWaits, RUN_FIELDS, RUN_ID, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { runEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
@@ -64,6 +64,8 @@ export function runsRouter(deps: AppDeps): Router {
       case 'finished':
         throw new HttpError({ status: 409, code: 'run_finished', message: `Run ${runId} has already ${cancelled.status}`, details: { status: cancelled.status } });
       default:
+        // What it waited for leaves the inbox, and its waiting jobs wake to find it ended.
+        await releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, runId);
         res.json(toRunView(cancelled.run));
     }
   });

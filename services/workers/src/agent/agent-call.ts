@@ -8,7 +8,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS, TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
 import type { McpToolSource } from '@switchyard/mcp-tools';
-import type { AgentToolTarget, AgentTranscripts, CompiledAgent, CompiledStep, RunStore, StepJob } from '@switchyard/pipeline';
+import { approvalKey, type AgentToolCallRecord, type AgentToolTarget, type AgentTranscripts, type CompiledAgent, type CompiledStep, type RunStore, type RunWaits, type StepJob } from '@switchyard/pipeline';
 import type { RunAborts } from '../run-aborts.js';
 import { attemptsLeft, DEFAULT_STAGE_BUDGET, type StageBudget } from '../stage-budget.js';
 import { toRunError } from '../stage-runner.js';
@@ -20,6 +20,7 @@ import { callPipeline, type ChildRunDeps } from './child-runs.js';
 
 export interface AgentCallDeps extends ChildRunDeps {
   store: RunStore;
+  waits: RunWaits;
   aborts: RunAborts;
   transcripts: AgentTranscripts;
   tools: StepTools;
@@ -54,10 +55,13 @@ export async function runAgentCall(deps: AgentCallDeps, options: AgentCallOption
     throw new UnrecoverableError(`run ${runId} is ${status ?? 'gone'}`);
   }
   if (!call || !tool) throw new UnrecoverableError(`${stage}: turn ${turn} has no call ${index} of a known tool`);
+  const approval = await approvalOf(deps, { ...options, runId, call });
+  if (approval.kind === 'park') throw approval.error;
+  if (approval.kind === 'refused') return recordCallResult(deps, { ...options, runId, call, result: approval.result });
   const tracked = deps.aborts.track(runId);
   let result: { content: string; is_error: boolean; outcome: string };
   try {
-    const args = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
+    const args = approval.arguments ?? (JSON.parse(call.arguments || '{}') as Record<string, unknown>);
     const output = await callTool(deps, { ...options, runId, tool, args, signal: tracked.signal });
     result = { content: boundedResult(asText(output)), is_error: false, outcome: 'ok' };
   } catch (error) {
@@ -73,10 +77,44 @@ export async function runAgentCall(deps: AgentCallDeps, options: AgentCallOption
   } finally {
     tracked.release();
   }
-  const recorded = await deps.transcripts.recordResult({ key, stage, turn, index, record: { call_id: call.id, tool: call.tool, content: result.content, is_error: result.is_error, at: new Date().toISOString() } });
+  await recordCallResult(deps, { ...options, runId, call, result });
+}
+
+async function recordCallResult(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; call: AgentToolCallRecord; result: { content: string; is_error: boolean; outcome: string } }): Promise<void> {
+  const { runId, stage, call, result } = options;
+  const { turn, index } = options.data.agent_call;
+  const recorded = await deps.transcripts.recordResult({ key: deps.store.keys.run(runId), stage, turn, index, record: { call_id: call.id, tool: call.tool, content: result.content, is_error: result.is_error, at: new Date().toISOString() } });
   if (!recorded) return;
   deps.metrics?.toolCall({ tool: call.tool, outcome: result.outcome });
   await deps.store.appendEvent(runId, 'tool_result', { stage, turn, call_id: call.id, tool: call.tool, is_error: result.is_error, preview: result.content.slice(0, EVENT_PREVIEW_CHARS) });
+}
+
+/** How long an approval is waited for before its job looks again (it is woken by the answer long before). */
+const APPROVAL_PARK_MS = 30 * 24 * 3600_000;
+
+type Approval = { kind: 'none' | 'approved'; arguments?: Record<string, unknown> | undefined } | { kind: 'refused'; result: { content: string; is_error: boolean; outcome: string } } | { kind: 'park'; error: DelayedError };
+
+/**
+ * Whether a call may be made: no approval asked (made as the model asked), approved (with the
+ * arguments a person may have edited), refused (the model reads why), or not answered yet: its job
+ * parks in the delayed set, woken by the answer.
+ */
+async function approvalOf(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; call: AgentToolCallRecord }): Promise<Approval> {
+  const { runId, stage, call, job } = options;
+  const { turn, index } = options.data.agent_call;
+  const key = approvalKey(call.id, stage, turn, index);
+  const decision = await deps.waits.decision(runId, key);
+  if (decision) {
+    if (await deps.waits.resolve(runId, 'approval', key)) await deps.store.appendEvent(runId, 'waiting', { stage, kind: 'approval', key, state: 'resolved', tool: call.tool, outcome: decision.approve ? 'approved' : 'refused' });
+    if (decision.approve) return { kind: 'approved', arguments: decision.arguments };
+    return { kind: 'refused', result: { content: `refused: a person did not approve this call${decision.note ? `: ${decision.note}` : ''}`, is_error: true, outcome: 'refused' } };
+  }
+  if (!(await deps.waits.get(runId, 'approval', key))) return { kind: 'none' };
+  if (!options.token) throw new Error('an approval is awaited by a job with a lock token');
+  await job.moveToDelayed(Date.now() + APPROVAL_PARK_MS, options.token);
+  // An answer that came before the job was delayed found nothing to wake: it wakes itself.
+  if (await deps.waits.decision(runId, key)) await job.promote().catch(() => undefined);
+  return { kind: 'park', error: new DelayedError() };
 }
 
 async function callTool(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; tool: AgentToolTarget; args: Record<string, unknown>; signal: AbortSignal }): Promise<unknown> {

@@ -7,11 +7,12 @@
  */
 import type { Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
-import { agentTurnJob, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
+import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, isTruthy, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
 import { ModelCallError } from '@switchyard/models';
 import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { ContentCoalescer } from '../engine/content-coalescer.js';
 import { CONTINUE_STAGE, StageFailedError } from '../stage-runner.js';
+import { asStepFailure } from '../engine/step-work.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
 import type { AgentToolbox } from './agent-toolbox.js';
 import type { AgentMetrics } from './agent-metrics.js';
@@ -19,6 +20,7 @@ import type { AgentModels, ModelToolSpec } from './model-port.js';
 
 export interface AgentTurnDeps {
   store: RunStore;
+  waits: RunWaits;
   steps: StepQueues;
   transcripts: AgentTranscripts;
   models: AgentModels;
@@ -209,6 +211,8 @@ async function checkedCalls(deps: AgentTurnDeps, options: AgentTurnOptions, reco
     }
     if (refusal === undefined && tool) {
       calls.push({ index, tool });
+      const spec = specs.get(tool.name) as ModelToolSpec;
+      if (await needsApproval(tool, call.arguments, options)) await askApproval(deps, options, { turn, index, call, tool, spec, reason: record.content });
       continue;
     }
     const text = refusal ?? 'error: refused';
@@ -231,4 +235,36 @@ function argumentRefusal(deps: AgentTurnDeps, spec: ModelToolSpec, text: string)
   if (!args || typeof args !== 'object' || Array.isArray(args)) return 'error: the arguments must be a JSON object; nothing was called';
   const problems = deps.toolbox.problems(spec, args);
   return problems.length > 0 ? `error: the arguments do not fit the tool's schema: ${problems.join('; ')}; nothing was called` : undefined;
+}
+
+/** Whether a call waits for a person: its tool says `approval: required`, or its expression holds for the call's arguments. */
+async function needsApproval(tool: AgentToolTarget, argumentsText: string, options: AgentTurnOptions): Promise<boolean> {
+  if (!tool.approval) return false;
+  if (tool.approval === 'required') return true;
+  const args = JSON.parse(argumentsText || '{}') as unknown;
+  try {
+    return isTruthy(await tool.approval.evaluate({ ...options.context, arguments: args }));
+  } catch (error) {
+    throw asStepFailure(error);
+  }
+}
+
+/** Records the call as waiting for approval (the run is `waiting`, the inbox lists it); its job parks until it is answered. */
+async function askApproval(deps: AgentTurnDeps, options: AgentTurnOptions, ask: { turn: number; index: number; call: AgentToolCallRecord; tool: AgentToolTarget; spec: ModelToolSpec; reason: string | null }): Promise<void> {
+  const { data, stage, pipeline } = options;
+  const { turn, index, call } = ask;
+  const parked = await deps.waits.park({
+    kind: 'approval',
+    key: approvalKey(call.id, stage, turn, index),
+    run_id: data.run_id,
+    pipeline: pipeline.name,
+    stage,
+    created_at: new Date().toISOString(),
+    job: { queue: agentCallQueue(ask.tool), id: agentCallJobId(data.run_id, stage, turn, index) },
+    tool: call.tool,
+    arguments: call.arguments,
+    reason: ask.reason,
+    parameters: ask.spec.parameters,
+  });
+  if (parked === 'parked') await deps.store.appendEvent(data.run_id, 'waiting', { stage, kind: 'approval', key: approvalKey(call.id, stage, turn, index), state: 'pending', tool: call.tool, arguments: preview(call.arguments), ...(ask.reason ? { reason: preview(ask.reason) } : {}) });
 }

@@ -5,11 +5,12 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, chainParentOf, constantListOf, finishRun, jsonBytesWithin, mapItemTexts, runEndOf, needsAfter, RUN_LIMIT_VARIABLES, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type RunLimits, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, chainParentOf, constantListOf, finishRun, jsonBytesWithin, mapItemTexts, runEndOf, needsAfter, RUN_LIMIT_VARIABLES, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type RunLimits, type RunWaits, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
-import { CONTINUE_STAGE, handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
+import { CONTINUE_STAGE, ParkStage, handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
 import { runAgentCall } from '../agent/agent-call.js';
 import { runAgentTurn } from '../agent/agent-turn.js';
+import { runWaitStep } from './wait-step.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import type { StageMetrics } from '../stage-metrics.js';
@@ -20,6 +21,8 @@ export interface StepProcessorDeps extends StageDeps, StepWorkDeps {
   steps: StepQueues;
   /** Times each stage's work (default: not measured). */
   stageMetrics?: StageMetrics | undefined;
+  /** Waits for approvals and signals: their records, the inbox. */
+  waits: RunWaits;
   /** What agent steps need (models, their tools, transcripts); without it an agent step fails. */
   agents?: AgentRuntime | undefined;
 }
@@ -161,8 +164,10 @@ function finalInputs(pipeline: CompiledPipeline): readonly string[] {
 function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string | undefined; pipeline: CompiledPipeline; step: CompiledStep; data: StepJob; stage: string; final: boolean; watch: readonly string[]; branch: { item: BranchItem; fromRun: boolean } }): StageSpec<unknown> {
   const { job, pipeline, step, data, stage, final } = options;
   const limit = outputLimit(deps.store.limits, data.branch);
-  const work = async ({ signal, attempt, inputs, request, item, announce }: StageWork): Promise<unknown | typeof CONTINUE_STAGE> => {
+  const work = async ({ signal, attempt, inputs, request, item, announce }: StageWork): Promise<unknown | typeof CONTINUE_STAGE | ParkStage> => {
     const found = options.branch.fromRun ? item : options.branch.item;
+    // A wait that woke looks for its signal again; its condition held when it began.
+    if (data.resumed && step.target.kind === 'wait') return boundedOutput(await runWaitStep(deps, { job, pipeline, wait: step.target.wait, data, stage, queue: step.queue }), stage, limit);
     // An agent's later turns read what its first recorded, not the step's expressions.
     if (data.agent_turn !== undefined) return runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: (step.target as Extract<CompiledStep['target'], { kind: 'agent' }>).agent, data, stage, context: contextOf(data, request, inputs), signal, announce });
     if (data.branch && (found === undefined || found === 'missing')) throw new StageFailedError({ code: 'map_item_missing', message: `${stage} has no item at index ${data.branch.index} of its step's list` });
@@ -172,14 +177,15 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     } catch (error) {
       throw asStepFailure(error);
     }
-    const output = step.target.kind === 'agent'
-      ? await runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: step.target.agent, data, stage, context, signal, announce })
-      : await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
-    return output === CONTINUE_STAGE ? output : boundedOutput(output, stage, limit);
+    let output: unknown;
+    if (step.target.kind === 'agent') output = await runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: step.target.agent, data, stage, context, signal, announce });
+    else if (step.target.kind === 'wait') output = await runWaitStep(deps, { job, pipeline, wait: step.target.wait, data, stage, queue: step.queue });
+    else output = await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
+    return output === CONTINUE_STAGE || output instanceof ParkStage ? output : boundedOutput(output, stage, limit);
   };
   const metrics = deps.stageMetrics;
   const spec: StageSpec<unknown> = {
-    resume: data.agent_turn !== undefined,
+    resume: data.agent_turn !== undefined || data.resumed === true,
     runId: data.run_id,
     batchId: data.batch_id,
     token: options.token,
