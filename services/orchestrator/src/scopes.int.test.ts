@@ -90,9 +90,10 @@ test('a key lacking an operation\'s scope is refused 403 insufficient_scope nami
       assert.deepEqual(reply.error.details, { required_scope: access, scopes: HELD[kind] }, label);
     }
   }
-  // Five run operations refused to read and admin keys, seven admin operations (register, delete a
-  // pipeline, delete a version; put, pause, resume and delete a schedule) to read and run keys.
-  assert.equal(refusals, 24);
+  // Seven run operations (five starts and cancels, an approval, a signal) refused to read and admin
+  // keys, seven admin operations (register, delete a pipeline, delete a version; put, pause, resume
+  // and delete a schedule) to read and run keys.
+  assert.equal(refusals, 28);
 });
 
 test('public operations need no key at all', async () => {

@@ -163,6 +163,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{runId}/approvals/{callId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or refuse an agent's tool call that waits for a person
+         * @description `approve: true` makes the call (with `arguments` when given, checked against the tool's schema); `approve: false` gives the model the refusal, with `note`, as the call's result. The waiting job is woken at once; the run goes on.
+         */
+        post: operations["answerApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{runId}/signals/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signal to a run's wait step; its payload is the step's output
+         * @description The body is the payload, checked against the step's `schema`. A signal sent before the run reaches the step is kept and used when it does. The first signal of a name stands: another answers 200 `duplicate` and changes nothing. `Idempotency-Key` is recorded with it.
+         */
+        post: operations["sendSignal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What waits on a person or a signal, across runs, oldest first
+         * @description Each item says what it waits for (an approval of an agent's tool call, with the call's arguments and the model's reason; or a signal), the form of its answer (`schema`: the tool's, or the signal's) and where to send it (`answer_url`).
+         */
+        get: operations["listInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pipelines": {
         parameters: {
             query?: never;
@@ -554,6 +614,23 @@ export interface components {
                         output_schema?: {
                             [key: string]: unknown;
                         };
+                    };
+                    /** @description Waits for a signal, whose payload is the output (docs/PIPELINES.md, "Waits and approvals") */
+                    wait?: {
+                        /** @description The signal the step waits for: POST /v1/runs/{id}/signals/{signal} */
+                        signal: string;
+                        /** @description JSON Schema of the signal's payload: a payload that breaks it is refused with 400 naming the field */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description How long the step waits (default 7d, at most 365d) */
+                        timeout?: number | string;
+                        /**
+                         * @description `fail`: the step fails with wait_timed_out; `continue`: its output is null
+                         * @default fail
+                         * @enum {string}
+                         */
+                        on_timeout: "fail" | "continue";
                     };
                     /**
                      * @description Steps this one waits for
@@ -2010,6 +2087,373 @@ export interface operations {
                 };
             };
             /** @description Redis is unreachable (`redis_unavailable`), or this server holds the most event streams it serves at once (`sse_capacity`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    answerApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
+                runId: string;
+                /** @description The tool call's id, as the inbox and the `waiting` event give it */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: the call is made (with `arguments` when given); false: the model is told it was refused */
+                    approve: boolean;
+                    /** @description Edited arguments, checked against the tool's schema (400 naming the field) */
+                    arguments?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Why; the model reads it with a refusal */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The answer is recorded; the call goes on */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        call_id: string;
+                        approve: boolean;
+                        /** @enum {string} */
+                        status: "recorded";
+                    };
+                };
+            };
+            /** @description A bad body (`invalid_approval`), or edited arguments that break the tool's schema (`invalid_arguments`, each problem in `details.problems`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `run` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run, or it waits for no approval of that call (`approval_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The call was decided already (`approval_decided`), or The run has ended (`run_finished`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendSignal: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
+                runId: string;
+                /** @description The signal a wait step of the run waits for */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description A signal of this name was received before: this one is a duplicate and changes nothing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        signal: string;
+                        /** @enum {string} */
+                        status: "recorded" | "duplicate";
+                    };
+                };
+            };
+            /** @description The signal is recorded */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        signal: string;
+                        /** @enum {string} */
+                        status: "recorded" | "duplicate";
+                    };
+                };
+            };
+            /** @description The payload breaks the signal's schema (`invalid_signal`, each problem in `details.problems`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `run` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`); or the request was made with the browser session cookie alone, not from this origin (`cross_origin`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run, or no step of it waits for that signal (`signal_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The run has ended (`run_finished`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over its limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInbox: {
+        parameters: {
+            query?: {
+                /** @description Items to skip, oldest first */
+                offset?: number;
+                limit?: number;
+                /** @description Only what runs of this pipeline wait for */
+                pipeline?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the inbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            run_id: string;
+                            pipeline: string;
+                            stage: string;
+                            /** @enum {string} */
+                            kind: "approval" | "signal";
+                            key: string;
+                            created_at: string;
+                            timeout_at: string | null;
+                            tool?: string;
+                            arguments?: string;
+                            reason?: string | null;
+                            schema: {
+                                [key: string]: unknown;
+                            } | null;
+                            answer_url: string;
+                        }[];
+                        offset: number;
+                        limit: number;
+                        total: number;
+                        next_offset: number | null;
+                    };
+                };
+            };
+            /** @description A bad `offset`, `limit` or `pipeline` (`invalid_parameters`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait */
