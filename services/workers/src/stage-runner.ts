@@ -161,6 +161,8 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
     return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
     await running.stop();
+    // The work waits in the delayed set (a child pipeline step's child run): no failure, no attempt spent.
+    if (error instanceof DelayedError) throw error;
     const open = circuitOpenCause(error);
     if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });
     throw await handleFailure(deps, job, { runId, name, error });

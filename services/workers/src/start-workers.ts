@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { AGENT_QUEUE, BatchStore, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, BatchStore, CHILD_QUEUE, createPipelineQueues, kindQueue, PipelineStore, QUEUES, registerShippedPipelines, RunStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -96,6 +96,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
     ...(agents ? [[AGENT_QUEUE, step] as const] : []),
+    // Child pipeline steps: each job starts or looks at a child run and goes back to the delayed set.
+    [CHILD_QUEUE, step],
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
   ]);
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });

@@ -6,3 +6,5 @@ export const toolQueue = (service: string) => `tool-${service}`;
 export const kindQueue = (kind: string) => `kind-${kind.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 /** Where agent steps' model turns run, and their calls of pipelines and MCP tools (a tool service's calls run on its own queue). */
 export const AGENT_QUEUE = 'agent';
+/** Where child pipeline steps (`pipeline:`) start their child runs and look at them again; each look is short, the wait is in the delayed set. */
+export const CHILD_QUEUE = 'child-runs';

@@ -14,6 +14,7 @@ import type { AgentRuntime } from '../agent/agent-runtime.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import type { StageMetrics } from '../stage-metrics.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
+import { endChildOfEndedRun, isChildStep, runChildStep } from './child-step.js';
 
 export interface StepProcessorDeps extends StageDeps, StepWorkDeps {
   pipelines: PipelineStore;
@@ -174,12 +175,15 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     }
     const output = step.target.kind === 'agent'
       ? await runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: step.target.agent, data, stage, context, signal, announce })
-      : await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
+      : isChildStep(step)
+        ? await runChildStep({ store: deps.store, pipelines: deps.pipelines, queues: { steps: deps.steps } }, { job, token: options.token, step, data, stage, context, announce })
+        : await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
     return output === CONTINUE_STAGE ? output : boundedOutput(output, stage, limit);
   };
   const metrics = deps.stageMetrics;
   const spec: StageSpec<unknown> = {
-    resume: data.agent_turn !== undefined,
+    // An agent's later turns, and a child step's later looks at its child, go on with the stage its first job started.
+    resume: data.agent_turn !== undefined || (isChildStep(step) && data.child_wait_since !== undefined),
     runId: data.run_id,
     batchId: data.batch_id,
     token: options.token,
@@ -214,6 +218,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const parented = job.parentKey !== undefined;
     const next = final || parented ? [] : needsAfter(pipeline, step.name);
     const branch = data.branch ? await branchItem(step, data.branch) : { item: undefined, fromRun: false };
+    if (isChildStep(step)) await endChildOfEndedRun(deps, data, stage);
     const { output, inputs, request, recorded, ended } = await runStage(deps, job, stageSpec(deps, { job, token, pipeline, step, data, stage, final, watch: next, branch }));
     if (parented || output === CONTINUE_STAGE) return;
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
