@@ -89,6 +89,7 @@ export type { AgentToolTarget } from './definition/agent-schema.js';
 export type { CompiledAgent } from './definition/compile-agent.js';
 export type { AgentDirectory } from './definition/validate-agents.js';
 export { AGENT_QUEUE, CHILD_QUEUE } from './definition/queues.js';
+export { takeFallback, standIn } from './store/fallback-scripts.js';
 export { MAX_CHILD_DEPTH, childRunField, childRunsOf, cancelChildRuns } from './engine/child-links.js';
 export { AgentTranscripts, transcriptView } from './store/agent-transcript.js';
 export type { AgentTranscript, AgentTurnRecord, AgentResultRecord, AgentToolCallRecord } from './store/agent-transcript.js';

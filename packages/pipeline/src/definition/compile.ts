@@ -48,8 +48,8 @@ export interface CompiledPipeline {
   order: readonly string[];
   /** Steps that need nothing: a run starts with these. */
   roots: readonly string[];
-  /** Steps that run only as another's `on_error` fallback: outside `order`, no stage until taken (fallbacks.ts). */
-  fallbacks: ReadonlySet<string>;
+  /** Steps that run only as another's `on_error` fallback, each → the step it stands in for: outside `order`, no stage until taken (fallbacks.ts). */
+  fallbacks: ReadonlyMap<string, string>;
   /**
    * The one step that every other step leads to, when there is one (and it is no map): once it
    * has run, the run is done, so it reads every output when it starts and ends the run itself.

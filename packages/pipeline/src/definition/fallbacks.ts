@@ -9,10 +9,10 @@ import type { StepDefinition } from './schema.js';
 
 type Steps = Record<string, Pick<StepDefinition, 'needs' | 'on_error' | 'map'>>;
 
-/** The steps that run only as a fallback: those some other step names in `on_error`. */
-export function fallbackSteps(steps: Steps): Set<string> {
-  const named = new Set<string>();
-  for (const [name, step] of Object.entries(steps)) if (step.on_error && step.on_error !== name && step.on_error in steps) named.add(step.on_error);
+/** The steps that run only as a fallback (those some other step names in `on_error`), each with the step it stands in for. */
+export function fallbackSteps(steps: Steps): Map<string, string> {
+  const named = new Map<string, string>();
+  for (const [name, step] of Object.entries(steps)) if (step.on_error && step.on_error !== name && step.on_error in steps && !named.has(step.on_error)) named.set(step.on_error, name);
   return named;
 }
 
