@@ -4,8 +4,11 @@
  * runs them; a pipeline that calls itself stops at the depth bound; registration checks them.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, afterEach, before, test } from 'node:test';
-import { MAX_CHILD_DEPTH } from '@switchyard/pipeline';
+import { MAX_CHILD_DEPTH, parseDefinitionText } from '@switchyard/pipeline';
+import { REPO_ROOT } from '@switchyard/redis';
 import { finishedRun, putPipeline, registerPipeline, startRun, stageOf, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
 import { startTestStack, waitFor, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
@@ -119,4 +122,30 @@ test('registration refuses an unknown pipeline, args that do not fit its input, 
   assert.match(at('steps.wrong.args.topic'), /does not fit pipeline cp-research's input schema/);
   assert.match(at('steps.missing.args'), /misses topic/);
   assert.match(at('steps.both'), /exactly one of `tool`, `uses`, `agent` and `pipeline`/);
+});
+
+test("the docs' examples of a child pipeline and of a fallback register and complete", async () => {
+  const text = readFileSync(path.join(REPO_ROOT, 'docs/PIPELINES.md'), 'utf8');
+  const examples = [...text.matchAll(/```yaml\n(name: (brief|brief-or-note)\n[\s\S]*?)```/g)].map((m) => parseDefinitionText(m[1] as string) as Record<string, unknown> & { name: string });
+  assert.deepEqual(examples.map((e) => e.name), ['brief', 'brief-or-note']);
+  for (const example of examples) {
+    await registerPipeline(stack, example);
+    const run = await finishedRun(stack, await startRun(stack, example.name, { topic: 'tide mills' }), 60_000);
+    assert.equal(run.status, 'completed', `${example.name}: ${JSON.stringify(run.error)}`);
+  }
+});
+
+test("a child's input past the run input bound fails the step with a clear error, and the API answers meanwhile", async () => {
+  await registerPipeline(stack, {
+    name: 'cp-huge',
+    steps: { big: { pipeline: 'cp-research', args: "{ 'topic': 'x', 'padding': [1..1200].$pad('', 1000, 'y') }" } },
+  });
+  const runId = await startRun(stack, 'cp-huge', {});
+  const health = await stack.json('/v1/runs?limit=1');
+  assert.equal(health.status, 200);
+  const run = await finishedRun(stack, runId);
+  assert.equal(run.status, 'failed');
+  assert.equal(run.error?.code, 'child_input_refused', JSON.stringify(run.error));
+  assert.match(run.error?.message ?? '', /larger than 1048576 bytes/);
+  assert.equal(stageOf(run, 'big')?.child_run, undefined, 'no child was made');
 });
