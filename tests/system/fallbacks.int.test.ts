@@ -93,6 +93,26 @@ test("a failing last step's fallback ends the run with its output, and a fallbac
   assert.equal(stageOf(failed, 'only')?.status, 'failed');
 });
 
+test('a step failing with a retryable error runs its fallback only after its last attempt', async (t) => {
+  stack.tools.services.search.faults.failureRate = 1;
+  t.after(() => (stack.tools.services.search.faults.failureRate = 0));
+  await registerPipeline(stack, {
+    name: 'fb-retried',
+    steps: {
+      flaky: { tool: 'search_relevant_information', args: { topic: "'flaky'", depth: 1 }, retry: { attempts: 2, backoff: '50ms' }, on_error: 'spare' },
+      spare: { tool: 'generate_structured_outline', args: { topic: "'spare after ' & error.code" } },
+    },
+    output: '{ "title": steps.flaky.title }',
+  });
+  const run = await finishedRun(stack, await startRun(stack, 'fb-retried', {}));
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  const flaky = stageOf(run, 'flaky');
+  assert.equal(flaky?.status, 'failed');
+  assert.equal(flaky?.attempts, 2, 'both attempts were spent first');
+  assert.equal(flaky?.fallback, 'spare');
+  assert.equal(typeof (run.result as { title?: unknown }).title, 'string');
+});
+
 test('a step that succeeds never runs its fallback, which is then no stage of the run', async () => {
   await registerPipeline(stack, {
     name: 'fb-unneeded',
