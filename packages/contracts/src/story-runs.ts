@@ -76,6 +76,10 @@ export const StageView = z.object({
   error: RunError.nullable(),
   /** An agent step's conversation so far (see agent-transcript.ts). */
   agent: AgentTranscriptView.optional(),
+  /** A child pipeline step's run of its pipeline (its `parent` names this run and stage). */
+  child_run: z.string().optional().describe("A child pipeline step's child run: GET /v1/runs/{child_run}"),
+  /** A step that failed for good and whose `on_error` fallback was taken: the fallback step, whose output stands for this one's. */
+  fallback: z.string().optional().describe("The on_error step that ran when this one failed; its output stands for this step's"),
 });
 export type StageView = z.infer<typeof StageView>;
 

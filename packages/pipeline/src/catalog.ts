@@ -60,8 +60,10 @@ export const StepJob = z.object({
   agent_call: z.object({ turn: z.number().int().positive(), index: z.number().int().nonnegative() }).optional(),
   /** The stage was started by an earlier run of this job, which parked it (a wait): it goes on, not again. */
   resumed: z.boolean().optional(),
-  /** When an agent's pipeline call began waiting on its child run (ms). */
+  /** When an agent's pipeline call, or a child pipeline step, began waiting on its child run (ms). */
   child_wait_since: z.number().optional(),
+  /** A fallback's job: the step it stands in for, and how that step failed (read as `error`). */
+  fallback_for: z.object({ step: z.string().max(60), code: z.string().max(200), message: z.string().max(2000) }).optional(),
 });
 export type StepJob = z.infer<typeof StepJob>;
 

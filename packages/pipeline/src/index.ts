@@ -88,7 +88,9 @@ export { AgentDefinition, AgentToolDefinition, modelToolName, isServiceTool } fr
 export type { AgentToolTarget } from './definition/compile-agent.js';
 export type { CompiledAgent } from './definition/compile-agent.js';
 export type { AgentDirectory } from './definition/validate-agents.js';
-export { AGENT_QUEUE } from './definition/queues.js';
+export { AGENT_QUEUE, CHILD_QUEUE } from './definition/queues.js';
+export { takeFallback, standIn } from './store/fallback-scripts.js';
+export { MAX_CHILD_DEPTH, childRunField, childRunsOf, cancelChildRuns } from './engine/child-links.js';
 export { AgentTranscripts, transcriptView } from './store/agent-transcript.js';
 export type { AgentTranscript, AgentTurnRecord, AgentResultRecord, AgentToolCallRecord } from './store/agent-transcript.js';
 export { agentTurnJob, agentCallQueue, agentTurnJobId, agentCallJobId } from './engine/agent-jobs.js';

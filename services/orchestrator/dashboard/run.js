@@ -17,6 +17,9 @@ function stageRow(stage) {
     h('div', { class: 'stage-main' }, h('strong', {}, stage.name), ' ', badge(stage.status), stage.iterations ? h('span', { class: 'muted small' }, ` ${stage.iterations} loops`) : ''),
     h('div', { class: 'stage-facts muted small' }, `attempts ${stage.attempts}`, took ? ` · ${took}${active ? ' so far' : ''}` : '', stage.agent ? ` · ${stage.agent.turns} turn${stage.agent.turns === 1 ? '' : 's'}` : ''),
     stage.error ? h('div', { class: 'stage-error small' }, `${stage.error.code}: ${stage.error.message}`) : '',
+    // A child pipeline step's run, and the fallback that stood in for a failed step.
+    stage.child_run ? h('div', { class: 'small' }, 'child run ', h('a', { href: `#/runs/${stage.child_run}`, class: 'child-run' }, shortId(stage.child_run))) : '',
+    stage.fallback ? h('div', { class: 'muted small' }, `fallback ${stage.fallback} stood in`) : '',
   );
 }
 
@@ -101,7 +104,7 @@ export async function runView(ctx, runId) {
     const topic = run.request && typeof run.request === 'object' ? run.request.topic ?? run.request.project?.name : undefined;
     title.textContent = topic ?? run.run_id;
     replace(status, badge(run.status));
-    replace(facts, `${run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind} · ${run.run_id} · started ${when(run.created_at)}`, run.batch_id ? [' · batch ', h('a', { href: `#/batches/${run.batch_id}` }, shortId(run.batch_id))] : '');
+    replace(facts, `${run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind} · ${run.run_id} · started ${when(run.created_at)}`, run.batch_id ? [' · batch ', h('a', { href: `#/batches/${run.batch_id}` }, shortId(run.batch_id))] : '', run.parent ? [' · child of ', h('a', { href: `#/runs/${run.parent.run_id}`, class: 'parent-run' }, shortId(run.parent.run_id)), ` (${run.parent.stage})`] : '');
     setProgress(bar.firstElementChild, run.progress);
     percent.textContent = `${run.progress}%`;
     replace(stages, run.stages.map(stageRow));

@@ -36,7 +36,7 @@ const cases: [string, Record<string, unknown> & { name: string }, RegExp[]][] = 
   ['a literal argument of the wrong type', { name: 'literal', steps: { a: { tool: 'search_relevant_information', args: { topic: "'x'", depth: 50 } } } }, [/^steps\.a\.args\.depth: 50 does not fit tool search_relevant_information's inputSchema/]],
   ['a bad expression', { name: 'garbled', steps: { a: { tool: 'search_relevant_information', args: { topic: 'input.(' } } } }, [/^steps\.a\.args\.topic: not a valid JSONata expression/]],
   ['a loop without a bound', { name: 'endless', steps: { a: { ...search, repeat: { until: 'false' } } } }, [/^steps\.a\.repeat\.max: /]],
-  ['a step with both tool and uses', { name: 'both', steps: { a: { ...search, uses: 'aceflow.stage' } } }, [/^steps\.a: a step needs exactly one of `tool`, `uses`, `agent` and `wait`$/]],
+  ['a step with both tool and uses', { name: 'both', steps: { a: { ...search, uses: 'aceflow.stage' } } }, [/^steps\.a: a step needs exactly one of `tool`, `uses`, `agent`, `wait` and `pipeline`$/]],
   ['an unknown step kind', { name: 'kindless', steps: { a: { uses: 'magic.wand' } } }, [/^steps\.a\.uses: unknown step kind magic\.wand/]],
   ['an input that is no JSON Schema', { name: 'schemaless', input: { type: 'object', properties: { a: { type: 'objectish' } } }, steps: { a: search } }, [/^input: not a valid JSON Schema/]],
   ['an input that is not an object', { name: 'scalar', input: { type: 'string' }, steps: { a: search } }, [/^input: a run's input is an object/]],

@@ -121,6 +121,17 @@ export interface StageSpec<T> {
    */
   resume?: boolean | undefined;
   work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE | typeof CONTINUE_STAGE | ParkStage>;
+  /**
+   * The step's `on_error` fallback (engine/fallback.ts): called when the stage fails for good;
+   * true when the fallback was taken, and then the run goes on and runStage throws
+   * FallbackTakenError, which the job completes with (default: none, the run fails).
+   */
+  fallback?: ((error: RunError) => Promise<boolean>) | undefined;
+}
+
+/** The stage failed for good and its fallback runs instead: its job completes, the run goes on. */
+export class FallbackTakenError extends Error {
+  override name = 'FallbackTakenError';
 }
 
 /**
@@ -177,10 +188,11 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
     return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
     await running.stop();
+    // The work waits in the delayed set (a child pipeline step's child run): no failure, no attempt spent.
     if (error instanceof DelayedError) throw error;
     const open = circuitOpenCause(error);
-    if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open });
-    throw await handleFailure(deps, job, { runId, name, error });
+    if (open && stage.token) throw await waitForBreaker(deps, job, { runId, name, token: stage.token, error: open, fallback: stage.fallback });
+    throw await handleFailure(deps, job, { runId, name, error, fallback: stage.fallback });
   } finally {
     tracked.release();
   }
@@ -246,12 +258,12 @@ async function recordCompletion(deps: StageDeps, done: { runId: string; name: st
  * the delayed set until the breaker may let a probe through; once the wait budget is spent, the
  * stage fails with the service's last real error.
  */
-async function waitForBreaker(deps: StageDeps, job: Job, wait: { runId: string; name: string; token: string; error: CircuitOpenError }): Promise<Error> {
+async function waitForBreaker(deps: StageDeps, job: Job, wait: { runId: string; name: string; token: string; error: CircuitOpenError; fallback?: StageSpec<unknown>['fallback'] }): Promise<Error> {
   const { store, logger } = deps;
   const { runId, name } = wait;
   const since = (job.data as { breaker_wait_since?: unknown }).breaker_wait_since;
   const decision = decideBreakerWait({ error: wait.error, since: typeof since === 'number' ? since : undefined, budget: deps.budget ?? DEFAULT_STAGE_BUDGET });
-  if (decision.kind === 'give-up') return handleFailure(deps, job, { runId, name, error: decision.error, final: true });
+  if (decision.kind === 'give-up') return handleFailure(deps, job, { runId, name, error: decision.error, final: true, fallback: wait.fallback });
   if (typeof since !== 'number') {
     // Said once per stage, not at every wake-up.
     logger.warn({ run_id: runId, stage: name, service: wait.error.service }, 'the service\'s breaker is open; the stage waits for it');
@@ -264,7 +276,7 @@ async function waitForBreaker(deps: StageDeps, job: Job, wait: { runId: string; 
 }
 
 /** Records a failure and returns what to throw: the error to retry, or an UnrecoverableError. */
-export async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string; name: string; error: unknown; final?: boolean }): Promise<Error> {
+export async function handleFailure(deps: StageDeps, job: Job, failure: { runId: string; name: string; error: unknown; final?: boolean; fallback?: StageSpec<unknown>['fallback'] }): Promise<Error> {
   const { store, logger } = deps;
   const { runId, name, error } = failure;
   const status = await store.getStatus(runId);
@@ -279,6 +291,10 @@ export async function handleFailure(deps: StageDeps, job: Job, failure: { runId:
     await store.setStageStatus({ runId, stage: name, status: 'retrying', error: runError });
     await store.appendEvent(runId, 'error', { ...runError, will_retry: true });
     return error instanceof Error ? error : new Error(String(error));
+  }
+  if (failure.fallback && (await failure.fallback(runError))) {
+    await store.appendEvent(runId, 'error', { ...runError, will_retry: false });
+    return new FallbackTakenError(runError.message);
   }
   logger.error({ run_id: runId, stage: name, err: runError }, 'stage failed; the run fails');
   await store.setStageStatus({ runId, stage: name, status: 'failed', error: runError });

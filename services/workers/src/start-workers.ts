@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { AGENT_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, CHILD_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -107,6 +107,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
     ...(agents ? [[AGENT_QUEUE, step] as const] : []),
     [WAITS_QUEUE, step],
+    // Child pipeline steps: each job starts or looks at a child run and goes back to the delayed set.
+    [CHILD_QUEUE, step],
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
     [QUEUES.scheduleTick, (job) => processScheduleTick({ store, queues, pipelines, schedules }, job)],
     ...(options.webhooks ? [[QUEUES.notifyDelivery, notifyProcessor({ store, batches, settings: options.webhooks })] as const] : []),

@@ -632,6 +632,12 @@ export interface components {
                          */
                         on_timeout: "fail" | "continue";
                     };
+                    /** @description A registered pipeline, run as a child run with `args` as its input; its result is the step's output */
+                    pipeline?: string;
+                    /** @description The version of `pipeline` (default: its latest when the child starts) */
+                    version?: number;
+                    /** @description A step that runs, reading `error`, when this one fails for good; its output stands for this step's */
+                    on_error?: string;
                     /**
                      * @description Steps this one waits for
                      * @default []
@@ -1088,6 +1094,10 @@ export interface components {
                     at: string;
                 })[];
             };
+            /** @description A child pipeline step's child run: GET /v1/runs/{child_run} */
+            child_run?: string;
+            /** @description The on_error step that ran when this one failed; its output stands for this step's */
+            fallback?: string;
         };
         RunSummary: {
             run_id: string;

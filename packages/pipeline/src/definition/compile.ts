@@ -7,11 +7,12 @@ import { compileArgs, compileExpression, ExpressionError, type ArgsEvaluator, ty
 import { compileInputSchema, inputProblems } from './input-schema.js';
 import { DefinitionError, type DefinitionProblem } from './problems.js';
 import type { PipelineDefinition, StepDefinition } from './schema.js';
-import { AGENT_QUEUE, kindQueue, toolQueue, WAITS_QUEUE } from './queues.js';
+import { AGENT_QUEUE, CHILD_QUEUE, kindQueue, toolQueue, WAITS_QUEUE } from './queues.js';
+import { fallbackProblems, fallbackSteps } from './fallbacks.js';
 import { compileAgent, type CompiledAgent } from './compile-agent.js';
 import { compileWait, type CompiledWait } from './compile-wait.js';
 
-export type StepTarget = { kind: 'tool'; service: string; tool: string } | { kind: 'uses'; uses: string } | { kind: 'agent'; agent: CompiledAgent } | { kind: 'wait'; wait: CompiledWait };
+export type StepTarget = { kind: 'tool'; service: string; tool: string } | { kind: 'uses'; uses: string } | { kind: 'agent'; agent: CompiledAgent } | { kind: 'wait'; wait: CompiledWait } | { kind: 'pipeline'; pipeline: string; version?: number | undefined };
 
 export interface CompiledStep {
   name: string;
@@ -48,6 +49,8 @@ export interface CompiledPipeline {
   order: readonly string[];
   /** Steps that need nothing: a run starts with these. */
   roots: readonly string[];
+  /** Steps that run only as another's `on_error` fallback, each → the step it stands in for: outside `order`, no stage until taken (fallbacks.ts). */
+  fallbacks: ReadonlyMap<string, string>;
   /**
    * The one step that every other step leads to, when there is one (and it is no map): once it
    * has run, the run is done, so it reads every output when it starts and ends the run itself.
@@ -120,6 +123,7 @@ function queueOf(target: StepTarget): string {
   if (target.kind === 'tool') return toolQueue(target.service);
   if (target.kind === 'agent') return AGENT_QUEUE;
   if (target.kind === 'wait') return WAITS_QUEUE;
+  if (target.kind === 'pipeline') return CHILD_QUEUE;
   return kindQueue(target.uses);
 }
 
@@ -127,10 +131,14 @@ function queueOf(target: StepTarget): string {
 export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
   const { definition } = stored;
   const problems: DefinitionProblem[] = [];
-  const { order, problems: orderProblems } = orderSteps(definition.steps);
+  // Fallbacks are outside the graph: they run when the step naming them fails, never in order.
+  const fallbacks = fallbackSteps(definition.steps);
+  const graph = Object.fromEntries(Object.entries(definition.steps).filter(([name]) => !fallbacks.has(name)));
+  problems.push(...fallbackProblems(definition.steps));
+  const { order, problems: orderProblems } = orderSteps(graph);
   problems.push(...orderProblems);
   const dependents = new Map<string, string[]>(Object.keys(definition.steps).map((name) => [name, []]));
-  for (const [name, step] of Object.entries(definition.steps)) for (const need of step.needs) dependents.get(need)?.push(name);
+  for (const [name, step] of Object.entries(graph)) for (const need of step.needs) dependents.get(need)?.push(name);
 
   const steps = new Map<string, CompiledStep>();
   for (const [name, step] of Object.entries(definition.steps)) {
@@ -151,7 +159,8 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
         continue;
       }
       target = { kind: 'tool', service, tool: step.tool };
-    } else target = { kind: 'uses', uses: step.uses as string };
+    } else if (step.pipeline) target = { kind: 'pipeline', pipeline: step.pipeline, version: step.version };
+    else target = { kind: 'uses', uses: step.uses as string };
     steps.set(name, { name, definition: step, target, queue: queueOf(target), needs: step.needs, dependents: dependents.get(name) ?? [], ...compiled });
   }
   const signals = new Map<string, string>();
@@ -183,6 +192,7 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
     steps,
     order,
     roots: order.filter((name) => (definition.steps[name]?.needs.length ?? 0) === 0),
+    fallbacks,
     output,
     checkInput: (value) => inputProblems(validateInput, value),
   };

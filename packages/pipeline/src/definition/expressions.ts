@@ -24,6 +24,8 @@ export interface ExpressionContext {
   previous?: unknown;
   /** An agent's tool call's arguments, for its tool's `approval` expression. */
   arguments?: unknown;
+  /** In an `on_error` fallback: the failure it stands in for, `{code, message, step}`. */
+  error?: unknown;
 }
 
 /** `expression_budget_exceeded` when an evaluation ran past its budget (sandbox/budget.ts). */
@@ -61,7 +63,7 @@ function namesIn(node: unknown, field: string): boolean {
   return Object.values(node).some((inner) => typeof inner === 'object' && namesIn(inner, field));
 }
 
-const CONTEXT_FIELDS = ['input', 'steps', 'run_id', 'item', 'index', 'output', 'iteration', 'previous'] as const;
+const CONTEXT_FIELDS = ['input', 'steps', 'run_id', 'item', 'index', 'output', 'iteration', 'previous', 'error'] as const;
 
 /** The first regex literal RE2 cannot run (a backreference, lookaround), as its error; else undefined. */
 function unsupportedRegex(node: unknown): string | undefined {

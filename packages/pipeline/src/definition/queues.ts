@@ -8,3 +8,5 @@ export const kindQueue = (kind: string) => `kind-${kind.replace(/[^A-Za-z0-9_-]/
 export const AGENT_QUEUE = 'agent';
 /** Where wait steps' jobs run (and sit, delayed, while they wait). */
 export const WAITS_QUEUE = 'waits';
+/** Where child pipeline steps (`pipeline:`) start their child runs and look at them again; each look is short, the wait is in the delayed set. */
+export const CHILD_QUEUE = 'child-runs';

@@ -73,6 +73,9 @@ export const StepDefinition = z
     uses: z.string().min(1).max(100).optional().describe('A step kind registered in code, e.g. aceflow.stage'),
     agent: AgentDefinition.optional().describe('A model that chooses which of its tools to call until it answers (docs/PIPELINES.md, "Agent steps")'),
     wait: WaitDefinition.optional().describe('Waits for a signal, whose payload is the output (docs/PIPELINES.md, "Waits and approvals")'),
+    pipeline: z.string().regex(PIPELINE_NAME, 'a pipeline name: lower-case letters, digits and -, starting with a letter').optional().describe('A registered pipeline, run as a child run with `args` as its input; its result is the step\'s output'),
+    version: z.number().int().positive().max(MAX_VERSION).optional().describe('The version of `pipeline` (default: its latest when the child starts)'),
+    on_error: z.string().regex(STEP_NAME).optional().describe('A step that runs, reading `error`, when this one fails for good; its output stands for this step\'s'),
     needs: z.array(z.string().max(60)).max(MAX_NEEDS).default([]).describe('Steps this one waits for'),
     args: Args.optional(),
     map: Expression.optional().describe('A list computed at run time: the step runs once per item (`item`, `index`), in parallel'),
@@ -95,8 +98,9 @@ export const StepDefinition = z
       .optional(),
   })
   .superRefine((step, ctx) => {
-    if ([step.tool, step.uses, step.agent, step.wait].filter(Boolean).length !== 1) ctx.addIssue({ code: 'custom', message: 'a step needs exactly one of `tool`, `uses`, `agent` and `wait`', path: [] });
+    if ([step.tool, step.uses, step.agent, step.wait, step.pipeline].filter(Boolean).length !== 1) ctx.addIssue({ code: 'custom', message: 'a step needs exactly one of `tool`, `uses`, `agent`, `wait` and `pipeline`', path: [] });
     if (step.wait && (step.args !== undefined || step.map || step.repeat)) ctx.addIssue({ code: 'custom', message: 'a wait step takes no `args`, `map` or `repeat`: its output is the signal', path: [] });
+    if (step.version !== undefined && !step.pipeline) ctx.addIssue({ code: 'custom', message: '`version` goes with `pipeline`', path: ['version'] });
     if (step.agent && step.args !== undefined) ctx.addIssue({ code: 'custom', message: "an agent step takes no `args`: its `agent.prompt` and `agent.instructions` are its expressions", path: ['args'] });
     if (step.agent && step.repeat) ctx.addIssue({ code: 'custom', message: 'an agent step loops by itself (`agent.max_turns`): it takes no `repeat`', path: ['repeat'] });
     if (step.service && !step.tool) ctx.addIssue({ code: 'custom', message: '`service` goes with `tool`', path: ['service'] });

@@ -18,6 +18,8 @@ export interface AgentDirectory {
   mcpServers(): readonly string[];
   /** Whether pipeline `name` is registered (in `version`, when given). */
   hasPipeline(name: string, version?: number): Promise<boolean>;
+  /** The input schema of pipeline `name` (in `version`, when given); null when it is not registered. */
+  pipelineInput(name: string, version?: number): Promise<Record<string, unknown> | null>;
 }
 
 interface FoundTool {

@@ -15,6 +15,7 @@ import { schemaProblems } from './schema-bounds.js';
 import { atReplaced, salvageDefinition } from './salvage.js';
 import { isServiceTool } from './agent-schema.js';
 import { PipelineDefinition, type StepDefinition } from './schema.js';
+import { childPipelineProblems } from './validate-children.js';
 import { agentDirectoryProblems, resolveAgentServiceTools, type AgentDirectory } from './validate-agents.js';
 
 /** What registration needs to know of the tool services. */
@@ -61,25 +62,25 @@ async function findTools(directory: ToolDirectory): Promise<{ found: FoundTool[]
 const literalChecker = () => new Ajv2020({ allErrors: true, strict: false, logger: false, code: { regExp: linearRegExpEngine } });
 
 /** Arguments checked against the tool's inputSchema as far as an args object shows them. */
-function argumentProblems(name: string, step: StepDefinition, schema: Record<string, unknown>, ajv: Ajv2020): DefinitionProblem[] {
+function argumentProblems(name: string, step: StepDefinition, schema: Record<string, unknown>, ajv: Ajv2020, what = `tool ${step.tool}`): DefinitionProblem[] {
   const place = `steps.${name}.args`;
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   if (typeof step.args === 'string') return []; // one expression: known only when it runs
   const args = (step.args ?? {}) as Record<string, unknown>;
   const problems: DefinitionProblem[] = [];
-  for (const field of required) if (!(field in args)) problems.push({ path: place, message: `misses ${field}, which tool ${step.tool} requires` });
+  for (const field of required) if (!(field in args)) problems.push({ path: place, message: `misses ${field}, which ${what} requires` });
   for (const [field, value] of Object.entries(args)) {
     const property = properties[field];
     if (!property) {
-      if (schema.additionalProperties === false) problems.push({ path: `${place}.${field}`, message: `tool ${step.tool} takes no argument ${field} (it takes ${Object.keys(properties).join(', ') || 'none'})` });
+      if (schema.additionalProperties === false) problems.push({ path: `${place}.${field}`, message: `${what} takes no argument ${field} (it takes ${Object.keys(properties).join(', ') || 'none'})` });
       continue;
     }
     // A string is an expression, known when the step runs; any other value is given as it is.
     if (typeof value === 'string' || (value && typeof value === 'object' && !Array.isArray(value))) continue;
     try {
       const validate = ajv.compile(property);
-      if (!validate(value)) problems.push({ path: `${place}.${field}`, message: `${JSON.stringify(value)} does not fit tool ${step.tool}'s inputSchema: ${(validate.errors ?? []).map((e) => e.message).join('; ')}` });
+      if (!validate(value)) problems.push({ path: `${place}.${field}`, message: `${JSON.stringify(value)} does not fit ${what}'s ${step.tool ? 'inputSchema' : 'input schema'}: ${(validate.errors ?? []).map((e) => e.message).join('; ')}` });
     } catch {
       // A schema ajv cannot compile is the service's concern; the call itself will be checked.
     }
@@ -151,6 +152,8 @@ async function checkDefinition(options: { definition: PipelineDefinition; versio
   const found = needsTools && tools ? await findTools(tools) : undefined;
   const resolved = found ? { ...resolveTools(definition.steps, found, problems), ...resolveAgentServiceTools(definition.steps, found.found, problems) } : {};
   problems.push(...(await agentDirectoryProblems(definition.steps, options.agents, !tools)));
+  const childAjv = literalChecker();
+  problems.push(...(await childPipelineProblems(definition, options.agents, (name, step, schema, what) => argumentProblems(name, step, schema, childAjv, what))));
   // Not compiled here, but published to every MCP client, which may compile it.
   if (definition.output_schema) problems.push(...schemaProblems(definition.output_schema, 'output_schema'));
   const stored: StoredPipeline = { definition, services: resolved, registered_at: options.now ?? new Date().toISOString() };

@@ -103,6 +103,8 @@ export function chainParentOf(pipeline: CompiledPipeline, name: string): Compile
   const child = pipeline.steps.get(name);
   // An agent's first job completes after its first turn, long before the step does: no parent may wait on it.
   if (child?.target.kind === 'agent') return null;
+  // A step with a fallback: its job completes when the fallback is taken, before the fallback has stood in for it.
+  if (child?.definition.on_error) return null;
   const [only, ...others] = child?.dependents ?? [];
   const parent = only !== undefined && others.length === 0 ? pipeline.steps.get(only) : undefined;
   return parent && !parent.map && parent.needs.length === 1 && parent.needs[0] === name ? parent : null;
@@ -125,7 +127,8 @@ async function runShape(pipeline: CompiledPipeline, input: unknown, runId: strin
   }
   return {
     // Declaration order, as the author wrote them; a map step's place is taken by its branches.
-    stages: Object.keys(pipeline.stored.definition.steps).flatMap((name) => branches[name] ?? [name]),
+    // A fallback is a stage only once taken (fallback-scripts.ts): a run whose steps all succeed never waits for it.
+    stages: Object.keys(pipeline.stored.definition.steps).filter((name) => !pipeline.fallbacks.has(name)).flatMap((name) => branches[name] ?? [name]),
     branches,
     stepQueues: Object.fromEntries([...pipeline.steps.values()].map((step) => [step.name, step.queue])),
   };

@@ -70,5 +70,6 @@ export function agentDirectory(options: { pipelines: PipelineStore; models: read
     models: () => options.models,
     mcpServers: () => options.mcpServers,
     hasPipeline: async (name, version) => (await options.pipelines.get(name, version)) !== null,
+    pipelineInput: async (name, version) => (await options.pipelines.get(name, version))?.definition.input ?? null,
   };
 }

@@ -9,6 +9,7 @@ import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './p
 import { registerShippedPipelines } from './shipped.js';
 import type { RunRecord, RunStore } from '../store/run-store.js';
 import { RUN_ID } from '../store/run-view.js';
+import { cancelChildRuns } from './child-links.js';
 
 /** A pipeline the deployment needs and does not have (the shipped ones are registered at start-up). */
 export class PipelineMissingError extends Error {
@@ -91,6 +92,8 @@ export async function cancelRun(deps: { store: RunStore }, runId: string): Promi
   if (change.previous === null) return { outcome: 'not_found' };
   if (!change.moved && change.previous !== 'cancelled') return { outcome: 'finished', status: change.previous };
   await deps.store.publishCancel(runId);
+  // Its children (child pipeline steps, agents' pipeline calls) end with it, at once.
+  if (change.moved) await cancelChildRuns(deps.store, runId, (store, childId) => cancelRun({ store }, childId));
   const run = await deps.store.getRun(runId);
   return run ? { outcome: change.moved ? 'cancelled' : 'already_cancelled', run } : { outcome: 'not_found' };
 }

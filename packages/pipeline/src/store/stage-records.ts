@@ -23,15 +23,20 @@ export function readStageView(hash: Record<string, string | null | undefined>, n
   const error = value('error');
   const iterations = hash[`${name}.iterations`];
   const agent = transcriptView(hash, name);
+  const childRun = hash[`${name}.child_run`];
+  // A step whose fallback stood in is done for the engine and failed for its readers.
+  const fallback = hash[`${name}.fallback`];
   return {
     name,
     ...(iterations ? { iterations: Number(iterations) } : {}),
-    status: (value('status') as StageStatus | null) ?? 'pending',
+    status: fallback ? 'failed' : ((value('status') as StageStatus | null) ?? 'pending'),
     attempts: Number(value('attempts') ?? 0),
     started_at: value('started_at'),
     finished_at: value('finished_at'),
     error: error ? (JSON.parse(error) as RunError) : null,
     ...(agent ? { agent } : {}),
+    ...(childRun ? { child_run: childRun } : {}),
+    ...(fallback ? { fallback } : {}),
   };
 }
 

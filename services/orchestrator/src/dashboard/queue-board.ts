@@ -10,7 +10,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { kindQueue, QUEUES, STEP_KINDS, toolQueue, AGENT_QUEUE, WAITS_QUEUE } from '@switchyard/pipeline';
+import { kindQueue, QUEUES, STEP_KINDS, toolQueue, AGENT_QUEUE, CHILD_QUEUE, WAITS_QUEUE } from '@switchyard/pipeline';
 import { globEscape, scanKeys } from '@switchyard/redis';
 
 /** Where the board is served. */
@@ -18,7 +18,7 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 
 /** The queues a deployment has by its configuration: a tool service's, a step kind's, the dispatcher's. */
 export function configuredQueueNames(services: readonly string[]): string[] {
-  return [...services.map(toolQueue), ...STEP_KINDS.map(kindQueue), AGENT_QUEUE, WAITS_QUEUE, QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery];
+  return [...services.map(toolQueue), ...STEP_KINDS.map(kindQueue), AGENT_QUEUE, WAITS_QUEUE, CHILD_QUEUE, QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery];
 }
 
 export interface QueueBoardOptions {

@@ -89,7 +89,7 @@ test('Bull Board at /admin/queues answers only with the key or the cookie', asyn
   const api = await fetch(`${stack.api.url}/admin/queues/api/queues`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } });
   assert.equal(api.status, 200);
   const names = ((await api.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
-  assert.deepEqual(names, ['agent', 'kind-aceflow-stage', 'notify-delivery', 'run-dispatch', 'schedule-tick', 'tool-editing', 'tool-outline', 'tool-search', 'tool-writing', 'waits']);
+  assert.deepEqual(names, ['agent', 'child-runs', 'kind-aceflow-stage', 'notify-delivery', 'run-dispatch', 'schedule-tick', 'tool-editing', 'tool-outline', 'tool-search', 'tool-writing', 'waits']);
 });
 
 test('ending the session clears the cookie', async () => {

@@ -8,6 +8,10 @@ export interface StageRecord {
   status: string;
   attempts: number;
   iterations?: number;
+  /** A child pipeline step's child run. */
+  child_run?: string;
+  /** The on_error step that stood in for this failed one. */
+  fallback?: string;
   started_at: string | null;
   finished_at: string | null;
   error: { code: string; message: string } | null;

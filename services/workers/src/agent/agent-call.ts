@@ -16,7 +16,7 @@ import type { StepTools } from '../tools.js';
 import { remoteTaskHooks } from '../engine/step-work.js';
 import { boundedResult } from './agent-messages.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import { callPipeline, type ChildRunDeps } from './child-runs.js';
+import { callPipeline, type ChildRunDeps } from './pipeline-call.js';
 
 export interface AgentCallDeps extends ChildRunDeps {
   store: RunStore;

@@ -7,7 +7,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { advanceRun, branchKeys, chainParentOf, constantListOf, finishRun, jsonBytesWithin, mapItemTexts, runEndOf, needsAfter, RUN_LIMIT_VARIABLES, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type RunLimits, type RunWaits, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
-import { CONTINUE_STAGE, ParkStage, handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
+import { CONTINUE_STAGE, FallbackTakenError, ParkStage, handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
 import { runAgentCall } from '../agent/agent-call.js';
 import { runAgentTurn } from '../agent/agent-turn.js';
 import { runWaitStep } from './wait-step.js';
@@ -15,6 +15,8 @@ import type { AgentRuntime } from '../agent/agent-runtime.js';
 import { DEFAULT_STAGE_BUDGET } from '../stage-budget.js';
 import type { StageMetrics } from '../stage-metrics.js';
 import { asStepFailure, runStepWork, type StepWorkDeps } from './step-work.js';
+import { endChildOfEndedRun, isChildStep, runChildStep } from './child-step.js';
+import { afterFallback, fallbackError, fallbackOf } from './fallback.js';
 
 export interface StepProcessorDeps extends StageDeps, StepWorkDeps {
   pipelines: PipelineStore;
@@ -172,6 +174,8 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     if (data.agent_turn !== undefined) return runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: (step.target as Extract<CompiledStep['target'], { kind: 'agent' }>).agent, data, stage, context: contextOf(data, request, inputs), signal, announce });
     if (data.branch && (found === undefined || found === 'missing')) throw new StageFailedError({ code: 'map_item_missing', message: `${stage} has no item at index ${data.branch.index} of its step's list` });
     const context = contextOf(data, request, inputs, found);
+    const failure = fallbackError(data);
+    if (failure) context.error = failure;
     try {
       if (step.when && !data.branch && !isTruthy(await step.when.evaluate(context))) return SKIP_STAGE;
     } catch (error) {
@@ -180,12 +184,14 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     let output: unknown;
     if (step.target.kind === 'agent') output = await runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: step.target.agent, data, stage, context, signal, announce });
     else if (step.target.kind === 'wait') output = await runWaitStep(deps, { job, pipeline, wait: step.target.wait, data, stage, queue: step.queue });
+    else if (isChildStep(step)) output = await runChildStep({ store: deps.store, pipelines: deps.pipelines, queues: { steps: deps.steps } }, { job, token: options.token, step, data, stage, context, announce });
     else output = await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
     return output === CONTINUE_STAGE || output instanceof ParkStage ? output : boundedOutput(output, stage, limit);
   };
   const metrics = deps.stageMetrics;
   const spec: StageSpec<unknown> = {
-    resume: data.agent_turn !== undefined || data.resumed === true,
+    // An agent's later turns, a wait that woke, and a child step's later looks at its child go on with the stage its first job started.
+    resume: data.agent_turn !== undefined || data.resumed === true || (isChildStep(step) && data.child_wait_since !== undefined),
     runId: data.run_id,
     batchId: data.batch_id,
     token: options.token,
@@ -200,6 +206,7 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     work: metrics ? (ctx) => metrics.time(data, { attempt: ctx.attempt, signal: ctx.signal }, () => work(ctx)) : work,
   };
   if (options.watch.length > 0) spec.watch = stepStateFields(options.watch);
+  spec.fallback = fallbackOf(deps, { pipeline, step, data });
   const retry = step.definition.retry?.attempts;
   if (retry) spec.budget = { ...(deps.budget ?? DEFAULT_STAGE_BUDGET), maxAttempts: retry };
   // The last step's completion ends its run in the same write.
@@ -222,8 +229,19 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const parented = job.parentKey !== undefined;
     const next = final || parented ? [] : needsAfter(pipeline, step.name);
     const branch = data.branch ? await branchItem(step, data.branch) : { item: undefined, fromRun: false };
-    const { output, inputs, request, recorded, ended } = await runStage(deps, job, stageSpec(deps, { job, token, pipeline, step, data, stage, final, watch: next, branch }));
+    if (isChildStep(step)) await endChildOfEndedRun(deps, data, stage);
+    let outcome: Awaited<ReturnType<typeof runStage<unknown>>>;
+    try {
+      outcome = await runStage(deps, job, stageSpec(deps, { job, token, pipeline, step, data, stage, final, watch: next, branch }));
+    } catch (error) {
+      // Its fallback runs and stands in for it: the job completes, the run goes on.
+      if (error instanceof FallbackTakenError) return;
+      throw error;
+    }
+    const { output, inputs, request, recorded, ended } = outcome;
     if (parented || output === CONTINUE_STAGE) return;
+    const standsFor = pipeline.fallbacks.get(step.name);
+    if (standsFor !== undefined) return afterFallback(deps, { pipeline, step, data, failed: standsFor });
     if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
     // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.
     if (ended) return;
