@@ -3,6 +3,8 @@
  * transcript is in the run, and its events tell the conversation as it happens.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { readSse } from '../../services/orchestrator/src/testing/events.js';
 import { finishedRun, putPipeline, registerPipeline, startRun, stageOf } from '../../services/orchestrator/src/testing/pipelines.js';
@@ -102,4 +104,21 @@ test("the workers' metrics count agent tokens by model and kind, model-call late
   assert.match(text, /switchyard_agent_tokens_total\{model="default",kind="completion"\} [1-9]/);
   assert.match(text, /switchyard_agent_model_call_seconds_count\{model="default",outcome="ok"\} [1-9]/);
   assert.match(text, /switchyard_agent_tool_calls_total\{tool="search_relevant_information",outcome="ok"\} [1-9]/);
+});
+
+test("the README's approval example: the outline waits in the inbox until a person approves it, then the run completes", async () => {
+  const text = readFileSync(fileURLToPath(new URL('../../docs/pipelines/guarded-research.yaml', import.meta.url)), 'utf8');
+  const put = await stack.request('/v1/pipelines/guarded-research', { method: 'PUT', body: text, headers: { 'content-type': 'application/yaml' } });
+  assert.ok(put.status === 201 || put.status === 200, await put.text());
+  const runId = await startRun(stack, 'guarded-research', { topic: 'tea' });
+  const waiting = async () => (await stack.json<{ items: { run_id: string; tool: string; reason: string | null; answer_url: string }[] }>('/v1/inbox')).body.items.filter((i) => i.run_id === runId);
+  let items = await waiting();
+  for (const deadline = Date.now() + 30_000; items.length === 0 && Date.now() < deadline; items = await waiting()) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(items.map((i) => i.tool), ['generate_structured_outline']);
+  assert.equal((await stack.json<{ status: string }>(`/v1/runs/${runId}`)).body.status, 'waiting');
+  const answer = await stack.json(items[0]?.answer_url ?? '', { method: 'POST', body: JSON.stringify({ approve: true }) });
+  assert.equal(answer.status, 202);
+  const run = await finishedRun(stack, runId, 60_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.deepEqual((run.result as { sources: { tool: string }[] }).sources.map((s) => s.tool).sort(), ['generate_structured_outline', 'search_relevant_information']);
 });
