@@ -24,18 +24,37 @@ export interface AttemptInput {
   onToken: ((text: string) => void) | undefined;
 }
 
+/**
+ * One chat model (and its SDK client, with its connection pool) per configured model and reply
+ * bound, made at its first attempt: a new one per attempt cost as much CPU as the rest of a turn.
+ * Each attempt's signal is its own (passed to `stream`), so sharing the model shares no state.
+ */
+const chats = new Map<string, ChatOpenAICompletions>();
+
+function chatOf(config: ModelConfig, maxTokens: number | undefined): ChatOpenAICompletions {
+  const key = JSON.stringify([config.name, config.baseUrl, config.model, config.apiKey ?? '', maxTokens ?? null]);
+  let chat = chats.get(key);
+  if (!chat) {
+    chat = new ChatOpenAICompletions({
+      model: config.model,
+      // The offline model takes any key; the SDK refuses to start without one.
+      apiKey: config.apiKey ?? 'none',
+      configuration: { baseURL: config.baseUrl },
+      maxRetries: 0,
+      streaming: true,
+      streamUsage: true,
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+    });
+    // Configurations are few (MODELS is bounded), but reply bounds vary: a bounded cache.
+    if (chats.size >= 64) chats.delete(chats.keys().next().value as string);
+    chats.set(key, chat);
+  }
+  return chat;
+}
+
 /** Streams one reply into `reader`; rejects with whatever LangChain or the SDK threw. */
 export async function streamAttempt(input: AttemptInput): Promise<void> {
-  const chat = new ChatOpenAICompletions({
-    model: input.config.model,
-    // The offline model takes any key; the SDK refuses to start without one.
-    apiKey: input.config.apiKey ?? 'none',
-    configuration: { baseURL: input.config.baseUrl },
-    maxRetries: 0,
-    streaming: true,
-    streamUsage: true,
-    ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
-  });
+  const chat = chatOf(input.config, input.maxTokens);
   const runnable = input.tools.length > 0 ? chat.bindTools(toOpenAiTools(input.tools)) : chat;
   const stream = await runnable.stream(toLangChainMessages(input.messages), { signal: input.signal });
   for await (const chunk of stream) {
