@@ -193,3 +193,18 @@ test('a log line written inside a span carries its trace_id and span_id; one out
     ['outside again', undefined, undefined, undefined],
   ]);
 });
+
+test("an agent run is one trace: a span per model turn's job with its model call, and a span per tool call's job over the tool's", async () => {
+  const runId = await startRun(stack, 'research-agent', { topic: 'tide clocks' });
+  const run = await finishedRun(stack, runId, 60_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  const jobIds = [`${runId}.research`, `${runId}.research@t2`, `${runId}.research@t1c0`, `${runId}.research@t1c1`];
+  const spans = await settledSpans(jobIds);
+  const root = requestSpan(spans, 'POST', '/v1/pipelines/:name/runs');
+  const tree = oneTree(spans, root);
+  for (const id of jobIds) assert.equal(tree.filter((s) => isJob(s) && jobOf(s) === id).length, 1, `one span for the job ${id}`);
+  const turns = tree.filter((s) => s.name === 'agent model turn');
+  assert.deepEqual(turns.map((s) => s.attributes['switchyard.agent.turn']).sort(), [1, 2], 'a model-call span per turn');
+  assert.deepEqual(turns.map((s) => s.attributes['switchyard.agent.tool_calls']).sort(), [0, 2]);
+  assert.equal(tree.filter(isToolCall).length, 2, 'a client span per tool call');
+});
