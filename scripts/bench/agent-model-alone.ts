@@ -7,7 +7,8 @@
  */
 import { SEARCH_OUTPUT } from './instant-tools.js';
 import { AGENT_BENCH_TOOL } from './agent-pipelines.js';
-import type { AgentModels, ModelMessage } from '@switchyard/workers';
+import type { ChatMessage as ModelMessage } from '@switchyard/models';
+import type { AgentModels } from '@switchyard/workers';
 import { round } from './story-stats.js';
 
 /** The conversation an agent's turn `turn` sends, as the workers rebuild it from the transcript. */

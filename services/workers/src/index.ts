@@ -21,6 +21,6 @@ export { createWorkerMetrics } from './metrics.js';
 export type { WorkerMetrics } from './metrics.js';
 export { StageMetrics, stageLabels } from './stage-metrics.js';
 export type { StageLabels, StageOutcome as StageMetricOutcome } from './stage-metrics.js';
-export type { AgentModels, ModelMessage, ModelToolCall, ModelToolSpec, ModelTurnReply, ModelTurnRequest } from './agent/model-port.js';
+export type { AgentModels } from './agent/model-port.js';
 export { notifyProcessor, DEFAULT_WEBHOOK_TIMEOUT_MS, DEFAULT_WEBHOOK_RESPONSE_MAX_BYTES } from './notify-delivery.js';
 export type { WebhookSettings } from './notify-delivery.js';

@@ -3,7 +3,7 @@
  * taken over by another worker asks the same question the first one did.
  */
 import type { AgentTranscript } from '@switchyard/pipeline';
-import type { ModelMessage } from './model-port.js';
+import type { ChatMessage as ModelMessage } from '@switchyard/models';
 
 export function modelMessages(transcript: AgentTranscript): ModelMessage[] {
   const messages: ModelMessage[] = [];

@@ -8,7 +8,7 @@
 import type { McpToolSource } from '@switchyard/mcp-tools';
 import { ToolArgumentChecker, type AgentToolTarget, type CompiledAgent, type PipelineStore } from '@switchyard/pipeline';
 import type { StepTools } from '../tools.js';
-import type { ModelToolSpec } from './model-port.js';
+import type { ModelTool as ModelToolSpec } from '@switchyard/models';
 
 export interface AgentToolboxDeps {
   tools: StepTools;

@@ -16,7 +16,8 @@ import { asStepFailure } from '../engine/step-work.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
 import type { AgentToolbox } from './agent-toolbox.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import type { AgentModels, ModelToolSpec } from './model-port.js';
+import type { ModelTool as ModelToolSpec } from '@switchyard/models';
+import type { AgentModels } from './model-port.js';
 
 export interface AgentTurnDeps {
   store: RunStore;
