@@ -111,7 +111,7 @@ test('batches, a batch\'s runs and pipelines are paged, each page saying where t
   assert.deepEqual([batches.body.batches.length, batches.body.next_offset], [1, null]);
 
   const all = await stack.json<{ pipelines: { name: string }[]; next_offset: number | null }>('/v1/pipelines');
-  assert.deepEqual([all.body.pipelines.map((p) => p.name).sort(), all.body.next_offset], [['aceflow', 'big-input', 'story'], null]);
+  assert.deepEqual([all.body.pipelines.map((p) => p.name).sort(), all.body.next_offset], [['aceflow', 'big-input', 'research-agent', 'story'], null]);
   const paged: string[] = [];
   for (let offset: number | null = 0; offset !== null; ) {
     const page: { body: { pipelines: { name: string }[]; next_offset: number | null } } = await stack.json(`/v1/pipelines?limit=1&offset=${offset}`);
