@@ -9,13 +9,15 @@ import { schemaProblems } from './schema-bounds.js';
 import { validateDefinition } from './validate.js';
 
 /** The problems a parse refuses `text` with, and how long it took. */
+/** The refusal's problems, and the CPU it took (this process's own: a busy machine does not inflate it as it does wall time). */
 function refusal(text: string, options: { json?: boolean } = {}): { problems: readonly DefinitionProblem[]; ms: number } {
-  const started = performance.now();
+  const started = process.cpuUsage();
   try {
     parseDefinitionText(text, options);
   } catch (error) {
     if (!(error instanceof DefinitionError)) throw error;
-    return { problems: error.problems, ms: performance.now() - started };
+    const used = process.cpuUsage(started);
+    return { problems: error.problems, ms: (used.user + used.system) / 1000 };
   }
   assert.fail('the text was accepted');
 }
@@ -31,7 +33,7 @@ test('a definition over 128 KiB is refused by its size before it is parsed', () 
   const { problems, ms } = refusal(`${'['.repeat(490_000)}${']'.repeat(490_000)}`);
   assert.deepEqual(problems.map((p) => p.path), ['(definition)']);
   assert.match(problems[0]?.message ?? '', /is 980000 bytes; a definition is at most 131072 bytes/);
-  assert.ok(ms < 500, `took ${ms} ms`);
+  assert.ok(ms < 500, `took ${ms} ms of CPU`);
 });
 
 test('nesting past the bound is refused from the text, as YAML and as JSON, with where', () => {
@@ -39,7 +41,7 @@ test('nesting past the bound is refused from the text, as YAML and as JSON, with
     const { problems, ms } = refusal(text, { json });
     assert.equal(problems.length, 1);
     assert.match(`${problems[0]?.path}: ${problems[0]?.message}`, /^(line 1|\(definition\)): nests (more than 64 levels deep|deeper than 32 levels)/);
-    assert.ok(ms < 500, `took ${ms} ms`);
+    assert.ok(ms < 500, `took ${ms} ms of CPU`);
   }
   const indented = ['name: x', 'steps:', ...Array.from({ length: 40 }, (_, i) => `${'  '.repeat(i + 1)}a${i}:`)].join('\n');
   const { problems } = refusal(`${indented} 1\n`);
@@ -60,7 +62,7 @@ test('a mapping of many keys is refused by its node count without YAML\'s quadra
   for (let i = 0; text.length < 120 * 1024; i += 1) text += `k${i}: 1\n`;
   const { problems, ms } = refusal(text);
   assert.match(problems[0]?.message ?? '', new RegExp(`holds more than ${MAX_DEFINITION_NODES} values`));
-  assert.ok(ms < 500, `took ${ms} ms`);
+  assert.ok(ms < 500, `took ${ms} ms of CPU`);
   assert.match(refusal('a: 1\nb: 2\na: 3\n').problems[0]?.message ?? '', /Map keys must be unique: "a" is repeated/);
 });
 
