@@ -35,9 +35,9 @@ export interface StartWorkersOptions {
   queues?: Record<string, Partial<QueueSettings>>;
   /** Jobs at once on a queue with no settings of its own (default 8). */
   defaultConcurrency?: number;
-  /** Job lock; a crashed worker's jobs are taken over after about this long (default 30000). */
+  /** Job lock; a crashed worker's jobs are taken over within this plus the stalled interval (default 6000). */
   lockDurationMs?: number;
-  /** How often stalled jobs are looked for (default 15000). */
+  /** How often jobs whose lock lapsed are looked for (default 2000). */
   stalledIntervalMs?: number;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
@@ -45,7 +45,7 @@ export interface StartWorkersOptions {
   retentionPassMs?: number;
   /** Ms between passes of the compactor (default 5000), and ms after its end before a run is compacted (default 10000). */
   compaction?: { intervalMs?: number; afterMs?: number };
-  /** Ms between the reconciler's sweeps for stranded runs (default twice the stalled interval). */
+  /** Ms between the reconciler's sweeps for stranded runs (default 30000). */
   reconcileIntervalMs?: number;
   /** Ms a streamed stage's chunks are gathered into one content event (default CONTENT_FLUSH_MS). */
   contentFlushMs?: number;
@@ -87,7 +87,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...Object.keys(kinds).map((kind) => [kindQueue(kind), step] as const),
     [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
   ]);
-  const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
+  const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 30_000 });
   const workers = [...processors.entries()].map(([name, processor]) => {
     const settings = options.queues?.[name];
     const worker = new Worker(name, processor, {
@@ -95,8 +95,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       prefix,
       concurrency: settings?.concurrency ?? options.defaultConcurrency ?? 8,
       ...(settings?.rate ? { limiter: settings.rate } : {}),
-      lockDuration: options.lockDurationMs ?? 30_000,
-      stalledInterval: options.stalledIntervalMs ?? 15_000,
+      lockDuration: options.lockDurationMs ?? 6000,
+      stalledInterval: options.stalledIntervalMs ?? 2000,
       // A job whose worker died is handed on; twice in a row suggests the job kills workers.
       maxStalledCount: 2,
       // Each job processed is a span in the trace of the request that started its run.
