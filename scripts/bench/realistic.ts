@@ -18,6 +18,7 @@ import { asyncSeenAfterMs, completionBound } from './realistic-bound.js';
 import { countContentEvents, keptBytesPerRun, stageSeconds } from './realistic-events.js';
 import { readProcess, readProcessIfAlive, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
 import { median, round, say } from './story-stats.js';
+import { benchRealisticBaseline } from './realistic-baseline.js';
 
 export interface RealisticOptions {
   redisUrl: string;
@@ -36,6 +37,10 @@ export interface RealisticOptions {
   probesPerSecond?: number;
   /** Key prefix (default one of its own). */
   prefix?: string;
+  /** Run the hand-written BullMQ baseline after Switchyard, on the same services (default true). */
+  baseline?: boolean;
+  /** Stories of the baseline's batch (default `stories`). */
+  baselineStories?: number;
   /** Give up waiting for the stories after this long (default 4× the bound, at least 2 min). */
   timeoutMs?: number;
 }
@@ -127,6 +132,24 @@ async function untilCompacted(options: { redis: Redis; prefix: string; pids: Rec
   return { wait_s: round((performance.now() - started) / 1000, 1), runs_left: left, worker_cpu_s: round(cpuS, 2), worker_cpu_ms_per_story: round((cpuS * 1000) / options.stories, 2) };
 }
 
+const CPU_RATIO_TARGET = 1.25;
+
+/** Switchyard's CPU per story by process class beside the baseline's, and the ratio the issue sets. */
+function againstBaseline(cpu: Record<string, CpuUse>, redisMsPerStory: number, baseline: Awaited<ReturnType<typeof benchRealisticBaseline>>) {
+  const sum = (match: (name: string) => boolean) => round(Object.entries(cpu).filter(([name]) => match(name)).reduce((total, [, use]) => total + use.ms_per_story, 0), 2);
+  const switchyard = { workers: sum((n) => n.startsWith('worker-')), redis: redisMsPerStory, api: sum((n) => n === 'orchestrator'), tool_services: sum((n) => n === 'tool-services') };
+  const mine = switchyard.workers + switchyard.redis + switchyard.api;
+  const ratio = round(mine / baseline.ms_per_story.workers_and_redis, 2);
+  return {
+    switchyard_ms_per_story: { ...switchyard, workers_redis_api: round(mine, 2) },
+    baseline,
+    /** Switchyard's workers + Redis + API over the baseline's workers + Redis, per story. */
+    cpu_ratio: ratio,
+    target_max: CPU_RATIO_TARGET,
+    met: ratio <= CPU_RATIO_TARGET,
+  };
+}
+
 export async function benchRealistic(options: RealisticOptions) {
   const workers = options.workers ?? 2;
   const batchSize = options.batchSize ?? 1000;
@@ -201,6 +224,18 @@ export async function benchRealistic(options: RealisticOptions) {
     const compaction = await untilCompacted({ redis, prefix, pids, stories: options.stories });
     const after = await redisCounters(options.redisUrl);
     const kept = await keptBytesPerRun({ redis, prefix, runIds });
+    const baseline = options.baseline === false ? undefined : await benchRealisticBaseline({
+      redisUrl: options.redisUrl,
+      stories: options.baselineStories ?? options.stories,
+      workers,
+      concurrency: concurrencyOf('writing'),
+      lockDurationMs: workerSettings.lockDurationMs,
+      stalledIntervalMs: workerSettings.stalledIntervalMs,
+      toolServices: stack.toolServices,
+      toolKey: stack.toolKey,
+      toolPids: Object.fromEntries(Object.entries(pids).filter(([name]) => name === 'tool-services')),
+      timeoutMs: options.timeoutMs ?? Math.max(120_000, 4 * bound.seconds * 1000),
+    });
     const peakUsed = Math.max(...samples.map((s) => s.redisUsedBytes));
     const perRun = (bytes: number) => Math.round((bytes - before.usedBytes) / options.stories);
     return {
@@ -231,6 +266,7 @@ export async function benchRealistic(options: RealisticOptions) {
       /** Folding the ended runs into their archives, after the last ended: how long, and the workers' CPU meanwhile (idle work included). */
       compaction,
       redis_memory: { baseline_mb: round(before.usedBytes / 2 ** 20, 1), peak_mb: round(peakUsed / 2 ** 20, 1), after_mb: round(after.usedBytes / 2 ** 20, 1), bytes_per_run_peak: perRun(peakUsed), bytes_per_run_after: perRun(after.usedBytes), kept_bytes_per_run: kept },
+      against_baseline: baseline ? againstBaseline(cpu, round(((during.cpuS - before.cpuS) * 1000) / options.stories, 2), baseline) : null,
       load_avg_1m: { start: round(loadAtStart, 2), end: round(os.loadavg()[0] ?? 0, 2) },
     };
   } finally {
