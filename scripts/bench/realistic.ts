@@ -160,9 +160,6 @@ export async function benchRealistic(options: RealisticOptions) {
     FAULT_OUTLINE_LATENCY_MS: String(latencies.outlineMs),
     FAULT_WRITING_STREAM_MS: String(latencies.writerStreamMs),
     FAULT_EDITING_TASK_MS: String(latencies.polishTaskMs),
-    // A polish result is read within seconds of finishing; kept the default hour, 10,000 of them
-    // would grow the reference service's heap by half a gigabyte, a fixture's cost in the figures.
-    TASK_RETENTION_MS: '120000',
     ...(options.concurrency ? { WORKER_CONCURRENCY: String(options.concurrency) } : {}),
     ...(options.contentFlushMs !== undefined ? { CONTENT_FLUSH_MS: String(options.contentFlushMs) } : {}),
   };
