@@ -24,7 +24,7 @@ async function counters(redis: Redis) {
 }
 
 /** Holds ACTIVE jobs for the window with the given lock; what Redis spent meanwhile, and the renewals made. */
-async function hold(url: string, lockDurationMs: number, stalledIntervalMs: number) {
+async function hold(url: string, lockDurationMs: number, lockRenewMs: number, stalledIntervalMs: number) {
   const connection = createRedisClient(url);
   const prefix = `lock-renewal-${lockDurationMs}`;
   const queue = new Queue('held', { connection, prefix });
@@ -35,7 +35,7 @@ async function hold(url: string, lockDurationMs: number, stalledIntervalMs: numb
   const worker = new Worker('held', async () => {
     started += 1;
     await released;
-  }, { connection: createRedisClient(url), prefix, concurrency: ACTIVE, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs });
+  }, { connection: createRedisClient(url), prefix, concurrency: ACTIVE, lockDuration: lockDurationMs, lockRenewTime: lockRenewMs, stalledInterval: stalledIntervalMs });
   worker.on('locksRenewed', ({ count }: { count: number }) => (renewed += count));
   await queue.addBulk(Array.from({ length: ACTIVE }, (_, i) => ({ name: 'held', data: { i } })));
   while (started < ACTIVE) await sleep(100);
@@ -56,14 +56,15 @@ async function hold(url: string, lockDurationMs: number, stalledIntervalMs: numb
 const defaults = loadWorkersEnv({});
 const redis = await RestartableRedis.start({ searchPath: process.env.PATH ?? '' });
 try {
-  const renewing = await hold(redis.url, defaults.lockDurationMs, defaults.stalledIntervalMs);
-  const still = await hold(redis.url, 600_000, defaults.stalledIntervalMs);
+  const renewing = await hold(redis.url, defaults.lockDurationMs, defaults.lockRenewMs, defaults.stalledIntervalMs);
+  const still = await hold(redis.url, 600_000, 300_000, defaults.stalledIntervalMs);
   const perRenewalUs = (renewing.scriptUsec - still.scriptUsec) / Math.max(1, renewing.renewals);
   process.stdout.write(
     `${JSON.stringify({
       active_jobs: ACTIVE,
       window_s: WINDOW_S,
       lock_duration_ms: defaults.lockDurationMs,
+      lock_renew_ms: defaults.lockRenewMs,
       stalled_interval_ms: defaults.stalledIntervalMs,
       renewing: renewing,
       not_renewing: still,

@@ -21,6 +21,7 @@ const Env = z.object({
   BASELINE_PREFIX: z.string().min(1),
   BASELINE_CONCURRENCY: z.coerce.number().int().positive(),
   LOCK_DURATION_MS: z.coerce.number().int().positive(),
+  LOCK_RENEW_MS: z.coerce.number().int().positive(),
   STALLED_INTERVAL_MS: z.coerce.number().int().positive(),
   SEARCH_SERVICE_URL: z.url(),
   OUTLINE_SERVICE_URL: z.url(),
@@ -116,7 +117,7 @@ const processors: Record<string, (job: Job) => Promise<unknown>> = {
 };
 
 const workers = Object.entries(processors).map(
-  ([queue, processor]) => new Worker(queue, processor, { connection: redis, prefix: env.BASELINE_PREFIX, concurrency: env.BASELINE_CONCURRENCY, lockDuration: env.LOCK_DURATION_MS, stalledInterval: env.STALLED_INTERVAL_MS, maxStalledCount: 2 }),
+  ([queue, processor]) => new Worker(queue, processor, { connection: redis, prefix: env.BASELINE_PREFIX, concurrency: env.BASELINE_CONCURRENCY, lockDuration: env.LOCK_DURATION_MS, lockRenewTime: env.LOCK_RENEW_MS, stalledInterval: env.STALLED_INTERVAL_MS, maxStalledCount: 2 }),
 );
 for (const worker of workers) worker.on('failed', (job, err) => process.stderr.write(`baseline ${job?.id}: ${err.message}\n`));
 await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -21,6 +21,7 @@ export interface RealisticBaselineOptions {
   /** Jobs at once per queue in each process (Switchyard's). */
   concurrency: number;
   lockDurationMs: number;
+  lockRenewMs: number;
   stalledIntervalMs: number;
   /** The reference services' URLs by key (search, outline, writing, editing) and their key. */
   toolServices: Record<string, string>;
@@ -83,6 +84,7 @@ export async function benchRealisticBaseline(options: RealisticBaselineOptions) 
       BASELINE_PREFIX: prefix,
       BASELINE_CONCURRENCY: String(options.concurrency),
       LOCK_DURATION_MS: String(options.lockDurationMs),
+      LOCK_RENEW_MS: String(options.lockRenewMs),
       STALLED_INTERVAL_MS: String(options.stalledIntervalMs),
       TOOL_SERVICE_API_KEY: options.toolKey,
       ...Object.fromEntries(Object.entries(options.toolServices).map(([key, url]) => [`${key.toUpperCase()}_SERVICE_URL`, url])),
@@ -122,4 +124,22 @@ export async function benchRealisticBaseline(options: RealisticBaselineOptions) 
     await deletePrefix(redis, name).catch(() => 0);
     redis.disconnect();
   }
+}
+
+export type BaselineReport = Awaited<ReturnType<typeof benchRealisticBaseline>> & { halves?: { stories: number; ms_per_story: { workers_and_redis: number } }[] };
+
+/** Two baseline runs as one: CPU summed over the stories of both; each half's cost kept beside. */
+export function combineBaselines(a: Awaited<ReturnType<typeof benchRealisticBaseline>>, b: Awaited<ReturnType<typeof benchRealisticBaseline>>): BaselineReport {
+  const stories = a.stories + b.stories;
+  const sum = (pick: (r: typeof a) => number) => round(pick(a) + pick(b), 1);
+  const cpu_s = { workers: sum((r) => r.cpu_s.workers), tool_services: sum((r) => r.cpu_s.tool_services), redis: sum((r) => r.cpu_s.redis), redis_raw: sum((r) => r.cpu_s.redis_raw), redis_idle_cores: round((a.cpu_s.redis_idle_cores + b.cpu_s.redis_idle_cores) / 2, 4) };
+  const perStory = (cpuS: number) => round((cpuS * 1000) / stories, 2);
+  return {
+    stories,
+    seconds: sum((r) => r.seconds),
+    failed: a.failed + b.failed,
+    cpu_s,
+    ms_per_story: { workers: perStory(cpu_s.workers), tool_services: perStory(cpu_s.tool_services), redis: perStory(cpu_s.redis), workers_and_redis: perStory(cpu_s.workers + cpu_s.redis) },
+    halves: [a, b].map((r) => ({ stories: r.stories, ms_per_story: { workers_and_redis: r.ms_per_story.workers_and_redis } })),
+  };
 }

@@ -18,7 +18,7 @@ import { asyncSeenAfterMs, completionBound } from './realistic-bound.js';
 import { countContentEvents, keptBytesPerRun, stageSeconds } from './realistic-events.js';
 import { readProcess, readProcessIfAlive, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
 import { median, round, say } from './story-stats.js';
-import { benchRealisticBaseline } from './realistic-baseline.js';
+import { benchRealisticBaseline, combineBaselines, type BaselineReport } from './realistic-baseline.js';
 
 export interface RealisticOptions {
   redisUrl: string;
@@ -37,7 +37,7 @@ export interface RealisticOptions {
   probesPerSecond?: number;
   /** Key prefix (default one of its own). */
   prefix?: string;
-  /** Run the hand-written BullMQ baseline after Switchyard, on the same services (default true). */
+  /** Run the hand-written BullMQ baseline, half before Switchyard's batch and half after, on the same services (default true). */
   baseline?: boolean;
   /** Stories of the baseline's batch (default `stories`). */
   baselineStories?: number;
@@ -135,7 +135,7 @@ async function untilCompacted(options: { redis: Redis; prefix: string; pids: Rec
 const CPU_RATIO_TARGET = 1.25;
 
 /** Switchyard's CPU per story by process class beside the baseline's, and the ratio the issue sets. */
-function againstBaseline(cpu: Record<string, CpuUse>, redisMsPerStory: number, baseline: Awaited<ReturnType<typeof benchRealisticBaseline>>) {
+function againstBaseline(cpu: Record<string, CpuUse>, redisMsPerStory: number, baseline: BaselineReport) {
   const sum = (match: (name: string) => boolean) => round(Object.entries(cpu).filter(([name]) => match(name)).reduce((total, [, use]) => total + use.ms_per_story, 0), 2);
   const switchyard = { workers: sum((n) => n.startsWith('worker-')), redis: redisMsPerStory, api: sum((n) => n === 'orchestrator'), tool_services: sum((n) => n === 'tool-services') };
   const mine = switchyard.workers + switchyard.redis + switchyard.api;
@@ -181,11 +181,32 @@ export async function benchRealistic(options: RealisticOptions) {
   say(`realistic: ${options.stories} stories, ${workers} workers × ${concurrencyOf('writing')} per queue; the bound is ${bound.seconds} s (${bound.limiting_stage})`);
 
   const loadAtStart = os.loadavg()[0] ?? 0;
-  const before = await redisCounters(options.redisUrl);
   const stack = await startChaosStack({ redis: { url: options.redisUrl }, scenario: 'bench-realistic', prefix, env, workers });
   const redis = createRedisClient(options.redisUrl);
   try {
     const pids = Object.fromEntries(stack.children.all.map((c) => [c.name, c.process.pid as number]));
+    // The baseline runs half its stories before Switchyard's batch and half after, so that a
+    // neighbour's load that comes or goes meanwhile weighs on both alike.
+    const baselineStories = options.baselineStories ?? options.stories;
+    const baselineHalf =
+      options.baseline === false
+        ? undefined
+        : (stories: number) =>
+            benchRealisticBaseline({
+              redisUrl: options.redisUrl,
+              stories,
+              workers,
+              concurrency: concurrencyOf('writing'),
+              lockDurationMs: workerSettings.lockDurationMs,
+              lockRenewMs: workerSettings.lockRenewMs,
+              stalledIntervalMs: workerSettings.stalledIntervalMs,
+              toolServices: stack.toolServices,
+              toolKey: stack.toolKey,
+              toolPids: Object.fromEntries(Object.entries(pids).filter(([name]) => name === 'tool-services')),
+              timeoutMs: options.timeoutMs ?? Math.max(120_000, 4 * bound.seconds * 1000),
+            });
+    const baselineBefore = baselineHalf ? await baselineHalf(Math.max(1, Math.floor(baselineStories / 2))) : undefined;
+    const before = await redisCounters(options.redisUrl);
     // A worker that died at start and was started again has a new pid: it is simply not counted.
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, readProcessIfAlive(pid)?.cpuS ?? 0]));
     const idleWorkerMb = median(Object.entries(pids).filter(([n]) => n.startsWith('worker-')).flatMap(([, pid]) => readProcessIfAlive(pid)?.rssMb ?? []));
@@ -221,18 +242,8 @@ export async function benchRealistic(options: RealisticOptions) {
     const compaction = await untilCompacted({ redis, prefix, pids, stories: options.stories });
     const after = await redisCounters(options.redisUrl);
     const kept = await keptBytesPerRun({ redis, prefix, runIds });
-    const baseline = options.baseline === false ? undefined : await benchRealisticBaseline({
-      redisUrl: options.redisUrl,
-      stories: options.baselineStories ?? options.stories,
-      workers,
-      concurrency: concurrencyOf('writing'),
-      lockDurationMs: workerSettings.lockDurationMs,
-      stalledIntervalMs: workerSettings.stalledIntervalMs,
-      toolServices: stack.toolServices,
-      toolKey: stack.toolKey,
-      toolPids: Object.fromEntries(Object.entries(pids).filter(([name]) => name === 'tool-services')),
-      timeoutMs: options.timeoutMs ?? Math.max(120_000, 4 * bound.seconds * 1000),
-    });
+    const baselineAfter = baselineHalf ? await baselineHalf(baselineStories - Math.floor(baselineStories / 2)) : undefined;
+    const baseline = baselineBefore && baselineAfter ? combineBaselines(baselineBefore, baselineAfter) : undefined;
     const peakUsed = Math.max(...samples.map((s) => s.redisUsedBytes));
     const perRun = (bytes: number) => Math.round((bytes - before.usedBytes) / options.stories);
     return {

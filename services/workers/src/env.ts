@@ -53,18 +53,23 @@ export const WorkersEnv = z.object({
    */
   WORKER_CONCURRENCY: positiveInt(1000).default(200),
   /**
-   * How long a job's lock lasts without renewal. BullMQ renews a live worker's locks every quarter
-   * to half of it, so a worker whose event loop is held for about half of it loses its jobs; a
-   * SIGKILLed worker's jobs are free between half of it and all of it after the kill. Default
-   * 6000, chosen with `npm run chaos -- worker-kill-rate` (docs/PERFORMANCE.md, "Failover").
+   * How long a job's lock lasts without renewal: a SIGKILLed worker's jobs are free at most this
+   * long after the kill. Default 7000, chosen with `npm run chaos -- worker-kill-rate` and the
+   * realistic bench (docs/PERFORMANCE.md, "Failover").
    */
-  LOCK_DURATION_MS: positiveInt(600_000).default(6000),
+  LOCK_DURATION_MS: positiveInt(600_000).default(7000),
+  /**
+   * How often a live worker's locks are renewed: each every half of this to all of it, so a worker
+   * whose event loop is held (or starved of CPU) for LOCK_DURATION_MS minus this loses its jobs to
+   * another. Default 1500 (5.5 s of tolerance); a renewal costs Redis a few µs per active job.
+   */
+  LOCK_RENEW_MS: positiveInt(300_000).default(1500),
   /**
    * How often a queue's jobs whose lock has lapsed are put back to wait (one check per queue for
-   * every process, each reading the queue's active list). A dead worker's job is taken over within
-   * LOCK_DURATION_MS + STALLED_INTERVAL_MS of the kill. Default 2000.
+   * all processes, each reading the queue's active list). A dead worker's job is taken over within
+   * LOCK_DURATION_MS + STALLED_INTERVAL_MS of the kill. Default 1000.
    */
-  STALLED_INTERVAL_MS: positiveInt(600_000).default(2000),
+  STALLED_INTERVAL_MS: positiveInt(600_000).default(1000),
   /** How often the retention janitor prunes the run index and cleans finished jobs. */
   RETENTION_PASS_MS: positiveInt(3_600_000).default(60_000),
   /** How often ended runs are compacted into their archives (see compactor.ts). */
@@ -129,6 +134,7 @@ export interface WorkersConfig {
   queues: Record<string, QueueSettings>;
   defaultConcurrency: number;
   lockDurationMs: number;
+  lockRenewMs: number;
   stalledIntervalMs: number;
   reconcileIntervalMs: number;
   retentionPassMs: number;
@@ -165,6 +171,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     queues,
     defaultConcurrency: env.WORKER_CONCURRENCY,
     lockDurationMs: env.LOCK_DURATION_MS,
+    lockRenewMs: Math.min(env.LOCK_RENEW_MS, Math.floor(env.LOCK_DURATION_MS / 2)),
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     retentionPassMs: env.RETENTION_PASS_MS,

@@ -35,9 +35,11 @@ export interface StartWorkersOptions {
   queues?: Record<string, Partial<QueueSettings>>;
   /** Jobs at once on a queue with no settings of its own (default 8). */
   defaultConcurrency?: number;
-  /** Job lock; a crashed worker's jobs are taken over within this plus the stalled interval (default 6000). */
+  /** Job lock; a crashed worker's jobs are taken over within this plus the stalled interval (default 7000). */
   lockDurationMs?: number;
-  /** How often jobs whose lock lapsed are looked for (default 2000). */
+  /** Each active job's lock is renewed every half of this to all of it (default 1500, at most half the lock). */
+  lockRenewMs?: number;
+  /** How often jobs whose lock lapsed are looked for (default 1000). */
   stalledIntervalMs?: number;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
@@ -95,8 +97,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       prefix,
       concurrency: settings?.concurrency ?? options.defaultConcurrency ?? 8,
       ...(settings?.rate ? { limiter: settings.rate } : {}),
-      lockDuration: options.lockDurationMs ?? 6000,
-      stalledInterval: options.stalledIntervalMs ?? 2000,
+      lockDuration: options.lockDurationMs ?? 7000,
+      lockRenewTime: Math.min(options.lockRenewMs ?? 1500, Math.floor((options.lockDurationMs ?? 7000) / 2)),
+      stalledInterval: options.stalledIntervalMs ?? 1000,
       // A job whose worker died is handed on; twice in a row suggests the job kills workers.
       maxStalledCount: 2,
       // Each job processed is a span in the trace of the request that started its run.
