@@ -28,6 +28,9 @@
  * (per queue; default the workers' own), BENCH_REALISTIC_CONTENT_FLUSH_MS (the workers'
  * CONTENT_FLUSH_MS; default theirs), BENCH_REALISTIC_BATCH (items per POST /v1/batches, 1000),
  * BENCH_REALISTIC_SEARCH_MS / _OUTLINE_MS / _WRITER_MS / _POLISH_MS (300 / 1000 / 3000 / 2000).
+ * After Switchyard's batch the same services run a hand-written BullMQ flow of the same steps
+ * (scripts/bench/realistic-baseline.ts): BENCH_REALISTIC_BASELINE_STORIES (default the same
+ * number), BENCH_REALISTIC_BASELINE=0 to leave it out.
  */
 import os from 'node:os';
 import { REPO_ROOT, createRedisClient, isClusterUrl, masters, resolveRedis, uniquePrefix } from '@switchyard/redis';
@@ -88,6 +91,8 @@ function realisticOptions(redisUrl: string) {
     concurrency,
     contentFlushMs: process.env.BENCH_REALISTIC_CONTENT_FLUSH_MS ? sizeFromEnv('BENCH_REALISTIC_CONTENT_FLUSH_MS', 1) : undefined,
     batchSize: sizeFromEnv('BENCH_REALISTIC_BATCH', 1000),
+    baseline: process.env.BENCH_REALISTIC_BASELINE !== '0',
+    baselineStories: process.env.BENCH_REALISTIC_BASELINE_STORIES ? sizeFromEnv('BENCH_REALISTIC_BASELINE_STORIES', 1) : undefined,
     latencies: {
       searchMs: sizeFromEnv('BENCH_REALISTIC_SEARCH_MS', 300),
       outlineMs: sizeFromEnv('BENCH_REALISTIC_OUTLINE_MS', 1000),

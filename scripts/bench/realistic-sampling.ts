@@ -26,7 +26,7 @@ export function readProcessIfAlive(pid: number): { cpuS: number; rssMb: number }
   }
 }
 
-/** min / median / max of a series, and the median of its first and last quarters (flat when they agree). */
+/** min / median / max of a series, and the median of each quarter (flat when they agree). */
 export function spread(values: readonly number[]) {
   const quarter = Math.max(1, Math.floor(values.length / 4));
   return {
@@ -36,6 +36,8 @@ export function spread(values: readonly number[]) {
     max: round(Math.max(...values), 1),
     first_quarter_median: round(median(values.slice(0, quarter)), 1),
     last_quarter_median: round(median(values.slice(-quarter)), 1),
+    /** Each quarter's median, in order: flat after warm-up when the last three agree. */
+    quarter_medians: [0, 1, 2, 3].map((q) => round(median(values.slice(q * quarter, q === 3 ? undefined : (q + 1) * quarter)), 1)),
   };
 }
 

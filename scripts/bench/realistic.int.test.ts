@@ -43,4 +43,12 @@ test('the realistic bench runs every story to completion and reports each figure
   assert.equal(report.compaction.runs_left, 0);
   assert.ok(report.redis_memory.kept_bytes_per_run.max <= 8 * 1024, `a finished run keeps ${report.redis_memory.kept_bytes_per_run.max} bytes at most`);
   assert.equal(report.completion.stage_seconds.writing?.stages, 80);
+  // The hand-written baseline ran the same stories on the same services, and was measured alike.
+  const versus = report.against_baseline;
+  process.stdout.write(`# ${JSON.stringify(versus)}\n`);
+  assert.ok(versus, 'the baseline ran');
+  assert.equal(versus.baseline.stories, 20);
+  assert.equal(versus.baseline.failed, 0);
+  assert.ok(versus.baseline.ms_per_story.workers > 0 && versus.baseline.ms_per_story.tool_services > 0, JSON.stringify(versus.baseline));
+  assert.ok(versus.cpu_ratio > 0 && Number.isFinite(versus.cpu_ratio));
 });

@@ -18,6 +18,7 @@ import { asyncSeenAfterMs, completionBound } from './realistic-bound.js';
 import { countContentEvents, keptBytesPerRun, stageSeconds } from './realistic-events.js';
 import { readProcess, readProcessIfAlive, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
 import { median, round, say } from './story-stats.js';
+import { benchRealisticBaseline, combineBaselines, type BaselineReport } from './realistic-baseline.js';
 
 export interface RealisticOptions {
   redisUrl: string;
@@ -36,6 +37,10 @@ export interface RealisticOptions {
   probesPerSecond?: number;
   /** Key prefix (default one of its own). */
   prefix?: string;
+  /** Run the hand-written BullMQ baseline, half before Switchyard's batch and half after, on the same services (default true). */
+  baseline?: boolean;
+  /** Stories of the baseline's batch (default `stories`). */
+  baselineStories?: number;
   /** Give up waiting for the stories after this long (default 4× the bound, at least 2 min). */
   timeoutMs?: number;
 }
@@ -127,6 +132,24 @@ async function untilCompacted(options: { redis: Redis; prefix: string; pids: Rec
   return { wait_s: round((performance.now() - started) / 1000, 1), runs_left: left, worker_cpu_s: round(cpuS, 2), worker_cpu_ms_per_story: round((cpuS * 1000) / options.stories, 2) };
 }
 
+const CPU_RATIO_TARGET = 1.25;
+
+/** Switchyard's CPU per story by process class beside the baseline's, and the ratio the issue sets. */
+function againstBaseline(cpu: Record<string, CpuUse>, redisMsPerStory: number, baseline: BaselineReport) {
+  const sum = (match: (name: string) => boolean) => round(Object.entries(cpu).filter(([name]) => match(name)).reduce((total, [, use]) => total + use.ms_per_story, 0), 2);
+  const switchyard = { workers: sum((n) => n.startsWith('worker-')), redis: redisMsPerStory, api: sum((n) => n === 'orchestrator'), tool_services: sum((n) => n === 'tool-services') };
+  const mine = switchyard.workers + switchyard.redis + switchyard.api;
+  const ratio = round(mine / baseline.ms_per_story.workers_and_redis, 2);
+  return {
+    switchyard_ms_per_story: { ...switchyard, workers_redis_api: round(mine, 2) },
+    baseline,
+    /** Switchyard's workers + Redis + API over the baseline's workers + Redis, per story. */
+    cpu_ratio: ratio,
+    target_max: CPU_RATIO_TARGET,
+    met: ratio <= CPU_RATIO_TARGET,
+  };
+}
+
 export async function benchRealistic(options: RealisticOptions) {
   const workers = options.workers ?? 2;
   const batchSize = options.batchSize ?? 1000;
@@ -137,9 +160,6 @@ export async function benchRealistic(options: RealisticOptions) {
     FAULT_OUTLINE_LATENCY_MS: String(latencies.outlineMs),
     FAULT_WRITING_STREAM_MS: String(latencies.writerStreamMs),
     FAULT_EDITING_TASK_MS: String(latencies.polishTaskMs),
-    // A polish result is read within seconds of finishing; kept the default hour, 10,000 of them
-    // would grow the reference service's heap by half a gigabyte, a fixture's cost in the figures.
-    TASK_RETENTION_MS: '120000',
     ...(options.concurrency ? { WORKER_CONCURRENCY: String(options.concurrency) } : {}),
     ...(options.contentFlushMs !== undefined ? { CONTENT_FLUSH_MS: String(options.contentFlushMs) } : {}),
   };
@@ -161,11 +181,32 @@ export async function benchRealistic(options: RealisticOptions) {
   say(`realistic: ${options.stories} stories, ${workers} workers × ${concurrencyOf('writing')} per queue; the bound is ${bound.seconds} s (${bound.limiting_stage})`);
 
   const loadAtStart = os.loadavg()[0] ?? 0;
-  const before = await redisCounters(options.redisUrl);
   const stack = await startChaosStack({ redis: { url: options.redisUrl }, scenario: 'bench-realistic', prefix, env, workers });
   const redis = createRedisClient(options.redisUrl);
   try {
     const pids = Object.fromEntries(stack.children.all.map((c) => [c.name, c.process.pid as number]));
+    // The baseline runs half its stories before Switchyard's batch and half after, so that a
+    // neighbour's load that comes or goes meanwhile weighs on both alike.
+    const baselineStories = options.baselineStories ?? options.stories;
+    const baselineHalf =
+      options.baseline === false
+        ? undefined
+        : (stories: number) =>
+            benchRealisticBaseline({
+              redisUrl: options.redisUrl,
+              stories,
+              workers,
+              concurrency: concurrencyOf('writing'),
+              lockDurationMs: workerSettings.lockDurationMs,
+              lockRenewMs: workerSettings.lockRenewMs,
+              stalledIntervalMs: workerSettings.stalledIntervalMs,
+              toolServices: stack.toolServices,
+              toolKey: stack.toolKey,
+              toolPids: Object.fromEntries(Object.entries(pids).filter(([name]) => name === 'tool-services')),
+              timeoutMs: options.timeoutMs ?? Math.max(120_000, 4 * bound.seconds * 1000),
+            });
+    const baselineBefore = baselineHalf ? await baselineHalf(Math.max(1, Math.floor(baselineStories / 2))) : undefined;
+    const before = await redisCounters(options.redisUrl);
     // A worker that died at start and was started again has a new pid: it is simply not counted.
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, readProcessIfAlive(pid)?.cpuS ?? 0]));
     const idleWorkerMb = median(Object.entries(pids).filter(([n]) => n.startsWith('worker-')).flatMap(([, pid]) => readProcessIfAlive(pid)?.rssMb ?? []));
@@ -201,6 +242,8 @@ export async function benchRealistic(options: RealisticOptions) {
     const compaction = await untilCompacted({ redis, prefix, pids, stories: options.stories });
     const after = await redisCounters(options.redisUrl);
     const kept = await keptBytesPerRun({ redis, prefix, runIds });
+    const baselineAfter = baselineHalf ? await baselineHalf(baselineStories - Math.floor(baselineStories / 2)) : undefined;
+    const baseline = baselineBefore && baselineAfter ? combineBaselines(baselineBefore, baselineAfter) : undefined;
     const peakUsed = Math.max(...samples.map((s) => s.redisUsedBytes));
     const perRun = (bytes: number) => Math.round((bytes - before.usedBytes) / options.stories);
     return {
@@ -231,6 +274,7 @@ export async function benchRealistic(options: RealisticOptions) {
       /** Folding the ended runs into their archives, after the last ended: how long, and the workers' CPU meanwhile (idle work included). */
       compaction,
       redis_memory: { baseline_mb: round(before.usedBytes / 2 ** 20, 1), peak_mb: round(peakUsed / 2 ** 20, 1), after_mb: round(after.usedBytes / 2 ** 20, 1), bytes_per_run_peak: perRun(peakUsed), bytes_per_run_after: perRun(after.usedBytes), kept_bytes_per_run: kept },
+      against_baseline: baseline ? againstBaseline(cpu, round(((during.cpuS - before.cpuS) * 1000) / options.stories, 2), baseline) : null,
       load_avg_1m: { start: round(loadAtStart, 2), end: round(os.loadavg()[0] ?? 0, 2) },
     };
   } finally {

@@ -8,6 +8,7 @@ import { hostile } from './hostile.js';
 import { plainJsonata } from './plain-jsonata.js';
 import { readRunEvents, say, until, withStack, type ChaosStack, type ScenarioOptions, type ScenarioResult } from './harness.js';
 import { redisFootprint } from './redis-footprint.js';
+import { workerKillRate } from './worker-kill-rate.js';
 
 const topics = (n: number, label: string) => Array.from({ length: n }, (_, i) => ({ topic: `${label} ${i}` }));
 
@@ -148,5 +149,10 @@ export async function retention({ redis, size }: ScenarioOptions): Promise<Scena
   });
 }
 
-export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'redis-restart': redisRestart, malformed, retention, hostile, 'plain-jsonata': plainJsonata } as const;
+/** A worker SIGKILLed every 20 s through a 1,000-story batch at realistic latencies (see worker-kill-rate.ts). */
+export async function workerKillRateScenario({ redis, size }: ScenarioOptions): Promise<ScenarioResult> {
+  return workerKillRate({ redis, stories: size(1000), killEveryMs: 20_000 });
+}
+
+export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'worker-kill-rate': workerKillRateScenario, 'redis-restart': redisRestart, malformed, retention, hostile, 'plain-jsonata': plainJsonata } as const;
 export type ScenarioName = keyof typeof SCENARIOS;

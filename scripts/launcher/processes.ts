@@ -11,7 +11,7 @@ import { nodeArguments, type Runtime } from './runtime.js';
 
 export const LOG_DIR = path.join(REPO_ROOT, '.data', 'logs');
 /** What a child keeps of the launcher's own environment; everything else is given explicitly. */
-const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_EXTRA_CA_CERTS'];
+const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'];
 
 export interface Child {
   name: string;

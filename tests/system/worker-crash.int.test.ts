@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { jobId, toolQueue } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
+import { loadEnv as loadWorkersEnv } from '@switchyard/workers';
 import { countingAuthor } from '../../services/orchestrator/src/testing/authors.js';
 import { finishedRun, registerPipeline, startRun } from '../../services/orchestrator/src/testing/pipelines.js';
 import { readSse } from '../../services/orchestrator/src/testing/events.js';
@@ -123,4 +124,53 @@ test('a worker killed with SIGKILL while polling the async task of a user-define
   assert.ok((run.result as { text: string }).text.length > 20);
   assert.deepEqual([author.calls.research - calls.research, author.calls.polish - calls.polish], [1, 1], 'each tool ran once: the new worker polled the task the first one recorded');
   assert.deepEqual(run.stages.map((s) => [s.name, s.attempts]), [['find', 1], ['tidy', 2]]);
+});
+
+test('a tool call lasting three times the lock duration completes once while its worker lives: the lock is renewed, never taken over', async (t) => {
+  // The worker's lock is 2 s (WorkerProcesses' setting): the search call lasts 7 s.
+  stack.tools.services.search.faults.latencyMs = 7000;
+  t.after(async () => {
+    stack.tools.services.search.faults.latencyMs = 0;
+    await stopWorkerProcesses();
+  });
+  const calls = { ...author.calls };
+  await startWorkerProcess();
+  await startWorkerProcess(); // a second worker that would take the job over if its lock lapsed
+  const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a cartographer of slow rivers' }) });
+  const run = await stack.waitForRun(body.run_id, 60_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.equal(author.calls.research - calls.research, 1, 'the search ran once');
+  const search = (run.stages as { name: string; attempts: number }[]).find((s) => s.name === 'search');
+  assert.equal(search?.attempts, 1, 'the search stage was attempted once');
+});
+
+test("with the workers' default lock and stalled interval, a SIGKILLed worker's in-flight step is taken over by the other worker within 10 s", async (t) => {
+  const defaults = loadWorkersEnv({});
+  const settings = { LOCK_DURATION_MS: String(defaults.lockDurationMs), STALLED_INTERVAL_MS: String(defaults.stalledIntervalMs) };
+  // The first call hangs (long past the test); the one after the takeover answers at once.
+  stack.tools.services.search.faults.latencyMs = 60_000;
+  t.after(async () => {
+    stack.tools.services.search.faults.latencyMs = 0;
+    await stopWorkerProcesses();
+  });
+  const connection = createRedisClient(stack.redisUrl);
+  const searchQueue = new Queue(toolQueue('search'), { connection, prefix: stack.prefix });
+  t.after(async () => {
+    await searchQueue.close();
+    await connection.quit();
+  });
+  const first = await startWorkerProcess(settings);
+  const { body } = await stack.json<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a lamplighter on a moving train' }) });
+  await waitFor(() => searchQueue.getJobState(jobId(body.run_id, 'search')), (state) => state === 'active', 'the first worker holds the search job');
+  await startWorkerProcess(settings);
+  stack.tools.services.search.faults.latencyMs = 0;
+  const killedAt = performance.now();
+  await WorkerProcesses.kill(first);
+  const searchAttempts = async () => ((await stack.json<{ stages: { name: string; attempts: number }[] }>(`/v1/runs/${body.run_id}`)).body.stages.find((s) => s.name === 'search')?.attempts ?? 0);
+  await waitFor(searchAttempts, (attempts) => attempts >= 2, 'the other worker starts the search again', 20_000);
+  const takenOverS = (performance.now() - killedAt) / 1000;
+  t.diagnostic(`taken over ${takenOverS.toFixed(1)} s after the kill (lock ${defaults.lockDurationMs} ms, stalled interval ${defaults.stalledIntervalMs} ms)`);
+  assert.ok(takenOverS <= 10, `taken over after ${takenOverS.toFixed(1)} s`);
+  const run = await stack.waitForRun(body.run_id, 60_000);
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
 });

@@ -15,7 +15,7 @@ import { shouldInjectFailure, type FaultKnobs } from './faults.js';
 import { createToolServiceMetrics, type ToolServiceMetrics } from './metrics.js';
 import { toErrorDetail } from './run-errors.js';
 import { streamRun } from './sse-run.js';
-import { TaskStore } from './task-store.js';
+import { TaskStore, type TaskStoreOptions } from './task-store.js';
 import { publishedInputSchema, type ToolDefinition } from './tools.js';
 
 export interface ToolServiceOptions {
@@ -34,6 +34,8 @@ export interface ToolServiceOptions {
   heartbeatMs?: number;
   /** How long finished async tasks stay readable, in ms (default 1 h). */
   taskRetentionMs?: number;
+  /** How long a finished task stays readable once its result has been read, and finished tasks kept at most (see TaskStore). */
+  tasks?: Pick<TaskStoreOptions, 'readRetentionMs' | 'maxFinished'>;
   /** Served at `/metrics` and fed by `/run/{tool}` (default: a registry of this app's own). */
   metrics?: ToolServiceMetrics;
 }
@@ -44,7 +46,7 @@ function flag(value: unknown): boolean {
 
 export function createToolServiceApp(options: ToolServiceOptions): Express {
   const app = express();
-  const tasks = new TaskStore(options.taskRetentionMs);
+  const tasks = new TaskStore({ retentionMs: options.taskRetentionMs, ...options.tasks });
   const byName = new Map<string, ToolDefinition>(options.tools.map((tool) => [tool.name, tool]));
   const metrics = options.metrics ?? createToolServiceMetrics({ service: options.name.replace(/_service$/, '') });
   app.disable('x-powered-by');

@@ -57,6 +57,14 @@ export const ToolServicesEnv = z.object({
   FAULT_MODEL_RETRY_AFTER_MS: ms.default(0),
   /** How long a finished async task stays readable at `GET /tasks/{id}`, in ms (default 1 h). Each holds its result in memory meanwhile. */
   TASK_RETENTION_MS: z.coerce.number().int().min(1000).default(3_600_000),
+  /**
+   * How long a finished task stays readable once a poll has read its result, in ms (default
+   * 60 s): enough for a poll whose answer was lost to ask again, short enough that memory follows
+   * the rate tasks finish at.
+   */
+  TASK_READ_RETENTION_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Finished tasks a service keeps at most, read or not; past it the oldest are dropped (default 10,000). */
+  TASK_MAX_FINISHED: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   ...perService,
   ...telemetryEnvShape,
 });

@@ -32,6 +32,7 @@ const stack = await startToolServices({
   },
   faultsByService: serviceFaults(env),
   taskRetentionMs: env.TASK_RETENTION_MS,
+  tasks: { readRetentionMs: env.TASK_READ_RETENTION_MS, maxFinished: env.TASK_MAX_FINISHED },
   modelPort: env.MODEL_SERVICE_PORT,
   modelFaults: {
     latencyMs: env.FAULT_MODEL_LATENCY_MS,

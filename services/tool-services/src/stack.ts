@@ -9,6 +9,7 @@ import type { Logger } from '@switchyard/logger';
 import { createToolServiceApp } from './app.js';
 import type { StoryAuthor } from './authors/author.js';
 import { defaultFaults, type FaultKnobs } from './faults.js';
+import type { TaskStoreOptions } from './task-store.js';
 import { startModelService, type RunningModelService } from './model/model-service.js';
 import type { ModelFaultKnobs } from './model/model-faults.js';
 import { SERVICE_TOOLS } from './tools.js';
@@ -45,6 +46,8 @@ export interface StartToolServicesOptions {
   heartbeatMs?: number;
   /** How long finished async tasks stay readable, in ms. Default 1 h. */
   taskRetentionMs?: number;
+  /** How long a task stays once its result is read (default 60 s), finished tasks kept at most (default 10,000). */
+  tasks?: Pick<TaskStoreOptions, 'readRetentionMs' | 'maxFinished'>;
   /** Port of the offline model; 0 or absent picks a free port. */
   modelPort?: number;
   /** Initial fault knobs of the offline model (all off by default). */
@@ -66,6 +69,7 @@ export async function startToolServices(options: StartToolServicesOptions): Prom
         logger: options.logger.child({ tool_service: key }),
         heartbeatMs: options.heartbeatMs,
         ...(options.taskRetentionMs !== undefined ? { taskRetentionMs: options.taskRetentionMs } : {}),
+        ...(options.tasks ? { tasks: options.tasks } : {}),
       });
       const listening: Listening = await listen(app, { port: options.ports?.[key] ?? 0, host: options.host });
       started.push({ key, url: listening.url, faults, close: listening.close });

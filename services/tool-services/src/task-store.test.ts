@@ -44,3 +44,51 @@ test('thousands of expired tasks are all swept by one start, and tasks started a
   await finished(store, after);
   assert.equal(store.poll(after, 0)?.status, 'completed');
 });
+
+/** A store on a clock the test moves; `settle` lets finished work reach the store. */
+function clockedStore(options: { retentionMs?: number; readRetentionMs?: number; maxFinished?: number } = {}) {
+  const clock = { now: 1_000_000 };
+  const store = new TaskStore({ ...options, now: () => clock.now });
+  return { store, clock };
+}
+
+test('a task whose result has been read is dropped once the read retention has passed, long before its retention', async () => {
+  const { store, clock } = clockedStore({ retentionMs: 3_600_000, readRetentionMs: 60_000 });
+  const read = store.start(async () => 'read', toError);
+  const unread = store.start(async () => 'unread', toError);
+  await nextTurn();
+  assert.equal(store.poll(read, 0)?.status, 'completed');
+  clock.now += 59_000;
+  assert.equal(store.poll(read, 0)?.status, 'completed', 'read again within the read retention (a lost answer asked again)');
+  clock.now += 2_000;
+  assert.equal(store.poll(read, 0), undefined, 'gone after the read retention');
+  assert.equal(store.size, 1, 'the unread task stays, within its retention');
+  clock.now += 3_600_000;
+  assert.equal(store.poll(unread, 0), undefined, 'an unread task goes after its retention');
+  assert.equal(store.size, 0);
+});
+
+test('over 20,000 tasks each read as it finishes, the tasks held stay at what finished within the read retention', async () => {
+  const { store, clock } = clockedStore({ readRetentionMs: 60_000 });
+  const held: number[] = [];
+  // 20 tasks a simulated second, each polled once done: about 1,200 within any 60 s.
+  for (let second = 0; second < 1000; second += 1) {
+    const ids = Array.from({ length: 20 }, (_, i) => store.start(async () => ({ polished_content: `story ${second}.${i}` }), toError));
+    await nextTurn();
+    for (const id of ids) assert.equal(store.poll(id, 0)?.status, 'completed');
+    clock.now += 1000;
+    held.push(store.size);
+  }
+  const lastQuarter = held.slice(-250);
+  assert.ok(Math.max(...lastQuarter) <= 20 * 62, `at most ${Math.max(...lastQuarter)} tasks held in the last quarter`);
+  assert.equal(Math.max(...lastQuarter), Math.max(...held.slice(250, 500)), 'flat: the second quarter held as many as the last');
+});
+
+test('tasks started and never read are bounded by the most finished tasks kept, the oldest dropped first', async () => {
+  const { store } = clockedStore({ maxFinished: 1000 });
+  const ids = Array.from({ length: 50_000 }, (_, i) => store.start(async () => i, toError));
+  await nextTurn();
+  assert.ok(store.size <= 1000, `${store.size} tasks held`);
+  assert.equal(store.poll(ids[0] as string, 0), undefined, 'the oldest is gone');
+  assert.equal(store.poll(ids[49_999] as string, 0)?.status, 'completed', 'the newest is kept');
+});

@@ -55,9 +55,24 @@ export const WorkersEnv = z.object({
    * `npm run bench -- realistic` (docs/OPERATIONS.md, "Sizing workers").
    */
   WORKER_CONCURRENCY: positiveInt(1000).default(200),
-  /** How long a job's lock lasts; a crashed worker's job is handed on after about this long. */
-  LOCK_DURATION_MS: positiveInt(600_000).default(30_000),
-  STALLED_INTERVAL_MS: positiveInt(600_000).default(15_000),
+  /**
+   * How long a job's lock lasts without renewal: a SIGKILLed worker's jobs are free at most this
+   * long after the kill. Default 7000, chosen with `npm run chaos -- worker-kill-rate` and the
+   * realistic bench (docs/PERFORMANCE.md, "Failover").
+   */
+  LOCK_DURATION_MS: positiveInt(600_000).default(7000),
+  /**
+   * How often a live worker's locks are renewed: each every half of this to all of it, so a worker
+   * whose event loop is held (or starved of CPU) for LOCK_DURATION_MS minus this loses its jobs to
+   * another. Default 1500 (5.5 s of tolerance); a renewal costs Redis a few µs per active job.
+   */
+  LOCK_RENEW_MS: positiveInt(300_000).default(1500),
+  /**
+   * How often a queue's jobs whose lock has lapsed are put back to wait (one check per queue for
+   * all processes, each reading the queue's active list). A dead worker's job is taken over within
+   * LOCK_DURATION_MS + STALLED_INTERVAL_MS of the kill. Default 1000.
+   */
+  STALLED_INTERVAL_MS: positiveInt(600_000).default(1000),
   /** How often the retention janitor prunes the run index and cleans finished jobs. */
   RETENTION_PASS_MS: positiveInt(3_600_000).default(60_000),
   /** How often ended runs are compacted into their archives (see compactor.ts). */
@@ -67,8 +82,11 @@ export const WorkersEnv = z.object({
    * stream meanwhile (a later reader finds the same events, under the same ids, in the archive).
    */
   COMPACT_AFTER_MS: z.coerce.number().int().nonnegative().max(24 * 3_600_000).default(10_000),
-  /** How often runs left without a live job are looked for; default twice STALLED_INTERVAL_MS. */
-  RECONCILE_INTERVAL_MS: positiveInt(3_600_000).optional(),
+  /**
+   * How often runs left without a live job are looked for (default 30000). No longer tied to
+   * STALLED_INTERVAL_MS: a sweep reads every run in flight, and a stalled job is put back by BullMQ.
+   */
+  RECONCILE_INTERVAL_MS: positiveInt(3_600_000).default(30_000),
   /** Attempts a stage may spend on real failed calls before its run fails (see stage-budget.ts). */
   STAGE_MAX_ATTEMPTS: positiveInt(MAX_STAGE_ATTEMPTS).default(3),
   /** How long a stage may wait, in all, for services whose breaker is open, before its run fails. */
@@ -130,6 +148,7 @@ export interface WorkersConfig {
   queues: Record<string, QueueSettings>;
   defaultConcurrency: number;
   lockDurationMs: number;
+  lockRenewMs: number;
   stalledIntervalMs: number;
   reconcileIntervalMs: number;
   retentionPassMs: number;
@@ -174,8 +193,9 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     queues,
     defaultConcurrency: env.WORKER_CONCURRENCY,
     lockDurationMs: env.LOCK_DURATION_MS,
+    lockRenewMs: Math.min(env.LOCK_RENEW_MS, Math.floor(env.LOCK_DURATION_MS / 2)),
     stalledIntervalMs: env.STALLED_INTERVAL_MS,
-    reconcileIntervalMs: env.RECONCILE_INTERVAL_MS ?? 2 * env.STALLED_INTERVAL_MS,
+    reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     retentionPassMs: env.RETENTION_PASS_MS,
     compaction: { intervalMs: env.COMPACT_INTERVAL_MS, afterMs: env.COMPACT_AFTER_MS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,

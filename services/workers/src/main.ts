@@ -90,6 +90,7 @@ started.workers = await startWorkers({
   queues: config.queues,
   defaultConcurrency: config.defaultConcurrency,
   lockDurationMs: config.lockDurationMs,
+  lockRenewMs: config.lockRenewMs,
   stalledIntervalMs: config.stalledIntervalMs,
   retentionSeconds: config.retentionSeconds,
   budget: config.budget,

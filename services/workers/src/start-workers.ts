@@ -40,9 +40,11 @@ export interface StartWorkersOptions {
   queues?: Record<string, Partial<QueueSettings>>;
   /** Jobs at once on a queue with no settings of its own (default 8). */
   defaultConcurrency?: number;
-  /** Job lock; a crashed worker's jobs are taken over after about this long (default 30000). */
+  /** Job lock; a crashed worker's jobs are taken over within this plus the stalled interval (default 7000). */
   lockDurationMs?: number;
-  /** How often stalled jobs are looked for (default 15000). */
+  /** Each active job's lock is renewed every half of this to all of it (default 1500, at most half the lock). */
+  lockRenewMs?: number;
+  /** How often jobs whose lock lapsed are looked for (default 1000). */
   stalledIntervalMs?: number;
   /** Seconds a finished run stays readable (default 7 days). */
   retentionSeconds?: number;
@@ -50,7 +52,7 @@ export interface StartWorkersOptions {
   retentionPassMs?: number;
   /** Ms between passes of the compactor (default 5000), and ms after its end before a run is compacted (default 10000). */
   compaction?: { intervalMs?: number; afterMs?: number };
-  /** Ms between the reconciler's sweeps for stranded runs (default twice the stalled interval). */
+  /** Ms between the reconciler's sweeps for stranded runs (default 30000). */
   reconcileIntervalMs?: number;
   /** Ms a streamed stage's chunks are gathered into one content event (default CONTENT_FLUSH_MS). */
   contentFlushMs?: number;
@@ -115,7 +117,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   ]);
   /** Queues whose jobs are no run's steps: their failures end no run. */
   const notSteps = new Set<string>([QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery]);
-  const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 2 * (options.stalledIntervalMs ?? 15_000) });
+  const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 30_000 });
   const workers = [...processors.entries()].map(([name, processor]) => {
     const settings = options.queues?.[name];
     const worker = new Worker(name, processor, {
@@ -123,8 +125,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       prefix,
       concurrency: settings?.concurrency ?? options.defaultConcurrency ?? 8,
       ...(settings?.rate ? { limiter: settings.rate } : {}),
-      lockDuration: options.lockDurationMs ?? 30_000,
-      stalledInterval: options.stalledIntervalMs ?? 15_000,
+      lockDuration: options.lockDurationMs ?? 7000,
+      lockRenewTime: Math.min(options.lockRenewMs ?? 1500, Math.floor((options.lockDurationMs ?? 7000) / 2)),
+      stalledInterval: options.stalledIntervalMs ?? 1000,
       // A job whose worker died is handed on; twice in a row suggests the job kills workers.
       maxStalledCount: 2,
       // Each job processed is a span in the trace of the request that started its run.
