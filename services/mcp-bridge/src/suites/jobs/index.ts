@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { RunView } from '@switchyard/contracts';
 import { describeZodError } from '@switchyard/http-kit';
 import { analysisDataSchema } from '@switchyard/aceflow';
-import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
+import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, releaseWaits, type RunWaits, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import {
   CancelRunInput,
@@ -32,6 +32,8 @@ import { waitForRun } from './wait.js';
 export interface JobSuiteDeps extends PipelineRunsDeps {
   /** Duplicated for each wait_for_run, which blocks on the run's event stream. */
   redis: Redis;
+  /** What runs wait for: a cancelled run's waits leave the inbox, and wait_for_run elicits answers. */
+  waits: RunWaits;
 }
 
 const notFound = (runId: string) => failure({ error: { code: 'run_not_found', message: `No run ${runId}`, details: { run_id: runId } } });
@@ -170,6 +172,8 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             case 'finished':
               return failure({ error: { code: 'run_finished', message: `Run ${run_id} has already ${outcome.status}`, details: { run_id, status: outcome.status } } });
             default:
+              // As the API's DELETE: what it waited for leaves the inbox, its waiting jobs wake to find it ended.
+              await releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, run_id);
               return view(outcome.run);
           }
         },
