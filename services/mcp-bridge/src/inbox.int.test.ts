@@ -55,6 +55,7 @@ test('list_inbox shows a waiting call with its tool, arguments, reason and schem
   assert.equal((item.schema?.properties as Record<string, unknown> | undefined)?.topic !== undefined, true, "the form is the tool's schema");
   assert.equal((await itemsOf(client, runId, 'inbox-gate')).length, 0, 'another pipeline filters it out');
   assert.equal((await itemsOf(client, runId, 'inbox-agent')).length, 1);
+  assert.deepEqual(((await ok(client, 'list_inbox', { run_id: runId })).items as Item[]).map((i) => i.run_id), [runId], 'run_id lists that run alone');
 
   const bad = await toolError(client, 'approve_call', { run_id: runId, call_id: item.key, approve: true, arguments: { topic: 'lighthouses', depth: 'deep' } }, 'invalid_arguments');
   assert.match(bad.message, /depth/);

@@ -65,11 +65,20 @@ export function inboxItem(record: WaitRecord): InboxItem {
   };
 }
 
-/** A page of the inbox, oldest first (`query` already bounded by the caller's schema). */
-export async function inboxList(deps: Pick<AnswerDeps, 'waits'>, query: { offset: number; limit: number; pipeline?: string | undefined }): Promise<InboxList> {
-  const { offset, limit, pipeline } = query;
-  const page = await deps.waits.inbox({ offset, limit, pipeline });
+/** A page of the inbox, oldest first (`query` already bounded by the caller's schema): of one run, or of one pipeline, or all. */
+export async function inboxList(deps: Pick<AnswerDeps, 'waits' | 'store'>, query: { offset: number; limit: number; pipeline?: string | undefined; run_id?: string | undefined }): Promise<InboxList> {
+  const { offset, limit, pipeline, run_id: runId } = query;
+  const page = runId ? await runPage(deps, runId, query) : await deps.waits.inbox({ offset, limit, pipeline });
   return { items: page.items.map(inboxItem), offset, limit, total: page.total, next_offset: offset + page.items.length < page.total ? offset + limit : null };
+}
+
+/** A run's own waits, from its record: a run waits on a few at most (one per agent call or wait step in flight). */
+async function runPage(deps: Pick<AnswerDeps, 'waits' | 'store'>, runId: string, query: { offset: number; limit: number; pipeline?: string | undefined }): Promise<{ items: WaitRecord[]; total: number }> {
+  const status = RUN_ID.test(runId) ? await deps.store.getStatus(runId) : null;
+  // A run that ended waits for nothing, whatever its record still lists.
+  if (!status || TERMINAL_STATUSES.includes(status)) return { items: [], total: 0 };
+  const records = (await deps.waits.ofRun(runId)).filter((r) => !query.pipeline || r.pipeline === query.pipeline).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return { items: records.slice(query.offset, query.offset + query.limit), total: records.length };
 }
 
 async function liveRun(deps: Pick<AnswerDeps, 'store'>, runId: string): Promise<void> {

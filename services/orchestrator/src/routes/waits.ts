@@ -15,6 +15,7 @@ export const InboxQuery = z.object({
   offset: z.coerce.number().int().min(0).max(100_000).default(0).describe('Items to skip, oldest first'),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   pipeline: z.string().min(1).max(60).optional().describe('Only what runs of this pipeline wait for'),
+  run_id: z.string().min(1).max(60).optional().describe('Only what this run waits for'),
 });
 
 const REFUSAL_STATUS = { not_found: 404, conflict: 409, invalid: 400 } as const;

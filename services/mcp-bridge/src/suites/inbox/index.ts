@@ -17,6 +17,7 @@ const RunId = z.string().regex(RUN_ID, 'must be a run id such as run_0123…(32 
 
 export const ListInboxInput = z.strictObject({
   pipeline: z.string().min(1).max(60).optional().describe('Only what runs of this pipeline wait for'),
+  run_id: RunId.optional().describe('Only what this run waits for'),
   offset: z.number().int().min(0).max(100_000).default(0).describe('Items to skip, oldest first'),
   limit: z.number().int().min(1).max(200).default(50).describe('Most items to answer (default 50)'),
 });
