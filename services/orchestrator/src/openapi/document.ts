@@ -36,6 +36,7 @@ import { pipelinePaths } from './pipeline-paths.js';
 import { pruneSchemas } from './prune.js';
 import { runPaths } from './run-paths.js';
 import { schedulePaths } from './schedule-paths.js';
+import { waitPaths } from './wait-paths.js';
 
 const { version: PACKAGE_VERSION } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -77,7 +78,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): oas
         { name: 'service', description: 'Health and this document (no key needed)' },
         { name: 'dashboard', description: 'The run dashboard and its browser session' },
       ],
-      paths: withAccessRules({ ...runPaths, ...pipelinePaths, ...schedulePaths, ...dashboardPaths }),
+      paths: withAccessRules({ ...runPaths, ...waitPaths, ...pipelinePaths, ...schedulePaths, ...dashboardPaths }),
       components: {
         securitySchemes: {
           bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key of `API_KEYS`, as `Authorization: Bearer KEY`' },
