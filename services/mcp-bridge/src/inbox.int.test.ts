@@ -116,3 +116,30 @@ test('a read key lists the inbox but may not answer it', async (t) => {
   const refused = await client.callTool({ name: 'send_signal', arguments: { run_id: `run_${'0'.repeat(32)}`, name: 'review', payload: {} } });
   assert.equal(refused.isError, true);
 });
+
+test('a signal payload past 1 MiB or 64 levels deep is refused with a clear error, and the bridge answers another session meanwhile', async (t) => {
+  const client = await connect();
+  const other = await connect();
+  t.after(async () => {
+    await client.close();
+    await other.close();
+  });
+  const runId = await start('inbox-gate', {});
+  await waitingItem(client, runId);
+  let deep: unknown = 'bottom';
+  for (let i = 0; i < 1000; i++) deep = { d: deep };
+  const huge = { verdict: 'accept', note: 'x'.repeat(2 * 1024 * 1024) };
+  const started = performance.now();
+  const [large, nested, listed] = await Promise.all([
+    toolError(client, 'send_signal', { run_id: runId, name: 'review', payload: huge }, 'answer_too_large'),
+    // Over HTTP the bridge's body check refuses it first (the same 64 levels hold for stdio in answers.ts).
+    assert.rejects(client.callTool({ name: 'send_signal', arguments: { run_id: runId, name: 'review', payload: { verdict: 'accept', note: deep } } }), /nested deeper than 64 levels/),
+    ok(other, 'list_inbox', { run_id: runId }),
+  ]);
+  assert.match(large.message, /larger than 1048576 bytes/);
+  assert.equal(nested, undefined);
+  assert.equal((listed.items as Item[]).length, 1, 'another session was answered meanwhile');
+  console.log(`# refusing a 2 MiB and a 1000-deep signal payload over MCP took ${Math.round(performance.now() - started)} ms`);
+  assert.equal((await stack.json<{ status: string }>(`/v1/runs/${runId}`)).body.status, 'waiting', 'nothing was recorded');
+  await ok(client, 'cancel_run', { run_id: runId });
+});

@@ -9,6 +9,7 @@ import { ToolArgumentChecker } from '../definition/tool-arguments.js';
 import { SIGNAL_NAME } from '../definition/wait-schema.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
 import type { RunStore } from '../store/run-store.js';
+import { jsonBytesWithin } from '../store/limits.js';
 import { RUN_ID } from '../store/run-view.js';
 import type { RunWaits, WaitRecord } from '../store/run-waits.js';
 import type { StepQueues } from './step-jobs.js';
@@ -41,6 +42,11 @@ export class AnswerError extends Error {
 
 /** Call ids are the model's; bounded, and without what would need escaping in a field name. */
 export const CALL_ID = /^[A-Za-z0-9_.:-]{1,256}$/;
+
+/** The most bytes of a signal's payload or an approval's edited arguments, as JSON: the API's body limit (1 MiB), for the MCP tools too. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** The deepest nesting of an answer: the API's JSON bodies nest at most 64 (http-kit's MAX_JSON_DEPTH). */
+export const MAX_ANSWER_DEPTH = 64;
 
 /** The most bytes of an `Idempotency-Key` kept. */
 const IDEMPOTENCY_KEY_CHARS = 200;
@@ -81,6 +87,24 @@ async function runPage(deps: Pick<AnswerDeps, 'waits' | 'store'>, runId: string,
   return { items: records.slice(query.offset, query.offset + query.limit), total: records.length };
 }
 
+/** Nesting of `value`, counted without recursion and given up past `limit` (a deep value is refused, not walked). */
+function depthPast(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [next, depth] = stack.pop() ?? [undefined, 0];
+    if (next === null || typeof next !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(next)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Refuses an answer past its bounds before anything reads it further (an MCP call brings up to 32 MiB). */
+function checkAnswerSize(value: unknown, what: string): void {
+  if (jsonBytesWithin(value, MAX_ANSWER_BYTES) === undefined) throw new AnswerError({ refusal: 'invalid', code: 'answer_too_large', message: `${what} is larger than ${MAX_ANSWER_BYTES} bytes as JSON`, details: { limit: MAX_ANSWER_BYTES } });
+  if (depthPast(value, MAX_ANSWER_DEPTH)) throw new AnswerError({ refusal: 'invalid', code: 'answer_too_deep', message: `${what} nests deeper than ${MAX_ANSWER_DEPTH} levels`, details: { limit: MAX_ANSWER_DEPTH } });
+}
+
 async function liveRun(deps: Pick<AnswerDeps, 'store'>, runId: string): Promise<void> {
   const status = RUN_ID.test(runId) ? await deps.store.getStatus(runId) : null;
   if (!status) throw new AnswerError({ refusal: 'not_found', code: 'run_not_found', message: `No run ${runId}`, details: { run_id: runId } });
@@ -103,6 +127,7 @@ export async function answerApproval(deps: AnswerDeps, target: { runId: string; 
   if (!record) throw new AnswerError({ refusal: 'not_found', code: 'approval_not_found', message: `Run ${runId} waits for no approval of call ${callId}` });
   const request = readRequest();
   const edited = request.arguments;
+  if (edited) checkAnswerSize(edited, 'The edited arguments');
   if (edited && record.parameters) {
     const problems = checker.problems(record.parameters, edited);
     if (problems.length > 0) {
@@ -122,6 +147,7 @@ export async function answerApproval(deps: AnswerDeps, target: { runId: string; 
  */
 export async function answerSignal(deps: AnswerDeps, target: { runId: string; name: string }, payload: unknown, idempotencyKey?: string): Promise<SignalAccepted> {
   const { runId, name } = target;
+  checkAnswerSize(payload, 'The payload');
   await liveRun(deps, runId);
   if (!SIGNAL_NAME.test(name)) throw new AnswerError({ refusal: 'not_found', code: 'signal_not_found', message: `No signal ${name}` });
   const run = await deps.store.getRun(runId);
