@@ -31,6 +31,23 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress when the caller asked for it; a no-op otherwise. */
   reportProgress(progress: { progress: number; total?: number; message?: string }): Promise<void>;
+  /**
+   * Asks the person behind the client to fill a form (MCP `elicitation/create`, form mode).
+   * Present only when the client declared that it can, and the call is not a task.
+   */
+  elicit?(form: ElicitForm, options: { signal: AbortSignal; timeoutMs: number }): Promise<ElicitAnswer>;
+}
+
+/** A form to elicit: flat, each property a primitive (string, number, integer, boolean, string enum). */
+export interface ElicitForm {
+  message: string;
+  requestedSchema: { type: 'object'; properties: Record<string, JsonSchema>; required?: string[] };
+}
+
+/** What the person did: `accept` with the form's `content`, `decline`, or `cancel` (dismissed). */
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown> | undefined;
 }
 
 /**

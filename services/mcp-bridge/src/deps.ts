@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type PipelineQueues, type RunLimits, type RunObserver, type ScheduleLimits } from '@switchyard/pipeline';
+import { BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, RunWaits, ScheduleStore, StreamHub, type PipelineQueues, type RunLimits, type RunObserver, type ScheduleLimits } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { SupervisorStore } from '@switchyard/supervisor';
 import { serviceDirectory } from '@switchyard/tool-client';
@@ -51,6 +51,8 @@ export interface BridgeDeps {
   batches: BatchStore;
   queues: PipelineQueues;
   pipelines: PipelineStore;
+  /** What runs wait for (the inbox tools and wait_for_run's elicitation). */
+  waits: RunWaits;
   tools: ToolRegistry;
   /** Resources, prompts, completions and logging: what every session's server shares. */
   features: BridgeFeatures;
@@ -73,6 +75,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
   const queues = createPipelineQueues({ connection: redis, prefix });
   const pipelines = new PipelineStore({ redis, prefix });
   const schedules = new ScheduleStore({ redis, prefix, limits: options.scheduleLimits });
+  const waits = new RunWaits({ redis, keys: store.keys, prefix });
   const supervisor = new SupervisorStore({ redis, prefix });
   const notices = new BridgeNotices();
   // Workers and the orchestrator register them too; a bridge on its own should not depend on them.
@@ -80,7 +83,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     options.onError?.(error);
     notices.warn('the shipped pipelines could not be registered by this bridge', { error: error instanceof Error ? error.message : String(error) });
   });
-  const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, schedules, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot, tools: options.toolServices ? serviceDirectory(options.toolServices) : undefined });
+  const { suites, pipelines: pipelineTools } = bridgeSuites({ store, batches, queues, pipelines, schedules, waits, redis, prefix, aceflowRoot: options.aceflowRoot, supervisorRoot: options.supervisorRoot, tools: options.toolServices ? serviceDirectory(options.toolServices) : undefined });
   const tools = new ToolRegistry([...suites, ...(options.extraSuites ?? []), ...(options.conformanceFixtures ? [conformanceFixtureSuite()] : [])]);
   // While Redis is away every read fails: clients hear of it once in 30 s, not at each retry.
   let warnedAt = 0;
@@ -112,6 +115,7 @@ export function openBridgeDeps(options: BridgeDepsOptions): BridgeDeps {
     batches,
     queues,
     pipelines,
+    waits,
     tools,
     features,
     // Bounded: with Redis away at start the bridge still serves, and the tools come when it does.

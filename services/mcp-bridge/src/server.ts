@@ -9,7 +9,7 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult, type ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 import { SCOPES, type Scope } from '@switchyard/config';
 import type { Logger } from '@switchyard/logger';
 import { RunLimitError } from '@switchyard/pipeline';
@@ -96,6 +96,16 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
           if (taskId) await server.notification({ method: 'notifications/progress', params }).catch(() => undefined);
           else await extra.sendNotification({ method: 'notifications/progress', params });
         },
+        // On the call's own stream; a task's call has none, so it asks nobody.
+        ...(server.getClientCapabilities()?.elicitation?.form && !taskId
+          ? {
+              elicit: async (form, asked) => {
+                const params = { mode: 'form' as const, message: form.message, requestedSchema: form.requestedSchema as ElicitRequestFormParams['requestedSchema'] };
+                const answer = await server.elicitInput(params, { signal: asked.signal, timeout: asked.timeoutMs, relatedRequestId: extra.requestId });
+                return { action: answer.action, content: answer.content };
+              },
+            }
+          : {}),
       };
       try {
         const outcome = await entry.tool.handler(args, context);

@@ -3,9 +3,10 @@
  * `tools/list` and to call it (the scopes of API_KEYS, see @switchyard/config). A suite has a
  * scope for all its tools, and a tool may say otherwise by name:
  *
- * - `read`: tools that only read — runs and pipelines (get, list, wait), the code intelligence
+ * - `read`: tools that only read — runs and pipelines (get, list, wait), the inbox (`list_inbox`), the code intelligence
  *   and the module-docs lookups.
- * - `run`: tools that start or stop work, or write — starting and cancelling runs, each
+ * - `run`: tools that start or stop work, or write — starting and cancelling runs, answering
+ *   what they wait for (`approve_call`, `send_signal`), each
  *   pipeline's `pipeline_<name>`, AceFlow (writes stage documents), the Supervisor (writes its
  *   projects' state and phase files), module-docs' `add_module`, the tool services' own tools
  *   (they do whatever the service does).
@@ -22,6 +23,7 @@ export const SUITE_SCOPES: Readonly<Record<string, Scope>> = {
   jobs: 'run',
   pipelines: 'run',
   schedules: 'admin',
+  inbox: 'run',
   aceflow: 'run',
   supervisor: 'run',
   'module-docs': 'read',
@@ -35,6 +37,7 @@ export const TOOL_SCOPES: Readonly<Record<string, Readonly<Record<string, Scope>
   jobs: { get_run: 'read', list_runs: 'read', wait_for_run: 'read' },
   pipelines: { list_pipelines: 'read', get_pipeline: 'read', register_pipeline: 'admin' },
   schedules: { list_schedules: 'read', get_schedule: 'read' },
+  inbox: { list_inbox: 'read' },
   'module-docs': { add_module: 'run' },
 };
 

@@ -1,8 +1,9 @@
-// The dashboard: a hash router over the runs list, a run's page, the batches and the schedules, and the key form
+// The dashboard: a hash router over the runs list, a run's page, the batches, the schedules and the inbox, and the key form
 // shown whenever the API answers 401.
 import { closeSession, openSession, sessionOpen, Unauthorized } from './api.js';
 import { h, replace } from './dom.js';
 import { batchesView, batchView } from './batches.js';
+import { inboxView } from './inbox.js';
 import { runView } from './run.js';
 import { runsView } from './runs.js';
 import { schedulesView } from './schedules.js';
@@ -19,6 +20,7 @@ function route() {
   if ((match = /^\/batches\/([\w-]+)$/.exec(hash))) return { nav: 'batches', view: (ctx) => batchView(ctx, match[1]) };
   if (hash === '/batches') return { nav: 'batches', view: batchesView };
   if (hash === '/schedules') return { nav: 'schedules', view: schedulesView };
+  if (/^\/inbox(\?.*)?$/.test(hash)) return { nav: 'inbox', view: inboxView };
   return { nav: 'runs', view: runsView };
 }
 

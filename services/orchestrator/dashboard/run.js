@@ -1,8 +1,11 @@
 // A run's page: its stages as a timeline, the text arriving live from its events, its agents'
-// conversations, its progress, a cancel button, and the finished story.
+// conversations, its progress, a cancel button, what it waits for (with the Inbox's controls),
+// and the finished story.
 import { conversations } from './agent.js';
 import { api, ApiError } from './api.js';
 import { badge, duration, h, progressBar, replace, setProgress, shortId, TERMINAL, when } from './dom.js';
+import { syncCards } from './inbox.js';
+import { waitCard } from './waits.js';
 
 function stageRow(stage) {
   const started = stage.started_at ? Date.parse(stage.started_at) : null;
@@ -98,6 +101,16 @@ export async function runView(ctx, runId) {
   const story = h('div', {});
   const message = h('p', { class: 'notice error', role: 'alert', hidden: true });
   const cancel = h('button', { type: 'button', class: 'danger' }, 'Cancel run');
+  const waitList = h('div', { class: 'waits' });
+  const waitsCard = h('section', { class: 'card waiting', hidden: true }, h('h2', {}, 'Waiting for'), waitList);
+  // Asked when the run says it waits (or stops waiting): its `waiting` events and its status.
+  const loadWaits = async () => {
+    // A run that ended waits for nothing: the card goes, answered or not.
+    if (TERMINAL.includes(run.status)) return void (waitsCard.hidden = true);
+    const { items } = await api(`/v1/inbox?run_id=${runId}&limit=50`);
+    syncCards(waitList, items, (item) => waitCard(item, { onAnswered: refresh }));
+    waitsCard.hidden = waitList.childElementCount === 0;
+  };
 
   const show = (next) => {
     run = next;
@@ -116,6 +129,8 @@ export async function runView(ctx, runId) {
       message.hidden = false;
     }
     if (run.status === 'completed' && run.result && !story.firstChild) replace(story, storyOf(run.result));
+    const waiting = run.status === 'waiting';
+    if (waiting || !waitsCard.hidden) void loadWaits().catch(() => undefined);
   };
 
   let pending;
@@ -143,6 +158,7 @@ export async function runView(ctx, runId) {
     ctx.root,
     h('p', {}, h('a', { href: '#/' }, '← Runs')),
     h('section', { class: 'card run-head' }, h('div', { class: 'row head' }, title, status, h('span', { class: 'grow' }), cancel), facts, h('div', { class: 'row' }, bar, percent), message),
+    waitsCard,
     h('div', { class: 'columns' }, h('section', { class: 'card' }, h('h2', {}, 'Stages'), stages, notices), h('div', { class: 'right' }, liveCard, agents.root)),
     story,
   );
@@ -163,6 +179,7 @@ export async function runView(ctx, runId) {
   // Each recorded turn and result is asked for whole (events carry the start of a tool's text).
   on('turn', (data) => (agents.turn(data), showLive(), refresh()));
   on('tool_call', agents.toolCall);
+  on('waiting', () => (loadWaits().catch(() => undefined), refresh()));
   on('tool_result', (data) => (agents.toolResult(data), refresh()));
   on('error', (data) => notices.append(h('li', {}, `${data.stage ?? 'run'}: ${data.code}: ${data.message}${data.will_retry ? ' (retrying)' : ''}`)));
   on('done', (data) => {

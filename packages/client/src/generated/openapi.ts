@@ -163,6 +163,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what runs wait for: tool calls to approve, signals to send
+         * @description Oldest first, a page at a time; of one pipeline (`pipeline`) or one run (`run_id`). Each item says what it waits for and the form of the answer (`schema`: the tool's argument schema, or the signal's payload schema) and where it goes (`answer_url`).
+         */
+        get: operations["listInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{runId}/approvals/{callId}": {
         parameters: {
             query?: never;
@@ -173,8 +193,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve or refuse an agent's tool call that waits for a person
-         * @description `approve: true` makes the call (with `arguments` when given, checked against the tool's schema); `approve: false` gives the model the refusal, with `note`, as the call's result. The waiting job is woken at once; the run goes on.
+         * Approve (optionally with edited arguments) or refuse a tool call that waits
+         * @description Recorded, then the waiting job is woken. Edited `arguments` are checked against the tool's schema; a refusal's `note` is what the model reads as the call's result. A call is decided once.
          */
         post: operations["answerApproval"];
         delete?: never;
@@ -193,30 +213,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a signal to a run's wait step; its payload is the step's output
-         * @description The body is the payload, checked against the step's `schema`. A signal sent before the run reaches the step is kept and used when it does. The first signal of a name stands: another answers 200 `duplicate` and changes nothing. `Idempotency-Key` is recorded with it.
+         * Send a signal to a run's wait step
+         * @description The JSON body is the payload, checked against the wait step's schema; it becomes the step's output. A signal sent before the run reaches the step is kept for it. The first signal of a name stands: another answers 200 `duplicate`.
          */
         post: operations["sendSignal"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/inbox": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What waits on a person or a signal, across runs, oldest first
-         * @description Each item says what it waits for (an approval of an agent's tool call, with the call's arguments and the model's reason; or a signal), the form of its answer (`schema`: the tool's, or the signal's) and where to send it (`answer_url`).
-         */
-        get: operations["listInbox"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2109,6 +2109,107 @@ export interface operations {
             };
         };
     };
+    listInbox: {
+        parameters: {
+            query?: {
+                /** @description Items to skip, oldest first */
+                offset?: number;
+                limit?: number;
+                /** @description Only what runs of this pipeline wait for */
+                pipeline?: string;
+                /** @description Only what this run waits for */
+                run_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the inbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            run_id: string;
+                            pipeline: string;
+                            stage: string;
+                            /** @enum {string} */
+                            kind: "approval" | "signal";
+                            key: string;
+                            created_at: string;
+                            timeout_at: string | null;
+                            tool?: string;
+                            arguments?: string;
+                            reason?: string | null;
+                            schema: {
+                                [key: string]: unknown;
+                            } | null;
+                            answer_url: string;
+                        }[];
+                        offset: number;
+                        limit: number;
+                        total: number;
+                        next_offset: number | null;
+                    };
+                };
+            };
+            /** @description A bad `offset`, `limit`, `pipeline` or `run_id` (`invalid_parameters`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     answerApproval: {
         parameters: {
             query?: never;
@@ -2116,7 +2217,7 @@ export interface operations {
             path: {
                 /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
                 runId: string;
-                /** @description The tool call's id, as the inbox and the `waiting` event give it */
+                /** @description The call's key in the inbox (the model's call id); any other answers 404 */
                 callId: string;
             };
             cookie?: never;
@@ -2136,7 +2237,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer is recorded; the call goes on */
+            /** @description The answer is recorded */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2151,7 +2252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A bad body (`invalid_approval`), or edited arguments that break the tool's schema (`invalid_arguments`, each problem in `details.problems`) */
+            /** @description A bad body (`invalid_approval`), or edited arguments that do not fit the tool's schema (`invalid_arguments`, each problem naming its field) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2180,7 +2281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such run, or it waits for no approval of that call (`approval_not_found`) */
+            /** @description No such run (`run_not_found`), or it waits for no approval of this call (`approval_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2189,7 +2290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The call was decided already (`approval_decided`), or The run has ended (`run_finished`) */
+            /** @description The call was decided already (`approval_decided`), or the run has ended (`run_finished`, with `details.status`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2244,12 +2345,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "idempotency-key"?: string;
+                /** @description Kept with the signal (its first 200 characters); the first signal of a name stands whatever the key */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
                 runId: string;
-                /** @description The signal a wait step of the run waits for */
+                /** @description The signal's name, as the wait step gives it; any other answers 404 */
                 name: string;
             };
             cookie?: never;
@@ -2260,7 +2362,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A signal of this name was received before: this one is a duplicate and changes nothing */
+            /** @description A signal of this name was received before; the first stands */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2288,7 +2390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The payload breaks the signal's schema (`invalid_signal`, each problem in `details.problems`) */
+            /** @description A payload that does not fit the signal's schema (`invalid_signal`, each problem naming its field) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,7 +2419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such run, or no step of it waits for that signal (`signal_not_found`) */
+            /** @description No such run (`run_not_found`), or no step of its pipeline waits for this signal (`signal_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +2428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The run has ended (`run_finished`) */
+            /** @description The run has ended (`run_finished`, with `details.status`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2346,105 +2448,6 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`), or its `Content-Encoding` is unknown (`unsupported_encoding`) */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listInbox: {
-        parameters: {
-            query?: {
-                /** @description Items to skip, oldest first */
-                offset?: number;
-                limit?: number;
-                /** @description Only what runs of this pipeline wait for */
-                pipeline?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of the inbox */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        items: {
-                            run_id: string;
-                            pipeline: string;
-                            stage: string;
-                            /** @enum {string} */
-                            kind: "approval" | "signal";
-                            key: string;
-                            created_at: string;
-                            timeout_at: string | null;
-                            tool?: string;
-                            arguments?: string;
-                            reason?: string | null;
-                            schema: {
-                                [key: string]: unknown;
-                            } | null;
-                            answer_url: string;
-                        }[];
-                        offset: number;
-                        limit: number;
-                        total: number;
-                        next_offset: number | null;
-                    };
-                };
-            };
-            /** @description A bad `offset`, `limit` or `pipeline` (`invalid_parameters`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid API key (`unauthorized`) */
-            401: {
-                headers: {
-                    /** @description `Bearer realm="switchyard"` */
-                    "WWW-Authenticate": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,9 +3,10 @@
  * factory; adding one is adding its line below. The job tools come first.
  */
 import type { Redis } from 'ioredis';
-import type { PipelineRunsDeps, ScheduleStore, ToolDirectory } from '@switchyard/pipeline';
+import type { PipelineRunsDeps, RunWaits, ScheduleStore, ToolDirectory } from '@switchyard/pipeline';
 import type { ToolSuite } from '@switchyard/tool-suite';
 import { aceflowSuite } from './aceflow/index.js';
+import { inboxSuite } from './inbox/index.js';
 import { jobsSuite } from './jobs/index.js';
 import { moduleDocsSuite } from './module-docs/index.js';
 import { pipelinesSuite, type PipelinesSuite } from './pipelines/index.js';
@@ -24,6 +25,8 @@ export interface SuiteDeps extends PipelineRunsDeps {
   tools?: ToolDirectory | undefined;
   /** Schedules and their job schedulers. */
   schedules: ScheduleStore;
+  /** What runs wait for: the inbox, approvals and signals. */
+  waits: RunWaits;
 }
 
 /** The suites, and the pipelines suite apart: it follows registrations until closed. */
@@ -33,6 +36,7 @@ export function bridgeSuites(deps: SuiteDeps): { suites: ToolSuite[]; pipelines:
   const suites = [
     jobsSuite(deps),
     pipelines,
+    inboxSuite({ store: deps.store, waits: deps.waits, pipelines: deps.pipelines, steps: deps.queues.steps }),
     schedulesSuite(deps),
     aceflowSuite({ ...shared, ...(deps.aceflowRoot ? { workspaceRoot: deps.aceflowRoot } : {}) }),
     supervisorSuite({ ...shared, ...(deps.supervisorRoot ? { workspaceRoot: deps.supervisorRoot } : {}) }),

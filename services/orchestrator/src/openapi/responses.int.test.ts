@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ResponseChecker } from '../testing/openapi-check.js';
 import { startTestStack, TEST_API_KEY, type TestStack } from '../testing/stack.js';
+import { waitFor } from '../testing/worker-processes.js';
 
 let stack: TestStack;
 let checker: ResponseChecker;
@@ -108,4 +109,21 @@ test('refusals answer documented statuses with the documented error body: 400, 4
   await checker.check({ method: 'get', path: '/v1/batches/{batchId}' }, await stack.request('/v1/batches/not-a-batch'), 404);
   await checker.check({ method: 'put', path: '/v1/pipelines/{name}' }, await stack.request('/v1/pipelines/broken', { method: 'PUT', body: JSON.stringify({ steps: {} }) }), 400);
   await checker.check({ method: 'post', path: '/v1/pipelines/{name}/runs' }, await stack.request('/v1/pipelines/no-such-pipeline/runs', post({})), 404);
+});
+
+test('the inbox, a signal (refused, recorded, duplicate, too late) and an unknown approval answer as documented', async () => {
+  const definition = { name: 'openapi-gate', steps: { gate: { wait: { signal: 'go', schema: { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' } } } } } }, output: 'steps.gate' };
+  assert.equal((await stack.request('/v1/pipelines/openapi-gate', { method: 'PUT', body: JSON.stringify(definition) })).status, 201);
+  const { run_id: runId } = (await stack.json<{ run_id: string }>('/v1/pipelines/openapi-gate/runs', post({}))).body;
+  const listed = async () => (await stack.json<{ items: unknown[] }>(`/v1/inbox?run_id=${runId}`)).body.items.length;
+  await waitFor(listed, (count) => count > 0, 'the run waits in the inbox');
+  const page = (await checker.check({ method: 'get', path: '/v1/inbox' }, await stack.request('/v1/inbox?pipeline=openapi-gate&limit=10'), 200)) as { items: { kind: string }[] };
+  assert.equal(page.items[0]?.kind, 'signal');
+  const signal = { method: 'post', path: '/v1/runs/{runId}/signals/{name}' } as const;
+  await checker.check(signal, await stack.request(`/v1/runs/${runId}/signals/go`, post({ ok: 'yes' })), 400);
+  await checker.check({ method: 'post', path: '/v1/runs/{runId}/approvals/{callId}' }, await stack.request(`/v1/runs/${runId}/approvals/call_1`, post({ approve: true })), 404);
+  await checker.check(signal, await stack.request(`/v1/runs/${runId}/signals/go`, post({ ok: true }, { 'Idempotency-Key': 'first' })), 202);
+  await checker.check(signal, await stack.request(`/v1/runs/${runId}/signals/go`, post({ ok: false })), 200);
+  assert.equal((await stack.waitForRun(runId)).status, 'completed');
+  await checker.check(signal, await stack.request(`/v1/runs/${runId}/signals/go`, post({ ok: true })), 409);
 });

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { RunView } from '@switchyard/contracts';
 import { describeZodError } from '@switchyard/http-kit';
 import { analysisDataSchema } from '@switchyard/aceflow';
-import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
+import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, releaseWaits, type RunWaits, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import {
   CancelRunInput,
@@ -27,11 +27,14 @@ import {
   WaitedRun,
   WaitForRunInput,
 } from './schemas.js';
+import { waitAsker } from './elicit.js';
 import { waitForRun } from './wait.js';
 
 export interface JobSuiteDeps extends PipelineRunsDeps {
   /** Duplicated for each wait_for_run, which blocks on the run's event stream. */
   redis: Redis;
+  /** What runs wait for: a cancelled run's waits leave the inbox, and wait_for_run elicits answers. */
+  waits: RunWaits;
 }
 
 const notFound = (runId: string) => failure({ error: { code: 'run_not_found', message: `No run ${runId}`, details: { run_id: runId } } });
@@ -170,6 +173,8 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             case 'finished':
               return failure({ error: { code: 'run_finished', message: `Run ${run_id} has already ${outcome.status}`, details: { run_id, status: outcome.status } } });
             default:
+              // As the API's DELETE: what it waited for leaves the inbox, its waiting jobs wake to find it ended.
+              await releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, run_id);
               return view(outcome.run);
           }
         },
@@ -178,18 +183,22 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         name: 'wait_for_run',
         title: 'Wait for a run',
         description:
-          'Waits until the run ends or timeout_s passes, and answers the run (timed_out says which). Pass a progressToken to receive notifications/progress: progress is the percentage (total 100), message the stage that changed.',
+          'Waits until the run ends or timeout_s passes, and answers the run (timed_out says which). Pass a progressToken to receive notifications/progress: progress is the percentage (total 100), message the stage that changed. When the run waits for an approval or a signal and the client declared the elicitation capability, the person is asked through elicitation/create (a flat form from the schema) and the answer applied; otherwise answer with list_inbox, approve_call and send_signal.',
         input: WaitForRunInput,
         output: WaitedRun,
         annotations: { readOnlyHint: true, idempotentHint: true },
         longRunning: true,
         handler: async (args, context) => {
           const { run_id, timeout_s } = parse(WaitForRunInput, args);
+          const timeoutMs = timeout_s * 1000;
+          // A client that can show forms is asked for what the run waits for (elicit.ts).
+          const asker = context.elicit ? waitAsker({ store: deps.store, waits: deps.waits, pipelines: deps.pipelines, steps: deps.queues.steps }, { runId: run_id, elicit: context.elicit.bind(context), signal: context.signal, deadline: Date.now() + timeoutMs }) : undefined;
           const waited = await waitForRun(deps, {
             runId: run_id,
-            timeoutMs: timeout_s * 1000,
+            timeoutMs,
             signal: context.signal,
             onProgress: ({ progress, message }) => context.reportProgress({ progress, total: 100, message }),
+            ...(asker ? { onWaiting: asker } : {}),
           });
           if (!waited) return notFound(run_id);
           return success(WaitedRun.parse({ ...toRunView(waited.run), timed_out: waited.timedOut }));

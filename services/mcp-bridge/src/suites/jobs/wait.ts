@@ -3,6 +3,8 @@
  * before the run was looked at, on a Redis connection of its own (a blocked connection serves
  * nobody else), and every stage change or new percentage is reported as progress, as is each
  * agent step's turn, tool call and tool result (so that a run of one long agent stage still moves).
+ * When the run waits (for an approval or a signal), `onWaiting` is told, e.g. to ask the person
+ * behind the client (elicit.ts); the events are read on once it returns.
  */
 import type { Redis } from 'ioredis';
 import { TERMINAL_STATUSES } from '@switchyard/contracts';
@@ -23,6 +25,8 @@ export interface WaitOptions {
   onProgress(progress: RunProgress): Promise<void>;
   /** Longest single blocking read, so that an abort is noticed (default 5000 ms). */
   pollMs?: number;
+  /** Told when the run waits, at the start or on a pending `waiting` event; `report` adds a progress line (default: nothing). */
+  onWaiting?(report: (line: string) => Promise<void>): Promise<void>;
 }
 
 /** The run once it has ended or the time is up; null when there is no such run. */
@@ -37,6 +41,8 @@ export async function waitForRun(deps: { store: RunStore; redis: Redis }, option
   const reporter = progressReporter(options.onProgress);
   await reporter.report(run.progress, `${run.status}: ${describeStages(run)}`);
   const deadline = Date.now() + options.timeoutMs;
+  const line = (text: string) => reporter.report(undefined, text);
+  if (run.status === 'waiting') await options.onWaiting?.(line);
   const reader = followRedis(deps.redis.duplicate());
   // A failure shows in the pending read; the connection's own error events would only be noise.
   reader.on('error', () => undefined);
@@ -53,6 +59,10 @@ export async function waitForRun(deps: { store: RunStore; redis: Redis }, option
         const data = parseData(event.data);
         if (event.type === 'stage') await reporter.report(progressOf(data)?.percent, stageMessage(data));
         else if (event.type === 'turn' || event.type === 'tool_call' || event.type === 'tool_result') await reporter.report(undefined, agentLine(event.type, data));
+        else if (event.type === 'waiting' && data.state === 'pending') {
+          await line(`${String(data.stage)} waits for ${data.kind === 'approval' ? `approval of ${String(data.tool)}` : `signal ${String(data.key)}`}`);
+          await options.onWaiting?.(line);
+        }
         else if (event.type === 'done') {
           await reporter.report(undefined, `run ${String(data.status)}`, String(data.status) === 'completed');
           ended = true;
