@@ -15,6 +15,29 @@ const ANSWERED_LINGER_MS = 5000;
  * Keeps `list` showing `items` in order: cards of items still listed stay (with what was typed in
  * them, or their outcome once answered), cards answered a moment ago stay a little, new ones are made.
  */
+/** `load` one call at a time: a call made while one runs is answered by one more run after it. */
+export function oneAtATime(load) {
+  let running;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await load();
+        } while (again);
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
+}
+
 export function syncCards(list, items, makeCard) {
   const shown = new Map([...list.children].map((card) => [card.dataset.wait, card]));
   const cards = items.map((item) => shown.get(itemKey(item)) ?? makeCard(item));
@@ -34,7 +57,7 @@ export async function inboxView(ctx) {
   const previous = h('button', { type: 'button', class: 'secondary' }, '← Older');
   const next = h('button', { type: 'button', class: 'secondary' }, 'Newer →');
 
-  const load = async () => {
+  const load = oneAtATime(async () => {
     const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE), ...(pipeline ? { pipeline } : {}) });
     const page = await api(`/v1/inbox?${query}`);
     syncCards(list, page.items, (item) => waitCard(item, { runLink: true }));
@@ -42,7 +65,7 @@ export async function inboxView(ctx) {
     counts.textContent = page.total > 0 ? `${page.offset + 1}–${page.offset + page.items.length} of ${page.total}` : '';
     previous.disabled = offset === 0;
     next.disabled = page.next_offset === null;
-  };
+  });
   const go = (to) => {
     offset = Math.max(0, to);
     void load().catch(() => undefined);

@@ -4,7 +4,7 @@
 import { conversations } from './agent.js';
 import { api, ApiError } from './api.js';
 import { badge, duration, h, progressBar, replace, setProgress, shortId, TERMINAL, when } from './dom.js';
-import { syncCards } from './inbox.js';
+import { syncCards, oneAtATime } from './inbox.js';
 import { waitCard } from './waits.js';
 
 function stageRow(stage) {
@@ -104,13 +104,16 @@ export async function runView(ctx, runId) {
   const waitList = h('div', { class: 'waits' });
   const waitsCard = h('section', { class: 'card waiting', hidden: true }, h('h2', {}, 'Waiting for'), waitList);
   // Asked when the run says it waits (or stops waiting): its `waiting` events and its status.
-  const loadWaits = async () => {
+  const loadWaitsOnce = async () => {
     // A run that ended waits for nothing: the card goes, answered or not.
     if (TERMINAL.includes(run.status)) return void (waitsCard.hidden = true);
     const { items } = await api(`/v1/inbox?run_id=${runId}&limit=50`);
     syncCards(waitList, items, (item) => waitCard(item, { onAnswered: refresh }));
     waitsCard.hidden = waitList.childElementCount === 0;
   };
+  // One load at a time: two at once would each make a card for the same wait, the second
+  // replacing the first while someone types a note into it.
+  const loadWaits = oneAtATime(loadWaitsOnce);
 
   const show = (next) => {
     run = next;
