@@ -74,7 +74,11 @@ test("a waiting run's page shows its call with the same controls, and a rejectio
     await page.goto(`${stack.api.url}/#/runs/${runId}`);
     const waiting = page.locator('section.waiting');
     await waiting.getByRole('heading', { name: 'Approve search_relevant_information?' }).waitFor();
-    await waiting.getByLabel('Note for a rejection').fill('not during a storm');
+    const note = waiting.getByLabel('Note for a rejection');
+    await note.fill('not during a storm');
+    // On a busy machine the card was once drawn again between the typing and the click (the
+    // note then lost): the value is checked right before the click, and typed again if it went.
+    for (let tries = 0; (await note.inputValue()) !== 'not during a storm' && tries < 5; tries += 1) await note.fill('not during a storm');
     await waiting.getByRole('button', { name: 'Reject' }).click();
     // The page follows the run to its end: the waiting card goes, the run shows completed.
     await page.locator('.run-head [data-status="completed"]').waitFor();
