@@ -95,14 +95,6 @@ export class AgentTranscripts {
     return { status: status ?? null, result: parse(result), turn: parse(record) };
   }
 
-  async result(options: { key: string; stage: string; turn: number; index: number }): Promise<AgentResultRecord | undefined> {
-    return parse(await this.#redis.hget(options.key, field(options.stage, `result.${options.turn}.${options.index}`)));
-  }
-
-  async turn(options: { key: string; stage: string; turn: number }): Promise<AgentTurnRecord | undefined> {
-    return parse(await this.#redis.hget(options.key, field(options.stage, `turn.${options.turn}`)));
-  }
-
   async nudge(options: { key: string; stage: string; turn: number; text: string }): Promise<void> {
     await this.#redis.hsetnx(options.key, field(options.stage, `nudge.${options.turn}`), options.text);
   }
