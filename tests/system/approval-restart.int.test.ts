@@ -40,7 +40,8 @@ after(async () => {
 });
 
 test('an approval given after every process and Redis restarted completes the run, the call made once', async () => {
-  const env = { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string };
+  // The workers' own lock settings (not the 2 s lock of WorkerProcesses): a busy machine renews a 2 s lock late.
+  const env = { LOCK_DURATION_MS: '7000', STALLED_INTERVAL_MS: '1000', LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string };
   await registerPipeline(stack, {
     name: 'guarded-agent',
     steps: { act: { agent: { prompt: "'note something'", tools: [{ tool: 'note_fact', approval: "arguments.key != 'harmless'" }] } } },
@@ -61,8 +62,8 @@ test('an approval given after every process and Redis restarted completes the ru
     assert.equal((await inbox(api.url)).length, 1, 'the wait survived the restarts');
     const answer = await fetch(`${api.url}${item?.answer_url}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ approve: true }) });
     assert.equal(answer.status, 202);
-    const run = await waitFor(async () => (await (await fetch(`${api.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).json()) as { status: string; result: unknown }, (r) => ['completed', 'failed', 'cancelled'].includes(r.status), 'the run ends', 60_000);
-    assert.equal(run.status, 'completed');
+    const run = await waitFor(async () => (await (await fetch(`${api.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })).json()) as { status: string; result: unknown; error?: unknown }, (r) => ['completed', 'failed', 'cancelled'].includes(r.status), 'the run ends', 60_000);
+    assert.equal(run.status, 'completed', JSON.stringify(run));
     assert.match(String(run.result), /^done: .*restart\/asked/);
     assert.deepEqual(ledger.calls.map((c) => c.key), ['restart/asked']);
   } finally {
