@@ -8,9 +8,9 @@
  */
 import { z } from 'zod';
 import { ApprovalAccepted, ApprovalRequest, InboxList, SignalAccepted } from '@switchyard/contracts';
-import { describeZodError } from '@switchyard/http-kit';
 import { answerApproval, AnswerError, answerSignal, CALL_ID, inboxList, RUN_ID, SIGNAL_NAME, type AnswerDeps } from '@switchyard/pipeline';
-import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { failure, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { parseArgs } from '../parse-args.js';
 import { outputSchemaOf } from '../error-body.js';
 
 const RunId = z.string().regex(RUN_ID, 'must be a run id such as run_0123…(32 hex digits)').describe('The run that waits');
@@ -34,15 +34,6 @@ export const SendSignalInput = z.strictObject({
   payload: z.unknown().describe("The signal's payload, checked against the wait step's schema (list_inbox's `schema`)"),
   idempotency_key: z.string().min(1).max(200).optional().describe('As the API\'s Idempotency-Key header: the first signal of a name stands either way'),
 });
-
-function parse<S extends z.ZodType>(schema: S, args: Record<string, unknown>): z.output<S> {
-  const parsed = schema.safeParse(args);
-  if (!parsed.success) {
-    const { message, details } = describeZodError(parsed.error);
-    throw new InvalidArgumentsError(message, details);
-  }
-  return parsed.data;
-}
 
 /** The shared checks' refusal as this suite's error result. */
 async function answering<T extends Record<string, unknown>>(answer: () => Promise<T>): Promise<ToolOutcome> {
@@ -79,7 +70,7 @@ export function inboxSuite(deps: AnswerDeps): ToolSuite {
         input: ListInboxInput,
         output: InboxList,
         readOnly: true,
-        handler: async (args) => success(InboxList.parse(await inboxList(deps, parse(ListInboxInput, args)))),
+        handler: async (args) => success(InboxList.parse(await inboxList(deps, parseArgs(ListInboxInput, args)))),
       }),
       tool({
         name: 'approve_call',
@@ -90,7 +81,7 @@ export function inboxSuite(deps: AnswerDeps): ToolSuite {
         output: ApprovalAccepted,
         readOnly: false,
         handler: async (args) => {
-          const { run_id, call_id, ...request } = parse(ApproveCallInput, args);
+          const { run_id, call_id, ...request } = parseArgs(ApproveCallInput, args);
           return answering(() => answerApproval(deps, { runId: run_id, callId: call_id }, () => request));
         },
       }),
@@ -103,7 +94,7 @@ export function inboxSuite(deps: AnswerDeps): ToolSuite {
         output: SignalAccepted,
         readOnly: false,
         handler: async (args) => {
-          const { run_id, name, payload, idempotency_key } = parse(SendSignalInput, args);
+          const { run_id, name, payload, idempotency_key } = parseArgs(SendSignalInput, args);
           return answering(() => answerSignal(deps, { runId: run_id, name }, payload, idempotency_key));
         },
       }),

@@ -12,6 +12,7 @@ import { describeZodError } from '@switchyard/http-kit';
 import { analysisDataSchema } from '@switchyard/aceflow';
 import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, releaseWaits, type RunWaits, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { parseArgs } from '../parse-args.js';
 import {
   CancelRunInput,
   GetRunInput,
@@ -38,16 +39,6 @@ export interface JobSuiteDeps extends PipelineRunsDeps {
 }
 
 const notFound = (runId: string) => failure({ error: { code: 'run_not_found', message: `No run ${runId}`, details: { run_id: runId } } });
-
-/** Args have passed the published JSON Schema; parsing again applies defaults and gives types. */
-function parse<S extends z.ZodType>(schema: S, args: Record<string, unknown>): z.output<S> {
-  const parsed = schema.safeParse(args);
-  if (!parsed.success) {
-    const { message, details } = describeZodError(parsed.error);
-    throw new InvalidArgumentsError(message, details);
-  }
-  return parsed.data;
-}
 
 function tool(definition: { name: string; title: string; description: string; input: z.ZodType; output: z.ZodType; annotations: SuiteTool['annotations']; longRunning?: boolean; handler: SuiteTool['handler'] }): SuiteTool {
   return {
@@ -77,7 +68,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
         longRunning: true,
         handler: async (args) => {
-          const request = parse(StartStoryInput, args);
+          const request = parseArgs(StartStoryInput, args);
           const runId = await startStoryRun(deps, { request });
           return success(StartedRun.parse({ run_id: runId, status: (await deps.store.getStatus(runId)) ?? 'queued' }));
         },
@@ -90,7 +81,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: StartedBatch,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
         handler: async (args) => {
-          const body = parse(StartStoryBatchInput, args);
+          const body = parseArgs(StartStoryBatchInput, args);
           let requests;
           try {
             requests = batchStoryRequests(body);
@@ -113,7 +104,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         // Each stage's saved output replaces the one the project had.
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
         handler: async (args) => {
-          const request = parse(StartStagePipelineInput, args);
+          const request = parseArgs(StartStagePipelineInput, args);
           if (request.analysis) {
             const analysis = analysisDataSchema.safeParse(request.analysis);
             if (!analysis.success) {
@@ -139,7 +130,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: RunView,
         annotations: { readOnlyHint: true, idempotentHint: true },
         handler: async (args) => {
-          const { run_id } = parse(GetRunInput, args);
+          const { run_id } = parseArgs(GetRunInput, args);
           const run = await findRun(deps, run_id);
           return run ? view(run) : notFound(run_id);
         },
@@ -152,7 +143,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: RunList,
         annotations: { readOnlyHint: true, idempotentHint: true },
         handler: async (args) => {
-          const page = parse(ListRunsInput, args);
+          const page = parseArgs(ListRunsInput, args);
           const listed = await deps.store.listRuns(page);
           return success(RunList.parse({ ...listed, offset: page.offset, limit: page.limit }));
         },
@@ -165,7 +156,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: RunView,
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
         handler: async (args) => {
-          const { run_id } = parse(CancelRunInput, args);
+          const { run_id } = parseArgs(CancelRunInput, args);
           const outcome = await cancelRun(deps, run_id);
           switch (outcome.outcome) {
             case 'not_found':
@@ -189,7 +180,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         annotations: { readOnlyHint: true, idempotentHint: true },
         longRunning: true,
         handler: async (args, context) => {
-          const { run_id, timeout_s } = parse(WaitForRunInput, args);
+          const { run_id, timeout_s } = parseArgs(WaitForRunInput, args);
           const timeoutMs = timeout_s * 1000;
           // A client that can show forms is asked for what the run waits for (elicit.ts).
           const asker = context.elicit ? waitAsker({ store: deps.store, waits: deps.waits, pipelines: deps.pipelines, steps: deps.queues.steps }, { runId: run_id, elicit: context.elicit.bind(context), signal: context.signal, deadline: Date.now() + timeoutMs }) : undefined;

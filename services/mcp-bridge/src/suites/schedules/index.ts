@@ -6,9 +6,9 @@
  */
 import { z } from 'zod';
 import { SCHEDULE_NAME, ScheduleDeleted, ScheduleList, ScheduleRequest, ScheduleView } from '@switchyard/contracts';
-import { describeZodError } from '@switchyard/http-kit';
 import { problemsRefusal, saveSchedule, ScheduleError, ScheduleLimitError, type PipelineStore, type RunStore, type ScheduleStore, type StoredSchedule } from '@switchyard/pipeline';
-import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { failure, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { parseArgs } from '../parse-args.js';
 import { outputSchemaOf } from '../error-body.js';
 
 export interface SchedulesSuiteDeps {
@@ -24,15 +24,6 @@ const ListInput = z.strictObject({
   limit: z.number().int().min(1).max(200).default(50).describe('Most schedules to answer (default 50)'),
 });
 const PutInput = z.strictObject({ name: Name, schedule: ScheduleRequest });
-
-function parse<S extends z.ZodType>(schema: S, args: Record<string, unknown>): z.output<S> {
-  const parsed = schema.safeParse(args);
-  if (!parsed.success) {
-    const { message, details } = describeZodError(parsed.error);
-    throw new InvalidArgumentsError(message, details);
-  }
-  return parsed.data;
-}
 
 const notFound = (name: string) => failure({ error: { code: 'schedule_not_found', message: `No schedule ${name}`, details: { name } } });
 
@@ -57,7 +48,7 @@ export function schedulesSuite(deps: SchedulesSuiteDeps): ToolSuite {
       output: ScheduleView,
       readOnly: false,
       handler: async (args) => {
-        const { name } = parse(NamedInput, args);
+        const { name } = parseArgs(NamedInput, args);
         return one(await deps.schedules.setPaused(name, paused), name);
       },
     });
@@ -74,7 +65,7 @@ export function schedulesSuite(deps: SchedulesSuiteDeps): ToolSuite {
         output: ScheduleList,
         readOnly: true,
         handler: async (args) => {
-          const page = parse(ListInput, args);
+          const page = parseArgs(ListInput, args);
           const { schedules, total } = await deps.schedules.list(page);
           const next = page.offset + schedules.length;
           return success(ScheduleList.parse({ schedules: await views(schedules), ...page, total, next_offset: next < total ? next : null }));
@@ -88,7 +79,7 @@ export function schedulesSuite(deps: SchedulesSuiteDeps): ToolSuite {
         output: ScheduleView,
         readOnly: true,
         handler: async (args) => {
-          const { name } = parse(NamedInput, args);
+          const { name } = parseArgs(NamedInput, args);
           return one(await deps.schedules.get(name), name);
         },
       }),
@@ -100,7 +91,7 @@ export function schedulesSuite(deps: SchedulesSuiteDeps): ToolSuite {
         output: ScheduleView,
         readOnly: false,
         handler: async (args) => {
-          const { name } = parse(NamedInput.extend({ schedule: z.unknown() }), args);
+          const { name } = parseArgs(NamedInput.extend({ schedule: z.unknown() }), args);
           try {
             const { schedule } = await saveSchedule(deps, name, (args as { schedule?: unknown }).schedule);
             return await one(schedule, name);
@@ -122,7 +113,7 @@ export function schedulesSuite(deps: SchedulesSuiteDeps): ToolSuite {
         readOnly: false,
         destructive: true,
         handler: async (args) => {
-          const { name } = parse(NamedInput, args);
+          const { name } = parseArgs(NamedInput, args);
           return (await deps.schedules.delete(name)) ? success({ name, deleted: true }) : notFound(name);
         },
       }),
