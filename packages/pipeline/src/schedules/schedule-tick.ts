@@ -85,8 +85,10 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
       await deps.store.redis.del(runKey);
       return { outcome: 'skipped', reason: 'invalid_input' };
     }
-  } else if (status === 'queued') {
-    await deps.queues.steps.add(await rootJobs(pipeline, runId, undefined, deps.store.limits));
+  } else {
+    // The processor before may have died between the run's hash and its index entries.
+    await deps.store.ensureIndexed(runId);
+    if (status === 'queued') await deps.queues.steps.add(await rootJobs(pipeline, runId, undefined, deps.store.limits));
   }
   await deps.schedules.recordTick(name, { run_id: runId, at: new Date(tickMs).toISOString() });
   return { outcome: status === null ? 'started' : 'existed', run_id: runId };

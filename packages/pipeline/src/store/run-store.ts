@@ -99,6 +99,19 @@ export class RunStore {
     this.#appends = new EventAppends({ redis: options.redis, writer: this.#writer, maxlen: EVENT_STREAM_MAXLEN, cluster: this.#cluster });
   }
 
+  /**
+   * Lists an existing run in the indexes again (ZADD NX, by its creation time): for a writer that
+   * may have died between writing the run's hash and its index entries (createRuns).
+   */
+  async ensureIndexed(runId: string): Promise<void> {
+    const [created, status] = await this.redis.hmget(this.keys.run(runId), 'created_at', 'status');
+    if (!created) return;
+    const score = Date.parse(created);
+    const pipeline = this.redis.pipeline().zadd(this.keys.runIndex, 'NX', score, runId);
+    if (status && !TERMINAL_STATUSES.includes(status as RunStatus)) pipeline.zadd(this.keys.activeRuns, 'NX', score, runId);
+    await pipeline.exec();
+  }
+
   /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
   async createRuns(runs: readonly NewRun[]): Promise<string[]> {
     // Each run's hash is in its own slot, the indexes in the shared one: the hashes are written
