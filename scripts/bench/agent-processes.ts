@@ -3,19 +3,11 @@
  * main.ts, as deployed) and the stub model. Both run through tsx and say their URL on stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '@switchyard/redis';
+import { readProcess } from './realistic-sampling.js';
 
-const TICKS_PER_S = 100; // USER_HZ on Linux
 const START_TIMEOUT_MS = 120_000;
-
-/** CPU seconds (user + system, every thread) a live process has spent, from /proc. */
-export function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
-}
 
 export interface BenchChild {
   name: string;
@@ -74,7 +66,7 @@ export async function startBenchChild(options: { name: string; script: string; a
     name: options.name,
     process: child,
     url,
-    cpuSeconds: () => cpuSecondsOf(child.pid as number),
+    cpuSeconds: () => readProcess(child.pid as number).cpuS,
     ask<T>(line: string) {
       const answer = nextLine((text) => {
         try {

@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { round } from './story-stats.js';
+import { redisCpuSeconds } from './redis-info.js';
 
 export interface RedisUse {
   cpuUs: number;
@@ -13,10 +14,9 @@ export interface RedisUse {
 
 export async function readRedisUse(redis: Redis): Promise<RedisUse> {
   const [cpu, stats] = await Promise.all([redis.info('cpu'), redis.info('commandstats')]);
-  const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(cpu)?.[1] ?? 0);
   const calls = new Map<string, number>();
   for (const match of stats.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) calls.set(String(match[1]), Number(match[2]));
-  return { cpuUs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6, calls };
+  return { cpuUs: redisCpuSeconds(cpu) * 1e6, calls };
 }
 
 /** Commands per tool call between two readings: the total, and the ten most called. */

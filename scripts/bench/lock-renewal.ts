@@ -12,15 +12,15 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisClient, RestartableRedis } from '@switchyard/redis';
 import { loadEnv as loadWorkersEnv } from '@switchyard/workers';
+import { redisCpuSeconds } from './redis-info.js';
 
 const ACTIVE = Number(process.argv[2] ?? 1000);
 const WINDOW_S = Number(process.argv[3] ?? 30);
 
 async function counters(redis: Redis) {
   const [cpu, stats] = await Promise.all([redis.info('cpu'), redis.info('commandstats')]);
-  const field = (text: string, name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(text)?.[1] ?? 0);
   const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(stats);
-  return { cpuS: field(cpu, 'used_cpu_user') + field(cpu, 'used_cpu_sys'), scriptCalls: Number(evalsha?.[1] ?? 0), scriptUsec: Number(evalsha?.[2] ?? 0) };
+  return { cpuS: redisCpuSeconds(cpu), scriptCalls: Number(evalsha?.[1] ?? 0), scriptUsec: Number(evalsha?.[2] ?? 0) };
 }
 
 /** Holds ACTIVE jobs for the window with the given lock; what Redis spent meanwhile, and the renewals made. */

@@ -13,6 +13,7 @@ import { Children, startService } from '../launcher/processes.js';
 import { BASELINE_REALISTIC_QUEUES as QUEUES, baselineKeys, type BaselineStory } from './realistic-baseline-keys.js';
 import { readProcessIfAlive } from './realistic-sampling.js';
 import { deletePrefix, round, say } from './story-stats.js';
+import { redisCpuSeconds } from './redis-info.js';
 
 export interface RealisticBaselineOptions {
   redisUrl: string;
@@ -34,9 +35,7 @@ export interface RealisticBaselineOptions {
 const CHUNK = 250;
 
 async function redisCpuS(redis: Redis): Promise<number> {
-  const cpu = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(cpu)?.[1] ?? 0);
-  return field('used_cpu_user') + field('used_cpu_sys');
+  return redisCpuSeconds(await redis.info('cpu'));
 }
 
 const cpuOf = (pids: Record<string, number>) => Object.values(pids).reduce((sum, pid) => sum + (readProcessIfAlive(pid)?.cpuS ?? 0), 0);

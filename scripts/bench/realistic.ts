@@ -19,6 +19,7 @@ import { countContentEvents, keptBytesPerRun, stageSeconds } from './realistic-e
 import { readProcess, readProcessIfAlive, spread, startPostProbe, startSampler, type Sample } from './realistic-sampling.js';
 import { median, round, say } from './story-stats.js';
 import { benchRealisticBaseline, combineBaselines, type BaselineReport } from './realistic-baseline.js';
+import { infoField, redisCpuSeconds } from './redis-info.js';
 
 export interface RealisticOptions {
   redisUrl: string;
@@ -105,8 +106,7 @@ async function redisCounters(redisUrl: string): Promise<{ usedBytes: number; cpu
   const redis = createRedisClient(redisUrl);
   try {
     const [memory, cpu] = await Promise.all([redis.info('memory'), redis.info('cpu')]);
-    const field = (text: string, name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(text)?.[1] ?? 0);
-    return { usedBytes: field(memory, 'used_memory'), cpuS: field(cpu, 'used_cpu_user') + field(cpu, 'used_cpu_sys') };
+    return { usedBytes: infoField(memory, 'used_memory'), cpuS: redisCpuSeconds(cpu) };
   } finally {
     redis.disconnect();
   }

@@ -111,11 +111,11 @@ export { checkNotifyUrl, parseAllowList, resolveNotifyAddress, isInternalAddress
 export type { NotifyAllowList, Lookup } from './notify/notify-url.js';
 export { signWebhook, verifyWebhookSignature, SIGNATURE_HEADER } from './notify/signature.js';
 export { notifySummary, NOTIFY_RESULT_MAX_BYTES } from './notify/summary.js';
-export { RunWaits, approvalKey } from './store/run-waits.js';
+export { RunWaits, approvalKey, CALL_ID } from './store/run-waits.js';
 export type { WaitRecord, WaitKind, ApprovalDecision, SignalRecord, InboxPage } from './store/run-waits.js';
 export { WaitDefinition, SIGNAL_NAME, MAX_WAIT_MS, DEFAULT_WAIT_MS } from './definition/wait-schema.js';
 export type { CompiledWait } from './definition/compile-wait.js';
 export { WAITS_QUEUE } from './definition/queues.js';
 export { wakeWaitingJob, releaseWaits } from './engine/wake.js';
-export { answerApproval, answerSignal, inboxList, inboxItem, AnswerError, CALL_ID } from './engine/answers.js';
+export { answerApproval, answerSignal, inboxList, inboxItem, AnswerError } from './engine/answers.js';
 export type { AnswerDeps, AnswerRefusal } from './engine/answers.js';

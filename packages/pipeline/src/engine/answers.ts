@@ -11,7 +11,7 @@ import type { PipelineStore } from '../store/pipeline-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { jsonBytesWithin } from '../store/limits.js';
 import { RUN_ID } from '../store/run-view.js';
-import type { RunWaits, WaitRecord } from '../store/run-waits.js';
+import { CALL_ID, type RunWaits, type WaitRecord } from '../store/run-waits.js';
 import type { StepQueues } from './step-jobs.js';
 import { wakeWaitingJob } from './wake.js';
 
@@ -40,8 +40,6 @@ export class AnswerError extends Error {
   }
 }
 
-/** Call ids are the model's; bounded, and without what would need escaping in a field name. */
-export const CALL_ID = /^[A-Za-z0-9_.:-]{1,256}$/;
 
 /** The most bytes of a signal's payload or an approval's edited arguments, as JSON: the API's body limit (1 MiB), for the MCP tools too. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;

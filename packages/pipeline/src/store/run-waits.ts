@@ -180,5 +180,8 @@ export class RunWaits {
 
 /** The key an approval is answered by: the model's call id when it is plain, else one made from its place. */
 export function approvalKey(callId: string, stage: string, turn: number, index: number): string {
-  return /^[A-Za-z0-9_.:-]{1,256}$/.test(callId) ? callId : `${stage}-t${turn}c${index}`;
+  return CALL_ID.test(callId) ? callId : `${stage}-t${turn}c${index}`;
 }
+
+/** Call ids are the model's; bounded, and without what would need escaping in a field name. */
+export const CALL_ID = /^[A-Za-z0-9_.:-]{1,256}$/;
