@@ -1,6 +1,6 @@
 /**
- * Agents under repeated SIGKILL: fifty agent runs of four turns each (three of them asking for two
- * tool calls) while a worker process is killed every few seconds and another started. Every run
+ * Agents under repeated SIGKILL: fifty agent runs of five turns each (four of them asking for two
+ * tool calls, so that the runs last through several kills) while a worker process is killed every few seconds and another started. Every run
  * must complete; the tool service counts any call made again after its result was recorded (none
  * may be) and the model counts the turns it was asked again (those cut off by a kill).
  */
@@ -35,7 +35,7 @@ before(async () => {
       const id = /id:(\S+)/.exec(String(request.messages.find((m) => m.role === 'user')?.content ?? ''))?.[1] ?? 'none';
       const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
       const thinking = Array.from({ length: 12 }, (_, i) => `thought${i}`).join(' ');
-      if (turn < 4) return { content: thinking, toolCalls: [0, 1].map((i) => ({ name: 'note_fact', arguments: JSON.stringify({ key: `${id}/t${turn}/c${i}` }) })) };
+      if (turn < 5) return { content: thinking, toolCalls: [0, 1].map((i) => ({ name: 'note_fact', arguments: JSON.stringify({ key: `${id}/t${turn}/c${i}` }) })) };
       return { content: `${thinking} done` };
     },
   });
@@ -103,7 +103,7 @@ test('fifty agents complete while workers are SIGKILLed again and again, and no 
     runs: RUNS,
     completed: runs.filter((r) => r.status === 'completed').length,
     kills,
-    tool_calls_asked: RUNS * 6,
+    tool_calls_asked: RUNS * 8,
     tool_calls_recorded: recordedAt.size,
     tool_calls_made: ledger.calls.length,
     distinct_calls_made: keys.size,
@@ -114,7 +114,7 @@ test('fifty agents complete while workers are SIGKILLed again and again, and no 
   };
   console.log(`# agents under SIGKILL: ${JSON.stringify(figures)}`);
   assert.equal(figures.completed, RUNS, JSON.stringify(runs.filter((r) => r.status !== 'completed').map((r) => r.error)));
-  assert.equal(figures.tool_calls_recorded, RUNS * 6);
+  assert.equal(figures.tool_calls_recorded, RUNS * 8);
   assert.equal(figures.calls_made_again_after_recorded, 0);
   assert.ok(kills.total >= 3, 'workers were killed while the agents ran');
 });
