@@ -109,6 +109,20 @@ export class HopRecorder {
     add('write→polish', need(this.#enter, 'polish') - lastWriter);
   }
 
+  readonly edges = { start: [] as number[], end: [] as number[] };
+
+  /**
+   * Adds the ends of the story just measured (call after endStory): from `started` (the request
+   * sent) to its search tool's entry, and from its polish tool's exit to `ended` (the client told).
+   */
+  addEdges(started: number, ended: number): void {
+    const searchEntered = this.#enter.get('search');
+    const polishLeft = this.#exit.get('polish');
+    if (searchEntered === undefined || polishLeft === undefined) throw new Error('the story has no search entry or polish exit');
+    this.edges.start.push(searchEntered - started);
+    this.edges.end.push(ended - polishLeft);
+  }
+
   /** All hops together, and the p50 of each kind. */
   summary(): Summary & { p50_by_hop_ms: Record<string, number> } {
     const all = [...this.hops.values()].flat();
