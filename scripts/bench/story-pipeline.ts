@@ -182,7 +182,8 @@ async function measureHops(options: StoryBenchOptions) {
   const jobHops = new JobHopReader({ workers: switchyard.workers });
   const baselineJobHops = new JobHopReader({ workers: baseline.workers });
   // A client of plain BullMQ learns that a story ended as its queue's events say so (QueueEvents, a blocking read of the queue's stream).
-  const baselineEvents = new QueueEvents(BASELINE_QUEUES.polish, { connection: createRedisClient(options.redisUrl), prefix: baselinePrefix });
+  const eventsConnection = createRedisClient(options.redisUrl);
+  const baselineEvents = new QueueEvents(BASELINE_QUEUES.polish, { connection: eventsConnection, prefix: baselinePrefix });
   await baselineEvents.waitUntilReady();
   const storyMs: number[] = [];
   const baselineStoryMs: number[] = [];
@@ -218,6 +219,7 @@ async function measureHops(options: StoryBenchOptions) {
     await jobHops.close();
     await baselineJobHops.close();
     await baselineEvents.close();
+    eventsConnection.disconnect();
     await switchyard.close();
     await baseline.close();
   }
