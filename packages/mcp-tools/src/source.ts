@@ -9,10 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_RETRY, ToolInputError, ToolProtocolError, withRetries, type RetryNotice, type RetryOptions } from '@switchyard/tool-client';
+import { DEFAULT_RETRY, InputSchemas, ToolInputError, ToolProtocolError, withRetries, type RetryNotice, type RetryOptions } from '@switchyard/tool-client';
 import type { McpServerConfig } from './config.js';
 import { connectionLost, McpToolResultError, toToolError } from './errors.js';
-import { ArgumentChecker } from './schemas.js';
 import { createTransport, ReplyTooLargeError } from './transport.js';
 
 export interface McpToolSourceOptions {
@@ -71,7 +70,8 @@ export class McpToolSource {
   readonly #callTimeoutMs: number;
   readonly #maxResultBytes: number;
   readonly #maxTools: number;
-  readonly #checker = new ArgumentChecker();
+  // Checks arguments before anything is sent, as the tool client does for tool services: a refusal names every problem and is never retried.
+  readonly #checker = new InputSchemas();
   #tools = new Map<string, McpTool>();
   #client: Client | undefined;
   #connecting: Promise<Client> | undefined;
@@ -218,7 +218,7 @@ export class McpToolSource {
     }
     if (cursor) throw new ToolProtocolError({ service: this.name, code: 'too_many_pages', message: `${this.name} pages its tool list past ${MAX_LIST_PAGES} pages` });
     this.#tools = new Map(listed.map((tool) => [tool.name, { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, outputSchema: tool.outputSchema as Record<string, unknown> | undefined }]));
-    this.#checker.reset();
+    this.#checker.retain([...this.#tools.values()].map((tool) => tool.inputSchema));
     this.#listedAt = performance.now();
     this.#options.onToolsChanged?.(this.tools());
   }

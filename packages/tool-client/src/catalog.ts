@@ -3,20 +3,9 @@
  * when a tool is asked for that the cache does not know. Arguments are checked against each
  * tool's inputSchema with ajv before any call is made.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { ToolList, type ToolDescriptor } from '@switchyard/contracts';
 import { ToolInputError, ToolProtocolError } from './errors.js';
-
-// ajv-formats is CommonJS: under NodeNext its plugin is the `default` of the imported module.
-const addFormats = addFormatsModule.default;
-
-function makeAjv(draft2020: boolean) {
-  const ajv = draft2020 ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
-  return ajv;
-}
+import { InputSchemas } from './input-schemas.js';
 
 export class ToolCatalog {
   readonly #load: () => Promise<unknown>;
@@ -25,15 +14,16 @@ export class ToolCatalog {
   #tools = new Map<string, ToolDescriptor>();
   #loadedAt = -Infinity;
   #loading: Promise<void> | undefined;
-  readonly #validators = new Map<string, ValidateFunction>();
-  readonly #ajv = { draft7: makeAjv(false), draft2020: makeAjv(true) };
+  readonly #schemas: InputSchemas;
 
   /**
    * @param options.load fetches the raw `GET /tools` body
    * @param options.ttlMs how long a listing is trusted (default 60 s)
+   * @param options.schemas where the tools' inputSchemas are compiled (default: its own)
    */
-  constructor(options: { service: string; load: () => Promise<unknown>; ttlMs?: number }) {
+  constructor(options: { service: string; load: () => Promise<unknown>; ttlMs?: number; schemas?: InputSchemas }) {
     this.#service = options.service;
+    this.#schemas = options.schemas ?? new InputSchemas();
     this.#load = options.load;
     this.#ttlMs = options.ttlMs ?? 60_000;
   }
@@ -65,16 +55,7 @@ export class ToolCatalog {
     if (!descriptor) {
       throw new ToolInputError({ service: this.#service, tool, code: 'tool_not_found', message: `${this.#service} does not publish a tool named '${tool}'` });
     }
-    const validate = this.#validator(descriptor);
-    if (validate(args)) return;
-    const issues = (validate.errors ?? []).map((e) => ({ path: e.instancePath || '(arguments)', message: e.message ?? 'invalid' }));
-    throw new ToolInputError({
-      service: this.#service,
-      tool,
-      code: 'invalid_parameters',
-      message: `Arguments for ${tool} do not match its inputSchema: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
-      details: { issues },
-    });
+    this.#schemas.check({ service: this.#service, tool, schema: descriptor.inputSchema }, args);
   }
 
   #accept(body: unknown): void {
@@ -83,19 +64,7 @@ export class ToolCatalog {
       throw new ToolProtocolError({ service: this.#service, code: 'invalid_reply', message: `${this.#service} answered GET /tools with something other than a tool list`, details: { issues: parsed.error.issues } });
     }
     this.#tools = new Map(parsed.data.map((tool) => [tool.name, tool]));
-    this.#validators.clear();
+    this.#schemas.retain(parsed.data.map((tool) => tool.inputSchema));
     this.#loadedAt = performance.now();
-  }
-
-  #validator(tool: ToolDescriptor): ValidateFunction {
-    let validate = this.#validators.get(tool.name);
-    if (!validate) {
-      const draft2020 = String(tool.inputSchema.$schema ?? '').includes('2020-12');
-      const ajv = draft2020 ? this.#ajv.draft2020 : this.#ajv.draft7;
-      const { $id: _id, ...schema } = tool.inputSchema; // the same $id from two services must not clash in one ajv
-      validate = ajv.compile(schema);
-      this.#validators.set(tool.name, validate);
-    }
-    return validate;
   }
 }

@@ -28,5 +28,6 @@ export type { RetryOptions, RetryNotice } from './retry.js';
 export { DEFAULT_BREAKER } from './breaker.js';
 export type { BreakerOptions, BreakerState } from './breaker.js';
 export { readEventStream } from './sse.js';
+export { InputSchemas } from './input-schemas.js';
 export { callOutcome, CALL_OUTCOMES } from './call-record.js';
 export type { CallOutcome, ToolCallRecord } from './call-record.js';
