@@ -122,6 +122,8 @@ test("a signal whose schema nests an object gets a fieldset for it, and the Inbo
     await page.getByLabel('Pipeline').fill('inbox-nested');
     await page.getByRole('button', { name: 'Filter' }).click();
     const card = page.locator(`[data-wait="${nested}/signal/shipment"]`);
+    // Both cards were shown before the filter: wait for the filtered list, not for a card already there.
+    await page.locator(`[data-wait="${gate}/signal/review"]`).waitFor({ state: 'detached' });
     await card.waitFor();
     assert.equal(await page.locator(`[data-wait="${gate}/signal/review"]`).count(), 0, 'the other pipeline is filtered out');
     await card.locator('fieldset[data-field="address"] [data-field="address.city"] input').fill('Oslo');
