@@ -23,6 +23,10 @@ export const MODELS_LIMITS = {
   modelIdChars: 256,
   /** Characters of an API key. */
   apiKeyChars: 4096,
+  /** A model's declared requests per minute. */
+  requestsPerMinute: 1_000_000,
+  /** A model's declared tokens per minute. */
+  tokensPerMinute: 1_000_000_000,
 } as const;
 
 /** The offline model's id: any id is accepted by it, this one says what answered. */
@@ -37,13 +41,20 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).max(MODELS_LIMITS.urlChars);
 const modelId = z.string().min(1).max(MODELS_LIMITS.modelIdChars);
 
+const requestsPerMinute = z.coerce.number().int().positive().max(MODELS_LIMITS.requestsPerMinute);
+const tokensPerMinute = z.coerce.number().int().positive().max(MODELS_LIMITS.tokensPerMinute);
+
 const ModelEntry = z.strictObject({
   base_url: httpUrl,
   api_key_env: z.string().regex(ENV_NAME, 'an environment variable name (letters, digits and _)').optional(),
   model: modelId,
+  /** The provider's limit of requests per minute, shared by every worker of the deployment. */
+  requests_per_minute: requestsPerMinute.optional(),
+  /** The provider's limit of tokens (prompt and completion) per minute, shared likewise. */
+  tokens_per_minute: tokensPerMinute.optional(),
 });
 
-/** The `MODELS` text: bounded, JSON, then name → `{ base_url, api_key_env?, model }`. */
+/** The `MODELS` text: bounded, JSON, then name → `{ base_url, api_key_env?, model, requests_per_minute?, tokens_per_minute? }`. */
 export const ModelsJson = z
   .string()
   .refine((text) => Buffer.byteLength(text, 'utf8') <= MODELS_LIMITS.jsonBytes, `MODELS is at most ${MODELS_LIMITS.jsonBytes} bytes`)
@@ -76,6 +87,8 @@ const positiveInt = (max: number) => z.coerce.number().int().positive().max(max)
  * - `LLM_MAX_CONTENT_BYTES` (default 256 KiB) — text of one reply.
  * - `LLM_MAX_TOOL_CALLS` (default 32) — tool calls in one reply.
  * - `LLM_MAX_ARGUMENT_BYTES` (default 64 KiB) — arguments text of one tool call.
+ * - `LLM_REQUESTS_PER_MINUTE` (default: none) — the `default` model's request limit, shared by every worker.
+ * - `LLM_TOKENS_PER_MINUTE` (default: none) — the `default` model's token limit, shared likewise.
  */
 export const modelsEnvShape = {
   LLM_BASE_URL: httpUrl.optional(),
@@ -89,6 +102,8 @@ export const modelsEnvShape = {
   LLM_MAX_CONTENT_BYTES: positiveInt(16 * 1024 * 1024).default(256 * 1024),
   LLM_MAX_TOOL_CALLS: positiveInt(1024).default(32),
   LLM_MAX_ARGUMENT_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
+  LLM_REQUESTS_PER_MINUTE: requestsPerMinute.optional(),
+  LLM_TOKENS_PER_MINUTE: tokensPerMinute.optional(),
 };
 
 /** One configured model, as the client calls it. */
@@ -100,6 +115,14 @@ export interface ModelConfig {
   apiKey?: string | undefined;
   /** The model id sent in each request. */
   model: string;
+  /** The provider's limits, shared by every worker (absent: none declared; a 429 still pauses the model). */
+  limits?: ModelRateLimits | undefined;
+}
+
+/** What a model's provider admits per minute, as declared in MODELS or LLM_*_PER_MINUTE. */
+export interface ModelRateLimits {
+  requestsPerMinute?: number | undefined;
+  tokensPerMinute?: number | undefined;
 }
 
 /** Configured models by name; `default` is always there. */
@@ -138,7 +161,7 @@ export function parseModelsConfig(options: ParseModelsConfigOptions): ModelsConf
     if (name === 'default') {
       if (parsed.LLM_BASE_URL) throw new ModelsConfigError('MODELS', '"default" is set by LLM_BASE_URL / LLM_MODEL; name this model otherwise');
     }
-    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model });
+    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...limitsOf(entry.requests_per_minute, entry.tokens_per_minute) });
   }
   return models;
 }
@@ -166,13 +189,20 @@ export function modelKeyVariables(modelsText: string | undefined): string[] {
 }
 
 function defaultModel(parsed: ModelsEnv, env: Record<string, string | undefined>, options: ParseModelsConfigOptions): ModelConfig {
+  const limits = limitsOf(parsed.LLM_REQUESTS_PER_MINUTE, parsed.LLM_TOKENS_PER_MINUTE);
   if (parsed.LLM_BASE_URL) {
     if (!parsed.LLM_MODEL) throw new ModelsConfigError('LLM_MODEL', 'required when LLM_BASE_URL is set (the model id to ask for)');
-    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL };
+    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, ...limits };
   }
   const baseUrl = options.fallbackBaseUrl ?? parsed.MODEL_SERVICE_URL;
   if (!httpUrl.safeParse(baseUrl).success) throw new ModelsConfigError('MODEL_SERVICE_URL', 'expected an http(s) URL');
-  return { name: 'default', baseUrl, apiKey: options.fallbackApiKey ?? env.TOOL_SERVICE_API_KEY, model: OFFLINE_MODEL };
+  return { name: 'default', baseUrl, apiKey: options.fallbackApiKey ?? env.TOOL_SERVICE_API_KEY, model: OFFLINE_MODEL, ...limits };
+}
+
+/** `{ limits }` when either limit is declared, else nothing (so a model with none has no field). */
+function limitsOf(requestsPerMinute: number | undefined, tokensPerMinute: number | undefined): { limits?: ModelRateLimits } {
+  if (requestsPerMinute === undefined && tokensPerMinute === undefined) return {};
+  return { limits: { ...(requestsPerMinute === undefined ? {} : { requestsPerMinute }), ...(tokensPerMinute === undefined ? {} : { tokensPerMinute }) } };
 }
 
 function keyFrom(env: Record<string, string | undefined>, name: string, variable: string | undefined): string | undefined {

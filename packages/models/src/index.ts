@@ -1,5 +1,7 @@
 export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODELS_LIMITS, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelKeyVariables, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
-export type { ModelConfig, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
+export type { ModelConfig, ModelRateLimits, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
+export { ModelRateLimitWait } from './rate-gate.js';
+export type { TurnGate } from './rate-gate.js';
 export { ModelCallError, retryAfterOf, toModelCallError } from './errors.js';
 export type { ModelCallErrorCode } from './errors.js';
 export { ChatMessageSchema, ToolCallSchema, toOpenAiTools } from './messages.js';

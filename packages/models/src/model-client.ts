@@ -10,6 +10,7 @@ import type { ModelConfig, ModelsConfig, ModelsEnv } from './config.js';
 import { ModelCallError, toModelCallError, type ModelCallErrorCode } from './errors.js';
 import type { streamAttempt as StreamAttempt } from './langchain-turn.js';
 import type { ChatMessage, ModelTool, ToolCall } from './messages.js';
+import type { TurnGate } from './rate-gate.js';
 import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds } from './reply-reader.js';
 
 export interface TurnRequest {
@@ -25,6 +26,8 @@ export interface TurnRequest {
   onToken?(text: string): void;
   /** Before another attempt: text already given to onToken is void (the engine emits a reset). */
   onRetry?(info: { attempt: number; delayMs: number; error: ModelCallError }): void;
+  /** The place in the model's rate limit the caller reserved for this turn's first request (see TurnGate). */
+  rateSlot?: number | undefined;
 }
 
 export interface TurnReply {
@@ -70,6 +73,11 @@ export interface ModelClientOptions {
   observer?: ModelObserver;
   /** Jitter's randomness (tests seed it). Default Math.random. */
   random?: () => number;
+  /**
+   * The rate-limit hook (see rate-gate.ts): asked before each request, told of each reply's
+   * tokens and of each 429, which then ends the turn instead of being retried here. Default: none.
+   */
+  gate?: TurnGate;
 }
 
 export const DEFAULT_MODEL_CLIENT_OPTIONS = { maxAttempts: 4, baseBackoffMs: 500, maxBackoffMs: 10_000, maxRetryAfterMs: 60_000, timeoutMs: 120_000 } as const;
@@ -91,11 +99,11 @@ let langChainTurn: Promise<{ streamAttempt: typeof StreamAttempt }> | undefined;
 class AttemptTimedOut extends Error {}
 
 export class ModelClient {
-  private readonly options: Required<Omit<ModelClientOptions, 'observer' | 'bounds'>> & { bounds: ReplyBounds; observer: ModelObserver | undefined };
+  private readonly options: Required<Omit<ModelClientOptions, 'observer' | 'bounds' | 'gate'>> & { bounds: ReplyBounds; observer: ModelObserver | undefined; gate: TurnGate | undefined };
   private readonly backoff: BackoffOptions;
 
   constructor(options: ModelClientOptions) {
-    this.options = { ...DEFAULT_MODEL_CLIENT_OPTIONS, random: Math.random, ...stripUndefined(options), models: options.models, bounds: { ...DEFAULT_REPLY_BOUNDS, ...options.bounds }, observer: options.observer };
+    this.options = { ...DEFAULT_MODEL_CLIENT_OPTIONS, random: Math.random, ...stripUndefined(options), models: options.models, bounds: { ...DEFAULT_REPLY_BOUNDS, ...options.bounds }, observer: options.observer, gate: options.gate };
     this.backoff = { baseBackoffMs: this.options.baseBackoffMs, maxBackoffMs: this.options.maxBackoffMs, maxRetryAfterMs: this.options.maxRetryAfterMs };
   }
 
@@ -114,12 +122,20 @@ export class ModelClient {
       if (!config) throw new ModelCallError({ code: 'model_unknown', message: `no model named "${request.model}" is configured (configured: ${this.names().join(', ')})` });
       for (;;) {
         attempts += 1;
+        const gate = this.options.gate;
         try {
+          await gate?.admit(config, { signal: request.signal, slot: attempts === 1 ? request.rateSlot : undefined });
           const reply = await this.attempt(config, request);
+          await gate?.spent(config, reply.usage.promptTokens + reply.usage.completionTokens);
           report('ok', reply.usage);
           return { ...reply, attempts };
         } catch (error) {
           const failure = toModelCallError(error, { model: request.model });
+          // With a gate, a 429 pauses the model for every caller and the turn waits in its caller, not here.
+          if (gate && failure.code === 'model_rate_limited') {
+            if (failure.status === 429) await gate.limited(config, failure);
+            throw failure;
+          }
           if (!failure.retryable || attempts >= this.options.maxAttempts) throw failure;
           const delayMs = retryDelayMs(failure, attempts, this.backoff, this.options.random);
           request.onRetry?.({ attempt: attempts, delayMs, error: failure });

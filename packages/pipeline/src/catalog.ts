@@ -60,6 +60,10 @@ export const StepJob = z.object({
   agent_call: z.object({ turn: z.number().int().positive(), index: z.number().int().nonnegative() }).optional(),
   /** The stage was started by an earlier run of this job, which parked it (a wait): it goes on, not again. */
   resumed: z.boolean().optional(),
+  /** An agent turn's reserved place in its model's rate limit (Redis ms), kept while the turn waits for it in the delayed set. */
+  model_slot: z.number().optional(),
+  /** When an agent turn first met its model's 429 (ms), so its waits for the model have a budget. */
+  rate_limited_since: z.number().optional(),
   /** When an agent's pipeline call, or a child pipeline step, began waiting on its child run (ms). */
   child_wait_since: z.number().optional(),
   /** A fallback's job: the step it stands in for, and how that step failed (read as `error`). */

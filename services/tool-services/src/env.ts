@@ -55,6 +55,15 @@ export const ToolServicesEnv = z.object({
   FAULT_MODEL_FAILURE_STATUS: z.coerce.number().pipe(z.union([z.literal(429), z.literal(500)])).default(429),
   /** Offline model: wait a 429 asks for, in ms, as Retry-After and retry-after-ms (default 0: none). */
   FAULT_MODEL_RETRY_AFTER_MS: ms.default(0),
+  /** Offline model: a provider's rate limit, `N/MS` (at most N requests per fixed window of MS ms, the rest 429 with Retry-After); default none. */
+  FAULT_MODEL_RATE_LIMIT: z
+    .string()
+    .regex(/^[1-9]\d{0,5}\/[1-9]\d{0,7}$/, 'expected N/MS, e.g. 10/5000')
+    .transform((text) => {
+      const [requests, windowMs] = text.split('/').map(Number) as [number, number];
+      return { requests, windowMs };
+    })
+    .optional(),
   /** How long a finished async task stays readable at `GET /tasks/{id}`, in ms (default 1 h). Each holds its result in memory meanwhile. */
   TASK_RETENTION_MS: z.coerce.number().int().min(1000).default(3_600_000),
   /**

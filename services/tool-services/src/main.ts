@@ -40,6 +40,7 @@ const stack = await startToolServices({
     failureRate: env.FAULT_MODEL_FAILURE_RATE,
     failureStatus: env.FAULT_MODEL_FAILURE_STATUS,
     retryAfterMs: env.FAULT_MODEL_RETRY_AFTER_MS,
+    rateLimit: env.FAULT_MODEL_RATE_LIMIT ?? null,
   },
 });
 for (const service of Object.values(stack.services)) logger.info({ url: service.url, author: author.name }, `${service.key} service listening`);

@@ -11,7 +11,7 @@ import { modelClientOptionsFromEnv, modelsEnvShape, ModelsConfigError, parseMode
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
 import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
-import { kindQueue, MAX_STAGE_ATTEMPTS, parseAllowList, QUEUES, runLimitsConfig, runLimitsEnvShape, toolQueue, webhookAllowEnvShape, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, kindQueue, MAX_STAGE_ATTEMPTS, parseAllowList, QUEUES, runLimitsConfig, runLimitsEnvShape, toolQueue, webhookAllowEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { DEFAULT_WEBHOOK_RESPONSE_MAX_BYTES, DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from './notify-delivery.js';
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
@@ -26,9 +26,13 @@ const rate = z
 
 /**
  * Queues with settings of their own: one per story service (`tool-<service>`), AceFlow's step
- * kind and the batch dispatcher. Other services' queues take WORKER_CONCURRENCY.
+ * kind, the batch dispatcher and the agent queue. Other services' queues take WORKER_CONCURRENCY.
+ * The agent queue's jobs are model turns (a stream waiting on the network, as a tool call does)
+ * and agents' MCP and pipeline calls: I/O, so it takes WORKER_CONCURRENCY (200) like the tool
+ * queues unless AGENT_QUEUE_CONCURRENCY says otherwise; a model's own rate limit is its MODELS
+ * entry's, not the queue's (AGENT_QUEUE_RATE would limit every model and call together).
  */
-const QUEUE_KEYS = ['search', 'outline', 'writing', 'editing', 'dispatch', 'aceflow'] as const;
+const QUEUE_KEYS = ['search', 'outline', 'writing', 'editing', 'dispatch', 'aceflow', 'agent'] as const;
 type QueueKey = (typeof QUEUE_KEYS)[number];
 const QUEUE_NAMES: Record<QueueKey, string> = {
   search: toolQueue('search'),
@@ -37,6 +41,7 @@ const QUEUE_NAMES: Record<QueueKey, string> = {
   editing: toolQueue('editing'),
   dispatch: QUEUES.dispatch,
   aceflow: kindQueue('aceflow.stage'),
+  agent: AGENT_QUEUE,
 };
 const perQueue = Object.fromEntries(
   QUEUE_KEYS.flatMap((key) => [

@@ -17,6 +17,8 @@ import { startWorkers, type RunningWorkers } from './start-workers.js';
 import { createHttpTools } from './tools.js';
 import { ModelClient } from '@switchyard/models';
 import { startMcpSources } from './agent/mcp-sources.js';
+import { ModelRateLimits } from './agent/model-rate-limits.js';
+import { modelRateMetrics } from './agent/agent-metrics.js';
 
 const config = loadEnv();
 const logger = createLogger({ name: 'workers', level: config.logLevel });
@@ -78,7 +80,18 @@ if (config.metrics) {
   });
   logger.info({ url: `${started.metrics.url}/metrics` }, 'metrics served');
 }
-const models = new ModelClient({ models: config.models, ...config.modelClient });
+// Every model's rate limit and 429 pauses, shared with every other worker through Redis.
+const rateMetrics = modelRateMetrics(metrics.registry);
+const gate = new ModelRateLimits({
+  redis: engineRedis,
+  prefix: config.prefix,
+  onRateLimited: (model) => {
+    rateMetrics.rateLimited(model);
+    logger.warn({ model }, 'the model answered 429: it is paused for every worker');
+  },
+  onError: (error, model) => logger.warn({ err: error, model }, 'a reply\'s tokens could not be charged to its model\'s rate limit'),
+});
+const models = new ModelClient({ models: config.models, ...config.modelClient, gate });
 const mcp = await startMcpSources({ ...config.mcp, logger });
 started.workers = await startWorkers({
   agents: { models, mcp },

@@ -9,7 +9,7 @@ import express, { type Express, type Response } from 'express';
 import { apiKeyAuth, HttpError, jsonBody } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import { completionBody, completionChunks, CREATED } from '@switchyard/models/wire';
-import type { ModelFaultKnobs } from './model-faults.js';
+import { emptyRateLimitLog, rateLimitWait, type ModelFaultKnobs, type RateLimitLog } from './model-faults.js';
 import { replyTo } from './offline-model.js';
 import { openAiErrorMiddleware } from './openai-errors.js';
 import { chatCompletionRequest, DEFAULT_MODEL_LIMITS, type ModelLimits } from './schema.js';
@@ -25,6 +25,8 @@ export interface ModelStats {
   /** Streams whose client left before the end; the server wrote nothing to them after that. */
   streamsAbandoned: number;
   chunksWritten: number;
+  /** What the rate-limit knob admitted and refused, with the requests' arrival times. */
+  rateLimit: RateLimitLog;
 }
 
 export interface ModelAppOptions {
@@ -42,7 +44,7 @@ export interface ModelAppOptions {
 }
 
 export function emptyModelStats(): ModelStats {
-  return { completions: 0, streamsStarted: 0, streamsFinished: 0, streamsAbandoned: 0, chunksWritten: 0 };
+  return { completions: 0, streamsStarted: 0, streamsFinished: 0, streamsAbandoned: 0, chunksWritten: 0, rateLimit: emptyRateLimitLog() };
 }
 
 export function createModelApp(options: ModelAppOptions): Express {
@@ -60,6 +62,7 @@ export function createModelApp(options: ModelAppOptions): Express {
 
   app.post('/v1/chat/completions', async (req, res) => {
     const request = schema.parse(req.body ?? {});
+    refuseOverLimit(options.faults, stats.rateLimit);
     injectFailure(options.faults);
     if (options.faults.latencyMs > 0) await sleep(options.faults.latencyMs);
     const reply = replyTo(request);
@@ -98,6 +101,14 @@ async function streamChunks(res: Response, chunks: Iterable<object>, faults: Mod
     if (!left.signal.aborted) throw error;
     stats.streamsAbandoned += 1;
   }
+}
+
+/** The rate-limit knob: a request past its window's share is answered 429, saying when the window ends. */
+function refuseOverLimit(faults: ModelFaultKnobs, log: RateLimitLog): void {
+  const waitMs = rateLimitWait(faults, log);
+  if (waitMs === null) return;
+  const headers = { 'Retry-After': String(Math.ceil(waitMs / 1000)), 'retry-after-ms': String(waitMs) };
+  throw new HttpError({ status: 429, code: 'rate_limit_exceeded', message: `Rate limit reached for the offline model: ${faults.rateLimit?.requests} requests per ${faults.rateLimit?.windowMs} ms`, headers });
 }
 
 function injectFailure(faults: ModelFaultKnobs): void {

@@ -18,8 +18,59 @@ export interface ModelFaultKnobs {
   retryAfterMs: number;
   /** Milliseconds between streamed chunks (a token's delay). Default 0. */
   tokenDelayMs: number;
+  /**
+   * A provider's rate limit: at most `requests` completion requests per fixed window of `windowMs`
+   * (windows start at multiples of windowMs on the clock); the rest are answered 429 with
+   * `Retry-After` (and `retry-after-ms`) saying when the window ends. Default: none.
+   */
+  rateLimit: { requests: number; windowMs: number } | null;
+}
+
+/** What the rate-limit knob has seen, live: every request's arrival (admitted or not) in a bounded log. */
+export interface RateLimitLog {
+  admitted: number;
+  refused: number;
+  /** Arrival times (ms, Date.now()) of the last RATE_LOG_SIZE requests the knob judged, and whether each was admitted. */
+  arrivals: { at: number; admitted: boolean }[];
+}
+
+/** Arrivals kept in a RateLimitLog. */
+export const RATE_LOG_SIZE = 20_000;
+
+export function emptyRateLimitLog(): RateLimitLog {
+  return { admitted: 0, refused: 0, arrivals: [] };
+}
+
+/**
+ * Judges one request against the rate-limit knob: null when it is admitted (or there is no limit),
+ * else the ms until its window ends (the Retry-After to send).
+ */
+export function rateLimitWait(faults: ModelFaultKnobs, log: RateLimitLog, now = Date.now()): number | null {
+  const limit = faults.rateLimit;
+  if (!limit) return null;
+  const windowStart = now - (now % limit.windowMs);
+  const admittedInWindow = countSince(log, windowStart);
+  const admitted = admittedInWindow < limit.requests;
+  log.arrivals.push({ at: now, admitted });
+  if (log.arrivals.length > RATE_LOG_SIZE) log.arrivals.splice(0, log.arrivals.length - RATE_LOG_SIZE);
+  if (admitted) {
+    log.admitted += 1;
+    return null;
+  }
+  log.refused += 1;
+  return windowStart + limit.windowMs - now;
+}
+
+function countSince(log: RateLimitLog, since: number): number {
+  let count = 0;
+  for (let i = log.arrivals.length - 1; i >= 0; i -= 1) {
+    const arrival = log.arrivals[i] as { at: number; admitted: boolean };
+    if (arrival.at < since) break;
+    if (arrival.admitted) count += 1;
+  }
+  return count;
 }
 
 export function defaultModelFaults(overrides: Partial<ModelFaultKnobs> = {}): ModelFaultKnobs {
-  return { latencyMs: 0, failureRate: 0, failureStatus: 429, failNext: 0, retryAfterMs: 0, tokenDelayMs: 0, ...overrides };
+  return { latencyMs: 0, failureRate: 0, failureStatus: 429, failNext: 0, retryAfterMs: 0, tokenDelayMs: 0, rateLimit: null, ...overrides };
 }

@@ -26,3 +26,16 @@ export function agentMetrics(registry: Registry, labels: MetricLabels): AgentMet
     },
   };
 }
+
+/**
+ * 429s the models answered, by model: each paused its model for every worker (model-rate-limits.ts).
+ * Model names are the configuration's, so the label is bounded (MODELS has at most 32, and `default`).
+ */
+export function modelRateMetrics(registry: Registry): { rateLimited(model: string): void } {
+  const refused = new Counter({ name: 'switchyard_model_rate_limited_total', help: 'Model requests refused with 429 (each pausing its model for every worker), by model', labelNames: ['model'], registers: [registry] });
+  return {
+    rateLimited(model) {
+      refused.inc({ model });
+    },
+  };
+}

@@ -8,10 +8,12 @@
 import type { Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
 import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, isTruthy, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
-import { ModelCallError } from '@switchyard/models';
+import { ModelCallError, ModelRateLimitWait } from '@switchyard/models';
 import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { ContentCoalescer } from '../engine/content-coalescer.js';
-import { CONTINUE_STAGE, StageFailedError } from '../stage-runner.js';
+import { CONTINUE_STAGE, ParkStage, StageFailedError } from '../stage-runner.js';
+import { DEFAULT_STAGE_BUDGET, type StageBudget } from '../stage-budget.js';
+import { ModelRateLimits } from './model-rate-limits.js';
 import { asStepFailure } from '../engine/step-work.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
 import type { AgentToolbox } from './agent-toolbox.js';
@@ -29,10 +31,14 @@ export interface AgentTurnDeps {
   metrics?: AgentMetrics | undefined;
   /** Ms a stream's tokens are gathered into one content event (default CONTENT_FLUSH_MS). */
   contentFlushMs?: number | undefined;
+  /** Its maxBreakerWaitMs also bounds how long a turn waits on its model's 429s (default DEFAULT_STAGE_BUDGET). */
+  budget?: StageBudget | undefined;
 }
 
 export interface AgentTurnOptions {
   job: Job;
+  /** The job's lock token: a rate-limited turn waits in the delayed set, which needs it. */
+  token?: string | undefined;
   pipeline: CompiledPipeline;
   step: CompiledStep;
   agent: CompiledAgent;
@@ -55,6 +61,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOption
   if (transcript.turns.length < turn) {
     checkBeforeTurn(options, transcript, turn);
     const record = await askModel(deps, options, transcript);
+    if (record instanceof ParkStage) return record;
     const outcome = await deps.transcripts.recordTurn({ key, stage, turn, record });
     if (outcome === 'ended') throw new Error(`run ${data.run_id} has ended`);
     if (outcome === 'gap') throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} came before turn ${turn - 1} was recorded` });
@@ -104,7 +111,7 @@ function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedErro
   return new StageFailedError({ code: 'agent_turns_exceeded', message: `${options.stage} had its ${max} turns (max_turns) and its model still asked for tools; its transcript is kept`, details: { max_turns: max, turns: turn } });
 }
 
-async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript): Promise<AgentTurnRecord> {
+async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript): Promise<AgentTurnRecord | ParkStage> {
   const { agent, stage, data } = options;
   const { specs } = await deps.toolbox.specs(agent);
   const pending: Promise<unknown>[] = [];
@@ -122,6 +129,7 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
         messages: modelMessages(transcript),
         tools: specs,
         signal: options.signal,
+        rateSlot: data.model_slot,
         onToken: (text) => content.push(text),
         onRetry: () => {
           content.drop();
@@ -141,6 +149,8 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
     };
   } catch (error) {
     content.drop();
+    // Rate limited (the shared budget has no room yet, or the model said 429): the turn waits, spending no attempt.
+    if (error instanceof ModelCallError && error.code === 'model_rate_limited' && (error instanceof ModelRateLimitWait || error.status === 429) && options.token) return waitForModel(deps, options, error);
     deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: 0, completionTokens: 0, outcome: 'error' });
     // The client retried what retrying may mend; the rest fails the step with the model's own code.
     if (error instanceof ModelCallError && !error.retryable && error.code !== 'model_cancelled') throw new StageFailedError({ code: error.code, message: error.message, details: { status: error.status } });
@@ -148,6 +158,26 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
   } finally {
     await Promise.allSettled(pending);
   }
+}
+
+/**
+ * Parks the turn in the delayed set until its model may be asked: its reserved place (kept in the
+ * job's data, so it keeps its turn), or the end of the pause a 429 set for every worker. Waits on
+ * 429s are bounded by the budget's maxBreakerWaitMs from the first; the budget's own waits are not
+ * (their length is the limit's arithmetic).
+ */
+async function waitForModel(deps: AgentTurnDeps, options: AgentTurnOptions, error: ModelCallError): Promise<ParkStage> {
+  const { job, data, stage } = options;
+  const now = Date.now();
+  const own = error instanceof ModelRateLimitWait;
+  const since = own ? data.rate_limited_since : (data.rate_limited_since ?? now);
+  const maxWaitMs = (deps.budget ?? DEFAULT_STAGE_BUDGET).maxBreakerWaitMs;
+  if (!own && now - (since ?? now) > maxWaitMs) throw new StageFailedError({ code: error.code, message: `${error.message} (the model refused it for more than ${maxWaitMs} ms)`, details: { status: error.status } });
+  const until = own ? now + ModelRateLimits.parkMs(error.waitMs) : now + (error.retryAfterMs ?? 1000) + Math.floor(Math.random() * 250);
+  if (!own && data.rate_limited_since === undefined) await deps.store.appendEvent(data.run_id, 'error', { code: error.code, message: error.message, stage, retryable: true, will_retry: true });
+  const next = { ...(job.data as object), model_slot: own ? error.slot : undefined, rate_limited_since: since };
+  await job.updateData(next);
+  return new ParkStage({ until });
 }
 
 async function announceTurn(deps: AgentTurnDeps, options: AgentTurnOptions, recorded: { turn: number; record: AgentTurnRecord; transcript: AgentTranscript }): Promise<void> {

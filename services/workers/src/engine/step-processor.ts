@@ -171,7 +171,7 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     // A wait that woke looks for its signal again; its condition held when it began.
     if (data.resumed && step.target.kind === 'wait') return boundedOutput(await runWaitStep(deps, { job, pipeline, wait: step.target.wait, data, stage, queue: step.queue }), stage, limit);
     // An agent's later turns read what its first recorded, not the step's expressions.
-    if (data.agent_turn !== undefined) return runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: (step.target as Extract<CompiledStep['target'], { kind: 'agent' }>).agent, data, stage, context: contextOf(data, request, inputs), signal, announce });
+    if (data.agent_turn !== undefined) return runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: (step.target as Extract<CompiledStep['target'], { kind: 'agent' }>).agent, data, stage, context: contextOf(data, request, inputs), signal, announce, token: options.token });
     if (data.branch && (found === undefined || found === 'missing')) throw new StageFailedError({ code: 'map_item_missing', message: `${stage} has no item at index ${data.branch.index} of its step's list` });
     const context = contextOf(data, request, inputs, found);
     const failure = fallbackError(data);
@@ -182,7 +182,7 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
       throw asStepFailure(error);
     }
     let output: unknown;
-    if (step.target.kind === 'agent') output = await runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: step.target.agent, data, stage, context, signal, announce });
+    if (step.target.kind === 'agent') output = await runAgentTurn({ ...deps, ...agentRuntime(deps, stage) }, { job, pipeline, step, agent: step.target.agent, data, stage, context, signal, announce, token: options.token });
     else if (step.target.kind === 'wait') output = await runWaitStep(deps, { job, pipeline, wait: step.target.wait, data, stage, queue: step.queue });
     else if (isChildStep(step)) output = await runChildStep({ store: deps.store, pipelines: deps.pipelines, queues: { steps: deps.steps } }, { job, token: options.token, step, data, stage, context, announce });
     else output = await runStepWork(deps, { job, step, stage, section: data.branch?.key ?? stage, context, signal, attempt, remoteTask: data.remote_task, announce });
