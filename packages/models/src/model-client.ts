@@ -124,7 +124,11 @@ export class ModelClient {
         attempts += 1;
         const gate = this.options.gate;
         try {
-          await gate?.admit(config, { signal: request.signal, slot: attempts === 1 ? request.rateSlot : undefined });
+          if (gate) {
+            // LangChain loaded first: a place in the model's budget is for a request sent then, not after an import.
+            await (langChainTurn ??= import('./langchain-turn.js'));
+            await gate.admit(config, { signal: request.signal, slot: attempts === 1 ? request.rateSlot : undefined });
+          }
           const reply = await this.attempt(config, request);
           await gate?.spent(config, reply.usage.promptTokens + reply.usage.completionTokens);
           report('ok', reply.usage);

@@ -26,11 +26,13 @@ export interface ModelFaultKnobs {
   rateLimit: { requests: number; windowMs: number } | null;
 }
 
-/** What the rate-limit knob has seen, live: every request's arrival (admitted or not) in a bounded log. */
+/** Every completion request's arrival, live, in a bounded log: what the provider saw, for tests and benchmarks. */
 export interface RateLimitLog {
+  /** Requests the rate-limit knob admitted (all of them when there is no limit). */
   admitted: number;
+  /** Requests it answered 429. */
   refused: number;
-  /** Arrival times (ms, Date.now()) of the last RATE_LOG_SIZE requests the knob judged, and whether each was admitted. */
+  /** Arrival times (ms, Date.now()) of the last RATE_LOG_SIZE completion requests, and whether the knob admitted each. */
   arrivals: { at: number; admitted: boolean }[];
 }
 
@@ -42,15 +44,13 @@ export function emptyRateLimitLog(): RateLimitLog {
 }
 
 /**
- * Judges one request against the rate-limit knob: null when it is admitted (or there is no limit),
- * else the ms until its window ends (the Retry-After to send).
+ * Logs one request's arrival and judges it against the rate-limit knob: null when it is admitted
+ * (always, with no limit), else the ms until its window ends (the Retry-After to send).
  */
 export function rateLimitWait(faults: ModelFaultKnobs, log: RateLimitLog, now = Date.now()): number | null {
   const limit = faults.rateLimit;
-  if (!limit) return null;
-  const windowStart = now - (now % limit.windowMs);
-  const admittedInWindow = countSince(log, windowStart);
-  const admitted = admittedInWindow < limit.requests;
+  const windowStart = limit ? now - (now % limit.windowMs) : now;
+  const admitted = !limit || countSince(log, windowStart) < limit.requests;
   log.arrivals.push({ at: now, admitted });
   if (log.arrivals.length > RATE_LOG_SIZE) log.arrivals.splice(0, log.arrivals.length - RATE_LOG_SIZE);
   if (admitted) {
@@ -58,7 +58,7 @@ export function rateLimitWait(faults: ModelFaultKnobs, log: RateLimitLog, now = 
     return null;
   }
   log.refused += 1;
-  return windowStart + limit.windowMs - now;
+  return windowStart + (limit?.windowMs ?? 0) - now;
 }
 
 function countSince(log: RateLimitLog, since: number): number {
