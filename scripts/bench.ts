@@ -9,7 +9,7 @@
  * BENCH_DURABILITY_STORIES / BENCH_DURABILITY_ROUNDS (default 300 / 3) change the sizes.
  *
  *   npm run bench                       everything but the realistic part
- *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, agent, realistic
+ *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, agent, realistic, rate-limit
  *
  * BENCH_REDIS=cluster (with no REDIS_URL) runs it all on a local 3-master Redis Cluster instead
  * (temporary data, stopped at the end); REDIS_URL=redis-cluster://host:port,… on a cluster of yours.
@@ -31,6 +31,12 @@
  * After Switchyard's batch the same services run a hand-written BullMQ flow of the same steps
  * (scripts/bench/realistic-baseline.ts): BENCH_REALISTIC_BASELINE_STORIES (default the same
  * number), BENCH_REALISTIC_BASELINE=0 to leave it out.
+ *
+ * `rate-limit` (only when named: at its default size it runs for about 3 minutes) runs agent runs
+ * against a rate-limited model through the stack with worker processes at their default
+ * concurrency (scripts/bench/rate-limit-scenario.ts): BENCH_RATE_RUNS (default 200),
+ * BENCH_RATE_LIMIT (what the model admits, N/MS, default 10/5000), BENCH_RATE_WORKERS (2),
+ * BENCH_RATE_CONCURRENCY (per queue; default the workers' own).
  */
 import os from 'node:os';
 import { REPO_ROOT, createRedisClient, isClusterUrl, masters, resolveRedis, uniquePrefix } from '@switchyard/redis';
@@ -40,6 +46,7 @@ import { createOfflineAuthor, startToolServices } from '@switchyard/tool-service
 import { benchAgentSteps } from './bench/agent-steps.js';
 import { benchDurability } from './bench/durability.js';
 import { benchRealistic } from './bench/realistic.js';
+import { benchRateLimit } from './bench/rate-limit-scenario.js';
 import { benchStartup } from './bench/startup.js';
 import { buildCompiled } from './launcher/runtime.js';
 import { benchStoryPipeline, TARGETS } from './bench/story-pipeline.js';
@@ -56,9 +63,9 @@ function sizeFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'agent', 'realistic'] as const;
+const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'agent', 'realistic', 'rate-limit'] as const;
 /** Parts that run only when named. */
-const ON_REQUEST: readonly Part[] = ['realistic'];
+const ON_REQUEST: readonly Part[] = ['realistic', 'rate-limit'];
 type Part = (typeof PARTS)[number];
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = asked.filter((arg) => !(PARTS as readonly string[]).includes(arg));
@@ -113,6 +120,23 @@ function agentOptions() {
   };
 }
 
+/** The rate-limit part's sizes, read only when it runs. */
+function rateLimitOptions(redisUrl: string) {
+  const raw = process.env.BENCH_RATE_LIMIT || '10/5000';
+  const match = /^(\d+)\/(\d+)$/.exec(raw);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+    process.stderr.write(`BENCH_RATE_LIMIT must be N/MS (requests per window of MS ms), got "${raw}"\n`);
+    process.exit(2);
+  }
+  return {
+    redisUrl,
+    runs: sizeFromEnv('BENCH_RATE_RUNS', 200),
+    limit: { requests: Number(match[1]), windowMs: Number(match[2]) },
+    workers: sizeFromEnv('BENCH_RATE_WORKERS', 2),
+    concurrency: process.env.BENCH_RATE_CONCURRENCY ? sizeFromEnv('BENCH_RATE_CONCURRENCY', 1) : undefined,
+  };
+}
+
 /** The start-up part: the build first, then the services against reference tool services of its own. */
 async function startupPart(redisUrl: string) {
   process.stderr.write('building the compiled JavaScript (tsc -b)…\n');
@@ -152,6 +176,7 @@ try {
   const startup = runs('startup') ? await startupPart(redis.url) : undefined;
   const agentSteps = runs('agent') ? await benchAgentSteps({ redisUrl: redis.url, concurrency: options.concurrency, ...agentOptions() }) : undefined;
   const realistic = runs('realistic') ? await benchRealistic(realisticOptions(redis.url)) : undefined;
+  const rateLimit = runs('rate-limit') ? await benchRateLimit(rateLimitOptions(redis.url)) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
     machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, redis_cluster: clusterMasters > 0 ? `${clusterMasters} masters` : false, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
@@ -164,6 +189,7 @@ try {
     startup,
     agent_steps: agentSteps,
     realistic,
+    rate_limit: rateLimit,
     total_s: Math.round((performance.now() - started) / 100) / 10,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
