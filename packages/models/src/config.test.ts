@@ -98,3 +98,19 @@ test('backoff doubles from its base with jitter, up to its cap; a Retry-After re
   assert.deepEqual([1, 2, 3].map((attempt) => retryDelayMs(failure, attempt, options, () => 0)), [50, 100, 200]);
   assert.equal(retryDelayMs(new ModelCallError({ code: 'model_rate_limited', message: 'x', retryAfterMs: 1500 }), 1, options), 1500);
 });
+
+test('a model may declare requests and tokens per minute, in MODELS or for default in LLM_*_PER_MINUTE; a model declaring none has no limits', () => {
+  const MODELS = JSON.stringify({ fast: { base_url: 'https://api.example.com/v1', model: 'small-1', requests_per_minute: 500, tokens_per_minute: 200000 }, slow: { base_url: 'https://api.example.com/v1', model: 'big-1' } });
+  const models = parseModelsConfig({ env: { MODELS, LLM_REQUESTS_PER_MINUTE: '120' }, fallbackBaseUrl: FALLBACK });
+  assert.deepEqual(models.get('fast')?.limits, { requestsPerMinute: 500, tokensPerMinute: 200000 });
+  assert.equal(models.get('slow')?.limits, undefined);
+  assert.deepEqual(models.get('default')?.limits, { requestsPerMinute: 120 });
+});
+
+test('a rate limit that is not a positive whole number within its bound is refused, naming where it is', () => {
+  const entry = (limit: unknown) => JSON.stringify({ fast: { base_url: 'https://api.example.com/v1', model: 'small-1', requests_per_minute: limit } });
+  assert.match(configError(() => parseModelsConfig({ env: { MODELS: entry(0) } })).variable, /MODELS/);
+  assert.match(configError(() => parseModelsConfig({ env: { MODELS: entry(1.5) } })).variable, /MODELS/);
+  assert.match(configError(() => parseModelsConfig({ env: { MODELS: entry(MODELS_LIMITS.requestsPerMinute + 1) } })).variable, /MODELS/);
+  assert.equal(configError(() => parseModelsConfig({ env: { LLM_TOKENS_PER_MINUTE: '-5' } })).variable, 'LLM_TOKENS_PER_MINUTE');
+});
