@@ -62,8 +62,8 @@ export const StepJob = z.object({
   resumed: z.boolean().optional(),
   /** An agent turn's reserved place in its model's rate limit (Redis ms), kept while the turn waits for it in the delayed set. */
   model_slot: z.number().optional(),
-  /** When an agent turn first met its model's 429 (ms), so its waits for the model have a budget. */
-  rate_limited_since: z.number().optional(),
+  /** How long an agent turn has waited on its model's 429s so far (ms), so those waits have a budget. */
+  rate_limited_ms: z.number().optional(),
   /** When an agent's pipeline call, or a child pipeline step, began waiting on its child run (ms). */
   child_wait_since: z.number().optional(),
   /** A fallback's job: the step it stands in for, and how that step failed (read as `error`). */

@@ -162,21 +162,22 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
 
 /**
  * Parks the turn in the delayed set until its model may be asked: its reserved place (kept in the
- * job's data, so it keeps its turn), or the end of the pause a 429 set for every worker. Waits on
- * 429s are bounded by the budget's maxBreakerWaitMs from the first; the budget's own waits are not
- * (their length is the limit's arithmetic).
+ * job's data, so it keeps its turn), or the end of the pause a 429 set for every worker. The time
+ * a turn spends paused by 429s is bounded by the budget's maxBreakerWaitMs (a provider refusing for
+ * good, e.g. an exhausted quota); its waits for a place are not (their length is the limit's
+ * arithmetic).
  */
 async function waitForModel(deps: AgentTurnDeps, options: AgentTurnOptions, error: ModelCallError): Promise<ParkStage> {
   const { job, data, stage } = options;
   const now = Date.now();
   const own = error instanceof ModelRateLimitWait;
-  const since = own ? data.rate_limited_since : (data.rate_limited_since ?? now);
+  const pauseMs = own ? 0 : (error.retryAfterMs ?? 1000);
+  const limitedMs = (data.rate_limited_ms ?? 0) + pauseMs;
   const maxWaitMs = (deps.budget ?? DEFAULT_STAGE_BUDGET).maxBreakerWaitMs;
-  if (!own && now - (since ?? now) > maxWaitMs) throw new StageFailedError({ code: error.code, message: `${error.message} (the model refused it for more than ${maxWaitMs} ms)`, details: { status: error.status } });
-  const until = own ? now + ModelRateLimits.parkMs(error.waitMs) : now + (error.retryAfterMs ?? 1000) + Math.floor(Math.random() * 250);
-  if (!own && data.rate_limited_since === undefined) await deps.store.appendEvent(data.run_id, 'error', { code: error.code, message: error.message, stage, retryable: true, will_retry: true });
-  const next = { ...(job.data as object), model_slot: own ? error.slot : undefined, rate_limited_since: since };
-  await job.updateData(next);
+  if (limitedMs > maxWaitMs) throw new StageFailedError({ code: error.code, message: `${error.message} (the model has refused this turn for ${limitedMs} ms, more than ${maxWaitMs} ms)`, details: { status: error.status } });
+  const until = own ? now + ModelRateLimits.parkMs(error.waitMs) : now + pauseMs + Math.floor(Math.random() * 250);
+  if (!own && data.rate_limited_ms === undefined) await deps.store.appendEvent(data.run_id, 'error', { code: error.code, message: error.message, stage, retryable: true, will_retry: true });
+  await job.updateData({ ...(job.data as object), model_slot: own ? error.slot : undefined, ...(own ? {} : { rate_limited_ms: limitedMs }) });
   return new ParkStage({ until });
 }
 
