@@ -47,12 +47,18 @@ export const SERVICE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 const ExtraService = z.union([
   httpUrl.transform((url) => ({ url, mode: 'sync' as const, timeout_ms: 30_000 })),
-  z.strictObject({ url: httpUrl, mode: ToolCallMode.default('sync'), timeout_ms: z.number().int().positive().max(3_600_000).default(30_000) }),
+  z.strictObject({
+    url: httpUrl,
+    mode: ToolCallMode.default('sync'),
+    timeout_ms: z.number().int().positive().max(3_600_000).default(30_000),
+    /** Calls a minute the service admits, one budget for every worker (BullMQ's limiter of its queue). */
+    requests_per_minute: z.number().int().positive().max(1_000_000).optional(),
+  }),
 ]);
 
 /**
  * More tool services for pipelines users define, beside the four story services: a JSON object of
- * name → URL, or name → {url, mode, timeout_ms}, e.g. `{"reviewer":"http://127.0.0.1:9001"}`.
+ * name → URL, or name → {url, mode, timeout_ms, requests_per_minute}, e.g. `{"reviewer":"http://127.0.0.1:9001"}`.
  */
 const extraServices = z
   .string()
@@ -92,6 +98,8 @@ export interface PipelineToolService {
   url: string;
   mode: ToolCallMode;
   timeoutMs: number;
+  /** Calls a minute the service admits (TOOL_SERVICES' `requests_per_minute`), shared by every worker; absent: none declared. */
+  requestsPerMinute?: number;
 }
 
 export interface ToolServicesConfig {
@@ -122,7 +130,9 @@ export function toolServicesFromEnv(env: ParsedToolEnv): ToolServicesConfig {
       timeoutMs: Number(read('TIMEOUT_MS')),
     };
   };
-  const extra = Object.fromEntries(Object.entries(env.TOOL_SERVICES ?? {}).map(([name, s]) => [name, { name, url: s.url, mode: s.mode, timeoutMs: s.timeout_ms }]));
+  const extra = Object.fromEntries(
+    Object.entries(env.TOOL_SERVICES ?? {}).map(([name, s]) => [name, { name, url: s.url, mode: s.mode, timeoutMs: s.timeout_ms, ...('requests_per_minute' in s && s.requests_per_minute !== undefined ? { requestsPerMinute: s.requests_per_minute } : {}) }]),
+  );
   return {
     services: { search: one('search'), outline: one('outline'), writing: one('writing'), editing: one('editing') },
     extra,

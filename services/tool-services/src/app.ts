@@ -115,11 +115,11 @@ export function createToolServiceApp(options: ToolServiceOptions): Express {
 
 function injectFailure(faults: FaultKnobs): void {
   if (!shouldInjectFailure(faults)) return;
-  const unavailable = faults.failureStatus === 503;
+  const unavailable = faults.failureStatus === 503 || faults.failureStatus === 429;
   throw new HttpError({
     status: faults.failureStatus,
     code: unavailable ? ErrorCodes.serviceUnavailable : ErrorCodes.internalError,
-    message: unavailable ? 'The service is temporarily unavailable (injected fault)' : 'The service failed (injected fault)',
+    message: faults.failureStatus === 429 ? 'Too many requests (injected fault)' : unavailable ? 'The service is temporarily unavailable (injected fault)' : 'The service failed (injected fault)',
     headers: unavailable && faults.retryAfterSeconds > 0 ? { 'Retry-After': String(faults.retryAfterSeconds) } : {},
   });
 }

@@ -41,7 +41,7 @@ export const ToolServicesEnv = z.object({
   LOG_LEVEL: z.enum(LogLevel).default('info'),
   FAULT_LATENCY_MS: z.coerce.number().int().min(0).default(0),
   FAULT_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0),
-  FAULT_FAILURE_STATUS: z.coerce.number().pipe(z.union([z.literal(500), z.literal(503)])).default(503),
+  FAULT_FAILURE_STATUS: z.coerce.number().pipe(z.union([z.literal(500), z.literal(503), z.literal(429)])).default(503),
   FAULT_STREAM_CUT_AFTER: z.coerce.number().int().positive().optional(),
   FAULT_STREAM_CUT_RATE: z.coerce.number().min(0).max(1).default(0),
   FAULT_ASYNC_POLLS: z.coerce.number().int().min(0).default(0),

@@ -7,11 +7,11 @@ export interface FaultKnobs {
   latencyMs: number;
   /** Share of `POST /run` requests that fail, 0–1. Default 0. */
   failureRate: number;
-  /** Status the injected failures use. Default 503. */
-  failureStatus: 500 | 503;
+  /** Status the injected failures use: 500, 503, or 429 (rate limited). Default 503. */
+  failureStatus: 500 | 503 | 429;
   /** The next N `POST /run` requests fail regardless of the rate (deterministic). Default 0. */
   failNext: number;
-  /** `Retry-After` seconds sent with injected 503s; 0 sends none. Default 0. */
+  /** `Retry-After` seconds sent with injected 503s and 429s; 0 sends none. Default 0. */
   retryAfterSeconds: number;
   /** A stream is cut (socket destroyed, no `done`) after this many `content` events. Default: never. */
   streamCutAfterChunks: number | null;

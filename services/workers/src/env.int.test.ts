@@ -43,6 +43,19 @@ test('each service\'s step queue takes its own concurrency and rate limit, over 
   assert.equal(config.prefix, '{sy}');
 });
 
+test('the agent queue is sized as an I/O queue, WORKER_CONCURRENCY unless AGENT_QUEUE_CONCURRENCY says otherwise', () => {
+  assert.equal(loadEnv({}).queues.agent?.concurrency, 200);
+  assert.equal(loadEnv({ WORKER_CONCURRENCY: '50' }).queues.agent?.concurrency, 50);
+  assert.equal(loadEnv({ AGENT_QUEUE_CONCURRENCY: '500' }).queues.agent?.concurrency, 500);
+});
+
+test('a tool service declaring requests_per_minute in TOOL_SERVICES has its queue limited to that, a minute at a time', () => {
+  const config = loadEnv({ WORKER_CONCURRENCY: '4', TOOL_SERVICES: JSON.stringify({ reviewer: { url: 'http://127.0.0.1:9001', requests_per_minute: 90 }, plain: 'http://127.0.0.1:9002' }) });
+  assert.deepEqual(config.queues['tool-reviewer'], { concurrency: 4, rate: { max: 90, duration: 60_000 } });
+  assert.equal(config.queues['tool-plain'], undefined);
+  assert.equal(config.toolServices.extra.reviewer?.requestsPerMinute, 90);
+});
+
 test('content is joined per CONTENT_FLUSH_MS, by default the coalescer\'s interval, and a negative one is refused', () => {
   assert.equal(loadEnv({}).contentFlushMs, CONTENT_FLUSH_MS);
   assert.equal(loadEnv({ CONTENT_FLUSH_MS: '0' }).contentFlushMs, 0);

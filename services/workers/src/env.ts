@@ -192,6 +192,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   const queues = Object.fromEntries(
     QUEUE_KEYS.map((key) => [QUEUE_NAMES[key], { concurrency: (env[`${key.toUpperCase()}_QUEUE_CONCURRENCY`] as number | undefined) ?? env.WORKER_CONCURRENCY, rate: env[`${key.toUpperCase()}_QUEUE_RATE`] as QueueSettings['rate'] }]),
   ) as Record<string, QueueSettings>;
+  const toolServices = toolServicesFromEnv(env);
+  // A service's declared calls a minute: BullMQ's limiter of its queue, which every worker shares in Redis.
+  for (const service of Object.values(toolServices.extra)) {
+    if (service.requestsPerMinute) queues[toolQueue(service.name)] = { concurrency: env.WORKER_CONCURRENCY, rate: { max: service.requestsPerMinute, duration: 60_000 } };
+  }
   return {
     ...pipelineConfig(env),
     logLevel: env.LOG_LEVEL,
@@ -210,7 +215,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
     metricSeries: metricSeriesConfig(env),
-    toolServices: toolServicesFromEnv(env),
+    toolServices,
     telemetry: telemetryConfig(env),
     expressions: expressionSandboxConfig(env),
     limits: runLimitsConfig(env),

@@ -3,12 +3,12 @@
  * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
 import { createLogger } from '@switchyard/logger';
-import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
+import { closeExpressionSandbox, configureExpressionSandbox, toolQueue } from '@switchyard/pipeline';
 import { startEventLoopWatchdog, startMetricsServer, type MetricsServer } from '@switchyard/metrics';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { checkRedis, createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
 import { startTracing, type RunningTracing } from '@switchyard/telemetry';
-import type { RetryNotice } from '@switchyard/tool-client';
+import { ToolUnavailableError, type RetryNotice } from '@switchyard/tool-client';
 import { createHttpStageWriter } from './aceflow/stage-writer.js';
 import { loadEnv } from './env.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -54,8 +54,15 @@ const toolHooks = {
   onRetry: (notice: RetryNotice) => {
     metrics.tools.onRetry(notice);
     logger.warn({ notice }, 'tool call retried');
+    pauseOn429(notice);
   },
 };
+/** A service's 429 with Retry-After starts none of its queue's jobs on any worker for that long (the call itself waits it out). */
+function pauseOn429(notice: RetryNotice): void {
+  const error = notice.error;
+  if (!(error instanceof ToolUnavailableError) || error.status !== 429 || !error.retryAfterMs) return;
+  started.workers?.pauseQueue(toolQueue(error.service), error.retryAfterMs).catch((err: unknown) => logger.warn({ err, service: error.service }, 'could not pause the service\'s queue after its 429'));
+}
 const tools = createHttpTools(config.toolServices, toolHooks);
 metrics.tools.watchBreakers(Object.values(tools.clients));
 const engineRedis = createRedisClient(redis.url);

@@ -4,7 +4,7 @@
  * more processes on the same Redis to scale; each queue's concurrency and rate limit are its own.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker, type Processor } from 'bullmq';
+import { Queue, Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
 import { AGENT_QUEUE, CHILD_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
@@ -75,10 +75,18 @@ export interface StartWorkersOptions {
   notifySweep?: { intervalMs: number; graceMs: number };
 }
 
+/** A limiter that never limits: a billion jobs a second. */
+const UNREACHED_LIMIT = { max: 1_000_000_000, duration: 1000 };
+
 export interface RunningWorkers {
   workers: Worker[];
   /** Folds ended runs into their archives on its interval; `pass()` runs one now. */
   compactor: RunCompactor;
+  /**
+   * Starts no job of `queue` on any worker of the deployment for `ms` (BullMQ's rate limit of the
+   * queue, in Redis): what a tool service's 429 with Retry-After asks of every worker.
+   */
+  pauseQueue(queue: string, ms: number): Promise<void>;
   /** Stops taking jobs, lets active ones finish for up to `graceMs`, then hands the rest back. */
   close(graceMs?: number): Promise<void>;
 }
@@ -118,13 +126,18 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   /** Queues whose jobs are no run's steps: their failures end no run. */
   const notSteps = new Set<string>([QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery]);
   const reconciler = new RunReconciler({ store, connection, prefix, logger: options.logger, intervalMs: options.reconcileIntervalMs ?? 30_000 });
+  const toolQueues = new Set(options.tools.services().map((service) => toolQueue(service)));
   const workers = [...processors.entries()].map(([name, processor]) => {
     const settings = options.queues?.[name];
+    // BullMQ honours a queue's rate limit (what pauseQueue sets) only on a worker with a limiter: a
+    // tool queue with no rate of its own gets one no deployment reaches (an INCR inside the script
+    // that takes a job), so that a service's 429 can hold it.
+    const limiter = settings?.rate ?? (toolQueues.has(name) ? UNREACHED_LIMIT : undefined);
     const worker = new Worker(name, processor, {
       connection,
       prefix,
       concurrency: settings?.concurrency ?? options.defaultConcurrency ?? 8,
-      ...(settings?.rate ? { limiter: settings.rate } : {}),
+      ...(limiter ? { limiter } : {}),
       lockDuration: options.lockDurationMs ?? 7000,
       lockRenewTime: Math.min(options.lockRenewMs ?? 1500, Math.floor((options.lockDurationMs ?? 7000) / 2)),
       stalledInterval: options.stalledIntervalMs ?? 1000,
@@ -152,9 +165,15 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const compactor = new RunCompactor({ store, connection, logger: options.logger, ...options.compaction });
   compactor.start();
 
+  const paused = new Map<string, Queue>();
   return {
     workers,
     compactor,
+    async pauseQueue(queue, ms) {
+      let handle = paused.get(queue);
+      if (!handle) paused.set(queue, (handle = new Queue(queue, { connection, prefix })));
+      await handle.rateLimit(ms);
+    },
     async close(graceMs = 25_000) {
       const closing = Promise.all(workers.map((w) => w.close()));
       const inTime = await Promise.race([closing.then(() => true), sleep(graceMs, false, { ref: false })]);
@@ -165,6 +184,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await compactor.stop();
       await aborts.close();
       await queues.close();
+      await Promise.all([...paused.values()].map((queue) => queue.close()));
       await schedules.close();
       await notifier.close();
       await options.tools.close?.();
