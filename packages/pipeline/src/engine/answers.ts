@@ -22,8 +22,32 @@ export interface AnswerDeps {
   steps: StepQueues;
 }
 
-/** How an answer was refused: `not_found` (404), `conflict` (409), `invalid` (400). */
-export type AnswerRefusal = 'not_found' | 'conflict' | 'invalid';
+/** How an answer was refused: `not_found` (404), `conflict` (409), `invalid` (400), `forbidden` (403: the key may not answer). */
+export type AnswerRefusal = 'not_found' | 'conflict' | 'invalid' | 'forbidden';
+
+/**
+ * Who gives an answer: the scopes of the key it came with. Answering needs `run` (an approval makes
+ * a tool call, a signal becomes a step's output), and it is checked here, where every answer is
+ * applied (the API's routes, the MCP tools, MCP elicitation), not only where it was asked for.
+ */
+export interface Answerer {
+  scopes: Iterable<string>;
+}
+
+/** The scope an answer needs. */
+export const ANSWER_SCOPE = 'run';
+
+/** Whether a key holding `scopes` may answer what runs wait for. */
+export function mayAnswer(answerer: Answerer): boolean {
+  for (const scope of answerer.scopes) if (scope === ANSWER_SCOPE) return true;
+  return false;
+}
+
+function checkAnswerer(answerer: Answerer): void {
+  if (mayAnswer(answerer)) return;
+  const scopes = [...answerer.scopes];
+  throw new AnswerError({ refusal: 'forbidden', code: 'insufficient_scope', message: `Answering what a run waits for needs the '${ANSWER_SCOPE}' scope; the key has ${scopes.map((s) => `'${s}'`).join(', ') || 'none'}`, details: { required_scope: ANSWER_SCOPE, scopes } });
+}
 
 /** An answer refused: its `code` and `details` are what the API and the MCP tools report. */
 export class AnswerError extends Error {
@@ -112,12 +136,13 @@ async function liveRun(deps: Pick<AnswerDeps, 'store'>, runId: string): Promise<
 const decidedAlready = (runId: string, callId: string) => new AnswerError({ refusal: 'conflict', code: 'approval_decided', message: `Call ${callId} of run ${runId} was decided already` });
 
 /**
- * Approves or refuses a waiting call. `readRequest` parses the caller's body (its own boundary
+ * Approves or refuses a waiting call, for a key that may answer (`by`). `readRequest` parses the caller's body (its own boundary
  * error when it does not fit) and is called once the call is known to wait, so that an unknown
  * call is a 404 whatever the body. Edited arguments are checked against the tool's schema.
  */
-export async function answerApproval(deps: AnswerDeps, target: { runId: string; callId: string }, readRequest: () => ApprovalRequest): Promise<ApprovalAccepted> {
+export async function answerApproval(deps: AnswerDeps, target: { runId: string; callId: string; by: Answerer }, readRequest: () => ApprovalRequest): Promise<ApprovalAccepted> {
   const { runId, callId } = target;
+  checkAnswerer(target.by);
   await liveRun(deps, runId);
   const plain = CALL_ID.test(callId);
   const record = plain ? await deps.waits.get(runId, 'approval', callId) : undefined;
@@ -143,8 +168,9 @@ export async function answerApproval(deps: AnswerDeps, target: { runId: string; 
  * Sends a signal to a run, checked against the schema of the wait step that takes it; kept when the
  * run has not reached the step yet. The first signal of a name stands (`duplicate` after).
  */
-export async function answerSignal(deps: AnswerDeps, target: { runId: string; name: string }, payload: unknown, idempotencyKey?: string): Promise<SignalAccepted> {
+export async function answerSignal(deps: AnswerDeps, target: { runId: string; name: string; by: Answerer }, payload: unknown, idempotencyKey?: string): Promise<SignalAccepted> {
   const { runId, name } = target;
+  checkAnswerer(target.by);
   checkAnswerSize(payload, 'The payload');
   await liveRun(deps, runId);
   if (!SIGNAL_NAME.test(name)) throw new AnswerError({ refusal: 'not_found', code: 'signal_not_found', message: `No signal ${name}` });
