@@ -119,5 +119,5 @@ export { WaitDefinition, SIGNAL_NAME, MAX_WAIT_MS, DEFAULT_WAIT_MS } from './def
 export type { CompiledWait } from './definition/compile-wait.js';
 export { WAITS_QUEUE } from './definition/queues.js';
 export { wakeWaitingJob, releaseWaits } from './engine/wake.js';
-export { answerApproval, answerSignal, inboxList, inboxItem, AnswerError, ANSWER_SCOPE, mayAnswer, type Answerer } from './engine/answers.js';
+export { answerApproval, answerSignal, inboxList, inboxItem, inboxApproval, LISTED_REASON_CHARS, AnswerError, ANSWER_SCOPE, mayAnswer, type Answerer } from './engine/answers.js';
 export type { AnswerDeps, AnswerRefusal } from './engine/answers.js';

@@ -10,6 +10,7 @@ import { SIGNAL_NAME } from '../definition/wait-schema.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { jsonBytesWithin } from '../store/limits.js';
+import { withinBudget } from '../store/page-budget.js';
 import { RUN_ID } from '../store/run-view.js';
 import { CALL_ID, type RunWaits, type WaitRecord } from '../store/run-waits.js';
 import type { StepQueues } from './step-jobs.js';
@@ -78,7 +79,19 @@ const checker = new ToolArgumentChecker();
 
 const answerUrl = (record: WaitRecord) => (record.kind === 'approval' ? `/v1/runs/${record.run_id}/approvals/${encodeURIComponent(record.key)}` : `/v1/runs/${record.run_id}/signals/${record.key}`);
 
-export function inboxItem(record: WaitRecord): InboxItem {
+/** Characters of a model's reason a listing carries: the reason may be 256 KiB, and a page lists many calls of one turn. */
+export const LISTED_REASON_CHARS = 500;
+
+/** The reason as a listing shows it: its first LISTED_REASON_CHARS characters. */
+function listedReason(record: WaitRecord): { reason: string | null; reason_truncated?: true } {
+  const reason = record.reason;
+  if (!reason) return { reason: reason ?? null };
+  // Kept cut already (reason_turn), or recorded whole before reasons were kept so.
+  return reason.length > LISTED_REASON_CHARS || record.reason_turn !== undefined ? { reason: reason.slice(0, LISTED_REASON_CHARS), reason_truncated: true } : { reason };
+}
+
+/** An item as a listing shows it (its reason cut, see LISTED_REASON_CHARS); `whole` for the item's own URL. */
+export function inboxItem(record: WaitRecord, options: { whole?: boolean } = {}): InboxItem {
   return {
     run_id: record.run_id,
     pipeline: record.pipeline,
@@ -87,17 +100,30 @@ export function inboxItem(record: WaitRecord): InboxItem {
     key: record.key,
     created_at: record.created_at,
     timeout_at: record.timeout_at ?? null,
-    ...(record.kind === 'approval' ? { tool: record.tool, arguments: record.arguments, reason: record.reason ?? null } : {}),
+    ...(record.kind === 'approval' ? { tool: record.tool, arguments: record.arguments, ...(options.whole ? { reason: record.reason ?? null } : listedReason(record)) } : {}),
     schema: (record.kind === 'approval' ? record.parameters : record.schema) ?? null,
     answer_url: answerUrl(record),
   };
 }
 
-/** A page of the inbox, oldest first (`query` already bounded by the caller's schema): of one run, or of one pipeline, or all. */
+/**
+ * A page of the inbox, oldest first (`query` already bounded by the caller's schema): of one run,
+ * or of one pipeline, or all; within the listing budget (LIST_PAGE_MAX_BYTES) like any listing,
+ * stopping early (`truncated`) when the next item would pass it.
+ */
 export async function inboxList(deps: Pick<AnswerDeps, 'waits' | 'store'>, query: { offset: number; limit: number; pipeline?: string | undefined; run_id?: string | undefined }): Promise<InboxList> {
   const { offset, limit, pipeline, run_id: runId } = query;
   const page = runId ? await runPage(deps, runId, query) : await deps.waits.inbox({ offset, limit, pipeline });
-  return { items: page.items.map(inboxItem), offset, limit, total: page.total, next_offset: offset + page.items.length < page.total ? offset + limit : null };
+  const more = offset + page.items.length < page.total;
+  const fitted = withinBudget(page.items.map((record) => inboxItem(record)), { budget: deps.store.limits.listPageBytes, offset, more });
+  return { items: fitted.items, offset, limit, total: page.total, next_offset: fitted.next_offset, truncated: fitted.truncated };
+}
+
+/** One waiting call as its own URL shows it, its reason whole; undefined when the run waits for no approval of it. */
+export async function inboxApproval(deps: Pick<AnswerDeps, 'waits'>, target: { runId: string; callId: string }): Promise<InboxItem | undefined> {
+  if (!RUN_ID.test(target.runId) || !CALL_ID.test(target.callId)) return undefined;
+  const record = await deps.waits.get(target.runId, 'approval', target.callId);
+  return record ? inboxItem({ ...record, reason: await deps.waits.wholeReason(record) }, { whole: true }) : undefined;
 }
 
 /** A run's own waits, from its record: a run waits on a few at most (one per agent call or wait step in flight). */

@@ -7,7 +7,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { ApprovalRequest } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed, principalOf } from '@switchyard/http-kit';
-import { answerApproval, AnswerError, answerSignal, inboxList, type AnswerDeps, type Answerer } from '@switchyard/pipeline';
+import { answerApproval, AnswerError, answerSignal, inboxApproval, inboxList, type AnswerDeps, type Answerer } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { jsonBody } from '../json-body.js';
 
@@ -44,7 +44,13 @@ export function waitsRouter(deps: AppDeps): Router {
     });
     res.status(202).json(accepted);
   });
-  router.all('/v1/runs/:runId/approvals/:callId', methodNotAllowed('POST'));
+  // The item's own URL: its reason whole, which listings cut.
+  router.get('/v1/runs/:runId/approvals/:callId', async (req, res) => {
+    const item = await inboxApproval(deps, { runId: String(req.params.runId), callId: String(req.params.callId) });
+    if (!item) throw new HttpError({ status: 404, code: 'approval_not_found', message: `Run ${String(req.params.runId)} waits for no approval of call ${String(req.params.callId)}` });
+    res.json(item);
+  });
+  router.all('/v1/runs/:runId/approvals/:callId', methodNotAllowed('GET, POST'));
 
   router.post('/v1/runs/:runId/signals/:name', jsonBody('1mb', deps.jsonMaxDepth), async (req, res) => {
     const payload: unknown = req.body;
