@@ -36,6 +36,11 @@ export interface ReconcilerOptions {
 
 const LIVE_STATES = new Set(['waiting', 'wait', 'active', 'delayed', 'prioritized', 'waiting-children']);
 const PAGE = 200;
+/**
+ * How old an admission of a run a key holds must be before a sweep may release it for want of its
+ * run: far longer than a run takes to be written after its admission, even on a loaded machine.
+ */
+const ORPHAN_GRACE_MS = 60_000;
 /** Runs one sweep looks at, at most; the rest wait for the next sweep. */
 const MAX_RUNS_PER_SWEEP = 20_000;
 
@@ -116,7 +121,7 @@ export class RunReconciler {
     await store.forgetActiveRuns(gone);
     await store.settleEndedRuns(settled);
     // The runs its key holds: an admission whose run was never written (its process died between the two) is released.
-    await store.liveRuns.releaseOrphans(graceMs);
+    await store.liveRuns.releaseOrphans(Math.max(graceMs, ORPHAN_GRACE_MS));
     if (suspects.length === 0) return { checked, ended: 0 };
     await sleep(recheckMs);
     let ended = 0;
