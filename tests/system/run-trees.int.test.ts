@@ -1,7 +1,7 @@
 /**
  * One request cannot grow an unbounded tree of runs, and one key cannot hold unbounded runs: a
- * pipeline mapping over four items that calls itself stops at RUN_MAX_DESCENDANTS child runs
- * (`child_budget_exceeded`), and a key holding RUNS_MAX_LIVE_PER_KEY runs (queued and waiting
+ * pipeline mapping over four items that calls itself, and an agent offering its own pipeline as a
+ * tool, 8 calls a turn, stop at RUN_MAX_DESCENDANTS child runs (`child_budget_exceeded`), and a key holding RUNS_MAX_LIVE_PER_KEY runs (queued and waiting
  * ones, child runs included) is answered 429 `too_many_runs`, over HTTP and MCP alike, while
  * another key's runs go on and the key gets its room back as its runs end.
  */
@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
+import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
 import { keyId } from '@switchyard/http-kit';
 import { runKeys } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
@@ -24,9 +25,12 @@ const HOLDER_KEY = 'run-trees-holder-0123456789abcdef';
 let stack: TestStack;
 let redis: Redis;
 let bridge: RunningBridge;
+let model: ScriptedModel;
 
 before(async () => {
-  stack = await startTestStack({ label: 'run-trees', limits: { descendantsPerRun: DESCENDANTS, liveRunsPerKey: LIVE }, apiKeys: [TEST_API_KEY, HOLDER_KEY] });
+  // Calls its own pipeline 8 times in its first turn; answers once it has read the results (or refusals).
+  model = await startScriptedModel({ script: (request) => (request.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { content: 'again', toolCalls: Array.from({ length: 8 }, () => ({ name: 'pipeline_rt-self', arguments: '{}' })) }) });
+  stack = await startTestStack({ label: 'run-trees', limits: { descendantsPerRun: DESCENDANTS, liveRunsPerKey: LIVE }, apiKeys: [TEST_API_KEY, HOLDER_KEY], agents: { moreModels: { scripted: model.baseUrl } } });
   redis = createRedisClient(stack.redisUrl);
   bridge = await startBridgeHttp({ redisUrl: stack.redisUrl, prefix: stack.prefix, apiKeys: [TEST_API_KEY, HOLDER_KEY], toolServices: stack.toolConfig, limits: { liveRunsPerKey: LIVE }, logger: createLogger({ name: 'run-trees', level: 'silent' }) });
   await registerPipeline(stack, {
@@ -35,11 +39,16 @@ before(async () => {
     steps: { each: { map: '[1..4]', when: 'input.level < 4', pipeline: 'rt-fan', args: { level: 'input.level + 1' } } },
   });
   await registerPipeline(stack, { name: 'rt-gate', steps: { gate: { wait: { signal: 'go', timeout: '10m' } } } });
+  // The second version offers the pipeline itself as the agent's tool (the first makes the name known).
+  const self = (tools: unknown[]) => ({ name: 'rt-self', input: { type: 'object', properties: {} }, steps: { act: { agent: { model: 'scripted', prompt: "'go'", tools, max_turns: 2 } } }, output: 'steps.act' });
+  await registerPipeline(stack, self([]));
+  await registerPipeline(stack, self([{ pipeline: 'rt-self' }]));
 });
 after(async () => {
   await bridge?.close();
   redis?.disconnect();
   await stack?.close();
+  await model?.close();
 });
 
 const held = async (key: string) => Number((await redis.hget(runKeys(stack.prefix).liveRunCounts, keyId(key))) ?? 0);
@@ -59,6 +68,16 @@ test(`a pipeline that fans out into itself stops at ${DESCENDANTS} child runs wi
   assert.equal((await finishedRun(stack, story, 60_000)).status, 'completed', 'the story beside it was not harmed');
   // Every run of the tree has ended (a failed step cancels its children): the key holds none of them.
   await waitFor(() => held(TEST_API_KEY), (n) => n === 0, 'the key holds no run once the tree has ended', 30_000);
+});
+
+test(`an agent offering its own pipeline as a tool, 8 calls a turn, starts ${DESCENDANTS} child runs in all: the refused calls are answered to the model, and the run completes`, async () => {
+  const rootId = await startRun(stack, 'rt-self', {});
+  const root = await finishedRun(stack, rootId, 90_000);
+  assert.equal(root.status, 'completed', JSON.stringify(root.error));
+  const tree = await redis.scard(runKeys(stack.prefix).tree(rootId));
+  process.stdout.write(`# an agent calling itself: ${tree} child runs admitted (unbounded: 8 + 64 + … at each of 5 levels)\n`);
+  assert.equal(tree, DESCENDANTS);
+  await waitFor(() => held(TEST_API_KEY), (n) => n === 0, 'the key holds no run once the tree has ended', 60_000);
 });
 
 test(`a key holding ${LIVE} runs is answered 429 too_many_runs over HTTP and MCP, another key is not, and the key gets room back as its runs end`, async () => {
