@@ -126,6 +126,16 @@ export class LiveRuns {
     return { admitted: admitted === 1, held };
   }
 
+  /** Admits runs (with their ids) by the key holding each (`owner`; none: not held), all of a key's or none: TooManyRunsError past `most`. */
+  async admitOwned(runs: readonly { id?: string | undefined; owner?: string | undefined }[], most: number): Promise<void> {
+    const byOwner = new Map<string, string[]>();
+    for (const run of runs) if (run.owner && run.id) byOwner.set(run.owner, [...(byOwner.get(run.owner) ?? []), run.id]);
+    for (const [owner, ids] of byOwner) {
+      const { admitted, held } = await this.admit(owner, ids, most);
+      if (!admitted) throw new TooManyRunsError({ held, asked: ids.length, most });
+    }
+  }
+
   /** Releases runs (a run written after its admission was refused, or one the sweep found gone). */
   async release(runIds: readonly string[]): Promise<number> {
     if (runIds.length === 0) return 0;

@@ -28,7 +28,7 @@ export type { NewRun } from './new-run.js';
 export type { StageStart } from './stage-start.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
 import { settleKeys } from './run-settle.js';
-import { LiveRuns, TooManyRunsError } from './live-runs.js';
+import { LiveRuns } from './live-runs.js';
 
 export type { ActiveRun } from './run-index.js';
 export type { RunRecord } from './run-record.js';
@@ -152,14 +152,8 @@ export class RunStore {
   }
 
   /** Admits the runs (with their ids) each key holds (live-runs.ts), all of a key's or none: TooManyRunsError past its bound. Admitting again changes nothing. */
-  async admitRuns(runs: readonly NewRun[]): Promise<void> {
-    const byOwner = new Map<string, string[]>();
-    for (const run of runs) if (run.owner) byOwner.set(run.owner, [...(byOwner.get(run.owner) ?? []), run.id as string]);
-    for (const [owner, ids] of byOwner) {
-      const most = this.limits.liveRunsPerKey;
-      const { admitted, held } = await this.liveRuns.admit(owner, ids, most);
-      if (!admitted) throw new TooManyRunsError({ held, asked: ids.length, most });
-    }
+  admitRuns(runs: readonly NewRun[]): Promise<void> {
+    return this.liveRuns.admitOwned(runs, this.limits.liveRunsPerKey);
   }
 
   async createRun(run: NewRun): Promise<string> {
