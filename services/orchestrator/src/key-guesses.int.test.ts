@@ -56,12 +56,14 @@ test(`POST /ui/session: ${LIMIT} wrong keys from an address, then 429 with Retry
   assert.equal((await openSession(api, '127.0.0.1', KEY)).status, 204, 'the right key from another address');
 });
 
-test('the API: wrong bearer keys past the limit are refused 429 with Retry-After, and the right key still reads, from that address and others', async () => {
+test('the API and Bull Board: wrong bearer keys past the limit are refused 429 with Retry-After, and the right key still reads, from that address and others', async () => {
   const api = await orchestrator(uniquePrefix('key-guesses-v1'));
   for (let i = 0; i < LIMIT; i += 1) assert.equal((await readRuns(api, '127.0.0.3', `wrong-${i}`)).status, 401, `guess ${i + 1}`);
   assertRefused(await readRuns(api, '127.0.0.3', 'wrong-again'), 'a further guess');
   assert.equal((await readRuns(api, '127.0.0.3', KEY)).status, 200, 'the right key from the guessing address');
   assert.equal((await openSession(api, '127.0.0.3', KEY)).status, 204, 'the dashboard from the guessing address');
+  assert.equal((await send(api.url, '/admin/queues/', { from: '127.0.0.3', headers: { authorization: `Bearer ${KEY}` } })).status, 200, 'Bull Board from the guessing address');
+  assertRefused(await send(api.url, '/admin/queues/', { from: '127.0.0.3', headers: { authorization: 'Bearer wrong-board' } }), 'a guess at Bull Board');
   assert.equal((await readRuns(api, '127.0.0.1', KEY)).status, 200);
 });
 
