@@ -22,6 +22,7 @@ import { runResearchAgent } from './launcher/agent.js';
 import { runBatch } from './launcher/batch.js';
 import { ChildFailed, Children, logTail, LOG_DIR } from './launcher/processes.js';
 import { buildCompiled } from './launcher/runtime.js';
+import { servingLines } from './launcher/serving.js';
 import { startStack } from './launcher/stack.js';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -137,13 +138,8 @@ if (plan.agent !== undefined) {
 }
 
 if (plan.serve) {
-  say(`\nServing at ${stack.apiUrl}   API key: ${stack.apiKey}`);
-  say(`  dashboard   ${stack.apiUrl}/   (give it the API key once; it lasts the browser session)`);
-  say(`  Bull Board  ${stack.apiUrl}/admin/queues   (after the dashboard, or with the key)`);
-  if (stack.mcpUrl) say(`  MCP         ${stack.mcpUrl}   (Streamable HTTP; Authorization: Bearer <the API key>)`);
-  say(`  curl -s ${stack.apiUrl}/health`);
-  say(`  curl -s -X POST ${stack.apiUrl}/v1/stories -H "Authorization: Bearer ${stack.apiKey}" -H 'Content-Type: application/json' -d '{"topic":"a robot baker"}'`);
-  say('Ctrl-C stops everything.');
+  say('');
+  for (const line of servingLines(stack, stack.localKeyFile ? { kind: 'local', key: stack.apiKey, file: rel(stack.localKeyFile) } : { kind: 'operator' })) say(line);
 } else {
   await shutdown(failed === 0 ? 0 : 1);
 }

@@ -32,8 +32,10 @@ export interface ChaosStack {
   /** The reference tool services: name → URL, and the key they take. */
   toolServices: Record<string, string>;
   toolKey: string;
-  /** `/metrics` of the orchestrator, then of each worker process. */
+  /** `/metrics` of the orchestrator, then of each worker process, then of the MCP bridge when started. */
   metricsUrls: string[];
+  /** The MCP bridge's `/mcp`, when started (`mcp`). */
+  mcpUrl?: string | undefined;
   /** The worker processes now running (a killed one is restarted by the launcher). */
   workers(): Child[];
   post<T>(path: string, body: unknown): Promise<T>;
@@ -42,7 +44,7 @@ export interface ChaosStack {
 }
 
 /** Starts the stack with `env` on top of the scenario's own prefix (or `prefix`). */
-export async function startChaosStack(options: { redis: Pick<RestartableRedis, 'url'>; scenario: string; env?: Record<string, string>; workers?: number; prefix?: string }): Promise<ChaosStack> {
+export async function startChaosStack(options: { redis: Pick<RestartableRedis, 'url'>; scenario: string; env?: Record<string, string>; workers?: number; prefix?: string; mcp?: boolean; apiKey?: string }): Promise<ChaosStack> {
   const children = new Children();
   const prefix = options.prefix ?? `chaos-${options.scenario}-${Date.now().toString(36)}`;
   const toolKey = `chaos-${Date.now().toString(36)}`;
@@ -53,7 +55,7 @@ export async function startChaosStack(options: { redis: Pick<RestartableRedis, '
     const match = /^(search|outline|writing|editing)\s+(http\S+)/.exec(line);
     if (match?.[1] && match[2]) toolServices[match[1]] = match[2];
   };
-  const stack = await startStack({ redisUrl: options.redis.url, env, workers: options.workers ?? 2, port: undefined, children, say: note });
+  const stack = await startStack({ redisUrl: options.redis.url, env, workers: options.workers ?? 2, port: undefined, children, say: note, mcp: options.mcp ?? false, apiKey: options.apiKey });
   const headers = { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' };
   return {
     apiUrl: stack.apiUrl,
@@ -62,7 +64,8 @@ export async function startChaosStack(options: { redis: Pick<RestartableRedis, '
     prefix,
     toolServices,
     toolKey,
-    metricsUrls: [`${stack.apiUrl}/metrics`, ...stack.workerMetricsUrls],
+    metricsUrls: [`${stack.apiUrl}/metrics`, ...stack.workerMetricsUrls, ...(stack.mcpUrl ? [stack.mcpUrl.replace(/\/mcp$/, '/metrics')] : [])],
+    mcpUrl: stack.mcpUrl,
     workers: () => children.all.filter((c) => c.name.startsWith('worker-') && c.process.exitCode === null && c.process.signalCode === null),
     /** POSTs as a careful client does: a 503 is tried again after its Retry-After, for up to 30 s. */
     async post<T>(path: string, body: unknown) {

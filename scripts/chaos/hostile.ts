@@ -2,12 +2,21 @@
  * `npm run chaos -- hostile`: what a caller with a valid key can send to hang or exhaust a
  * process (hostile expressions, and the hostile requests: bombs, huge or deep bodies, costly
  * schemas), sent at a rate to the whole stack (separate processes), while stories run beside it.
- * Each process must keep answering (its own event-loop delay, read from its `/metrics`, under
- * 100 ms p99), no worker may die, every hostile run must fail with a clear error naming its place,
- * and the stories must complete in about their usual time.
+ * The attacks on agents and people in the loop go beside them (hostile-agents.ts: a read key
+ * answering through elicitation, a self-calling fan-out, a huge reason in the inbox, hung model
+ * streams beside ordinary agent runs, a wrong-key flood beside a valid key).
+ * Each process (the API, the workers, the MCP bridge) must keep answering (its own event-loop
+ * delay, read from its `/metrics`, under 100 ms p99) and grow by at most 100 MB of RSS, no worker
+ * may die, every hostile run must fail with a clear error naming its place, every attack must be
+ * refused as its bound says, and the stories must complete in about their usual time.
  */
+import { randomBytes } from 'node:crypto';
 import { HOSTILE_EXPRESSIONS, HOSTILE_REQUESTS, LINEAR_REGEX, type HostileRequest } from '../../services/orchestrator/src/testing/hostile.js';
 import { say, until, withStack, type ChaosStack, type ScenarioOptions, type ScenarioResult } from './harness.js';
+import { AGENT_ATTACK_PIPELINES, agentAttacks, CHAOS_DESCENDANTS, CHAOS_STREAM_IDLE_MS, READ_KEY, startHostileModels } from './hostile-agents.js';
+
+/** Most a process's RSS may grow over the attacks, MB. */
+const MAX_RSS_GROWTH_MB = 100;
 
 interface RunView {
   status: string;
@@ -76,14 +85,18 @@ const budgetErrorIn = (view: RunView | undefined) => [view?.error, ...(view?.sta
 
 export async function hostile({ redis, size }: ScenarioOptions): Promise<ScenarioResult> {
   const rounds = Math.max(1, size(6) / 2);
-  return withStack({ redis, scenario: 'hostile', workers: 2 }, async (stack) => {
-    for (const pipeline of [...HOSTILE_EXPRESSIONS, LINEAR_REGEX]) {
-      const res = await fetch(`${stack.apiUrl}/v1/pipelines/${pipeline.name}`, { method: 'PUT', headers: stack.headers, body: JSON.stringify({ name: pipeline.name, ...pipeline.definition }) });
-      if (res.status >= 300) throw new Error(`PUT ${pipeline.name}: ${res.status} ${await res.text()}`);
+  const models = await startHostileModels();
+  const apiKey = `chaos-${randomBytes(16).toString('hex')}`;
+  const env = { API_KEYS: `${apiKey},${READ_KEY}:read`, MODELS: models.env, RUN_MAX_DESCENDANTS: String(CHAOS_DESCENDANTS), LLM_STREAM_IDLE_MS: String(CHAOS_STREAM_IDLE_MS) };
+  return withStack({ redis, scenario: 'hostile', workers: 2, mcp: true, apiKey, env }, async (stack) => {
+    const definitions = [...[...HOSTILE_EXPRESSIONS, LINEAR_REGEX].map((pipeline) => ({ name: pipeline.name, ...pipeline.definition })), ...AGENT_ATTACK_PIPELINES];
+    for (const definition of definitions) {
+      const res = await fetch(`${stack.apiUrl}/v1/pipelines/${definition.name}`, { method: 'PUT', headers: stack.headers, body: JSON.stringify(definition) });
+      if (res.status >= 300) throw new Error(`PUT ${definition.name}: ${res.status} ${await res.text()}`);
     }
     const usual = [await canary(stack, 'before 1'), await canary(stack, 'before 2')];
     const pids = stack.workers().map((w) => w.process.pid);
-    await Promise.all(stack.metricsUrls.map(processFigures)); // a scrape starts each lag histogram anew
+    const before = await Promise.all(stack.metricsUrls.map(processFigures)); // a scrape starts each lag histogram anew
     const health = pollHealth(stack.metricsUrls.map((url) => url.replace(/\/metrics$/, '/health')));
     say(`  hostile: ${rounds} rounds of ${HOSTILE_EXPRESSIONS.length} hostile runs, with stories beside them`);
     const attacks: Array<Promise<{ name: string; place: string; view: RunView | undefined }>> = [];
@@ -97,10 +110,13 @@ export async function hostile({ redis, size }: ScenarioOptions): Promise<Scenari
       canaries.push(canary(stack, `during ${round}`));
     }
     const linear = stack.post<{ run_id: string }>(`/v1/pipelines/${LINEAR_REGEX.name}/runs`, LINEAR_REGEX.input).then(({ run_id }) => waitEnded(stack, run_id, 120_000));
+    const agentSide = agentAttacks(stack, stack.mcpUrl ?? '');
+    canaries.push(canary(stack, 'beside the agent attacks'));
     const ended = await Promise.all(attacks);
     const wrong = (await Promise.all(requests)).filter((line): line is string => line !== undefined);
     const during = await Promise.all(canaries);
     const linearRun = await linear;
+    const agentsHeld = await agentSide;
     const slowestHealth = await health.stop();
     const processes = await Promise.all(stack.metricsUrls.map(processFigures));
     const unclear = ended.filter((run) => !budgetErrorIn(run.view)?.message.includes(run.place)).map((run) => `${run.name}: ${run.view?.status ?? 'not ended'} ${JSON.stringify(run.view?.error)}`);
@@ -114,7 +130,8 @@ export async function hostile({ redis, size }: ScenarioOptions): Promise<Scenari
       linear_regex_run: linearRun?.status ?? 'not ended',
       canary_ms_before: usual,
       canary_ms_during: during,
-      processes: stack.metricsUrls.map((url, i) => ({ url, ...processes[i], slowest_health_ms: slowestHealth[i] })),
+      processes: stack.metricsUrls.map((url, i) => ({ url, ...processes[i], rss_growth_mb: Math.round(((processes[i]?.rss_mb ?? 0) - (before[i]?.rss_mb ?? 0)) * 10) / 10, slowest_health_ms: slowestHealth[i] })),
+      agent_attacks: agentsHeld.figures,
       workers_replaced: pids.filter((pid) => !stack.workers().some((w) => w.process.pid === pid)).length,
     };
     const passed =
@@ -123,7 +140,9 @@ export async function hostile({ redis, size }: ScenarioOptions): Promise<Scenari
       linearRun?.status === 'completed' &&
       during.every((ms) => ms !== undefined && ms <= Math.max(3 * usualMs, usualMs + 5000)) &&
       processes.every((p) => p.lag_p99_ms < 100) &&
+      processes.every((p, i) => p.rss_mb - (before[i]?.rss_mb ?? 0) <= MAX_RSS_GROWTH_MB) &&
+      agentsHeld.passed &&
       figures.workers_replaced === 0;
     return { scenario: 'hostile', passed, figures };
-  });
+  }).finally(() => models.close());
 }

@@ -4,6 +4,7 @@
  * launcher itself is started (not a test stack), so what it hands its children is what is tested.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -112,5 +113,17 @@ test('each README form of a Redis Cluster is used by npm run stack: a story runs
     process.stdout.write(`# ${form}: keys per master ${JSON.stringify(keysPerNode)}\n`);
     // Which masters hold them depends on the run id's slot; that they are on the cluster is the point.
     assert.ok(keysPerNode.reduce((a, b) => a + b, 0) > 0, `${form}: the run's keys are on the cluster: ${JSON.stringify(keysPerNode)}`);
+  }
+});
+
+test('npm run stack with API_KEYS set prints no key, and the key it would not print opens the API', async () => {
+  const key = `operator-${randomBytes(16).toString('hex')}`;
+  const stack = await launchStack({ API_KEYS: `${key}:read+run`, QUEUE_PREFIX: `stack-keys-${Date.now().toString(36)}`, REDIS_URL: process.env.REDIS_URL ?? '' });
+  try {
+    assert.ok(!stack.output().includes(key), 'the operator\'s key is nowhere in the output');
+    assert.match(stack.output(), /API key: one of yours in API_KEYS \(not printed\)/);
+    assert.equal((await api<unknown>(stack, '/v1/runs?limit=1')).status, 200);
+  } finally {
+    await stack.stop();
   }
 });

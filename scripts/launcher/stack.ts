@@ -21,6 +21,8 @@ const SERVICES = ['SEARCH', 'OUTLINE', 'WRITING', 'EDITING'] as const;
 export interface Stack {
   apiUrl: string;
   apiKey: string;
+  /** The file of the local key, when the launcher made (or kept) the key it calls with; absent for a key of API_KEYS. */
+  localKeyFile?: string;
   /** Each worker process's `/metrics` (on a METRICS_PORT of its own), in the order of their names. */
   workerMetricsUrls: string[];
   /** True when the four *_SERVICE_URL variables were given and no reference service was started. */
@@ -48,7 +50,9 @@ export async function startStack(options: {
   const runtime = options.runtime ?? 'tsx';
   const passed = passedThrough(env);
   const logLevel = env.LOG_LEVEL || 'warn';
-  const apiKey = options.apiKey ?? localApiKey(path.join(REPO_ROOT, '.data')).key;
+  // The local key, made on the first launch without API_KEYS (readable by its owner only).
+  const local = options.apiKey === undefined ? localApiKey(path.join(REPO_ROOT, '.data')) : undefined;
+  const apiKey = options.apiKey ?? (local?.key as string);
   const external = SERVICES.every((s) => env[`${s}_SERVICE_URL`]);
 
   const serviceUrls: Record<string, string> = {};
@@ -111,7 +115,7 @@ export async function startStack(options: {
   say(`metrics      ${apiUrl}/metrics, workers ${workerMetricsUrls.join(' ')}${external ? '' : ', tool services <url>/metrics'}`);
   const mcpUrl = options.mcp ? await startBridge({ env: { ...common, API_KEYS: env.API_KEYS || apiKey }, wanted: mcpPort(env.MCP_PORT), children, say, runtime }) : undefined;
   say(`logs         .data/logs/<name>.log: ${children.all.map((c) => c.name).join(', ')}`);
-  return { apiUrl, apiKey, workerMetricsUrls, external, ...(mcpUrl ? { mcpUrl } : {}) };
+  return { apiUrl, apiKey, workerMetricsUrls, external, ...(local ? { localKeyFile: local.file } : {}), ...(mcpUrl ? { mcpUrl } : {}) };
 }
 
 /** MCP_PORT as a port, or undefined when unset; anything else stops the launch with its name. */

@@ -149,3 +149,19 @@ test("a child's input past the run input bound fails the step with a clear error
   assert.match(run.error?.message ?? '', /larger than 1048576 bytes/);
   assert.equal(stageOf(run, 'big')?.child_run, undefined, 'no child was made');
 });
+
+test('a map step with a `when` runs its pipeline once per item, each child reading its own item, as it does without the `when`', async () => {
+  // A `when` makes the list evaluated at run time and stored in the run: each branch reads its
+  // item from there, also when its job comes back to look at its child.
+  await registerPipeline(stack, {
+    name: 'cp-map-when',
+    input: { type: 'object', required: ['d'], properties: { d: { type: 'integer' } } },
+    steps: { each: { map: '[1..3]', when: 'input.d < 4', pipeline: 'cp-research', args: { topic: "'item ' & $string(item)" } } },
+    output: 'steps.each',
+  });
+  const run = (await finishedRun(stack, await startRun(stack, 'cp-map-when', { d: 1 }), 60_000)) as Linked;
+  assert.equal(run.status, 'completed', JSON.stringify(run.error));
+  assert.deepEqual((run.result as { topic: string }[]).map((child) => child.topic), ['item 1', 'item 2', 'item 3']);
+  const skipped = await finishedRun(stack, await startRun(stack, 'cp-map-when', { d: 9 }), 60_000);
+  assert.equal(skipped.status, 'completed', JSON.stringify(skipped.error));
+});

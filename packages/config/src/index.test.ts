@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
-import { EnvError, booleanFlag, commaList, httpServiceConfig, httpServiceEnvShape, parseEnv, pipelineConfig, pipelineEnvShape, taggedPrefix } from './index.js';
+import { EnvError, booleanFlag, commaList, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, parseEnv, pipelineConfig, pipelineEnvShape, taggedPrefix } from './index.js';
 
 const schema = z.object({ PORT: z.coerce.number().int().min(1).max(65535).default(8080), MODE: z.enum(['sync', 'async']).default('sync'), KEYS: commaList.default([]), DEBUG: booleanFlag.default(false) });
 
@@ -41,4 +41,15 @@ test('a Redis Cluster is named by its seed nodes, and the keyspace name is hash-
   assert.throws(() => parseEnv({ service: 's', schema, source: { QUEUE_PREFIX: 'a{b}' } }), /QUEUE_PREFIX/);
   const both = parseEnv({ service: 's', schema, source: { REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_URL: 'redis://x:6379' } });
   assert.throws(() => pipelineConfig(both), /REDIS_URL and REDIS_CLUSTER_NODES are both set/);
+});
+
+test('TRUST_PROXY: unset trusts no proxy; hops or proxy addresses, subnets and named ranges are kept; anything else, `true` included, is refused', () => {
+  const schema = z.object(failedKeyEnvShape);
+  const trust = (value?: string) => failedKeyConfig(parseEnv({ service: 's', schema, source: { TRUST_PROXY: value } })).trustProxy;
+  assert.equal(trust(), false);
+  assert.equal(trust('false'), false);
+  assert.equal(trust('1'), 1);
+  assert.deepEqual(trust('loopback, 10.0.0.0/8,fd00::/8, 192.0.2.1'), ['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
+  for (const bad of ['true', '10.0.0.0/33', 'proxy.example', '1.2.3.4/8/8']) assert.throws(() => trust(bad), /TRUST_PROXY/, bad);
+  assert.deepEqual(failedKeyConfig(parseEnv({ service: 's', schema, source: {} })), { limit: 10, windowMs: 60_000, trustProxy: false });
 });

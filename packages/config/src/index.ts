@@ -2,6 +2,7 @@
  * Each service's env.ts declares a zod schema and calls `loadEnv` once at start-up. A bad value
  * stops the process with a single line naming the variable, before anything else happens.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { apiKeyList, type ApiKeyEntry } from './api-keys.js';
 
@@ -149,8 +150,44 @@ export function httpServiceEnvShape(defaultPort: number) {
   };
 }
 
+/**
+ * Which proxies may name the client (`TRUST_PROXY`), as Express's `trust proxy` takes it: `false`
+ * (unset: the peer's address is the client's), a number of proxy hops, or the proxies' addresses
+ * and subnets (and `loopback`, `linklocal`, `uniquelocal`). `true` (any peer may name any client) is
+ * refused: whoever connects directly could then choose the address it is counted under.
+ */
+export type TrustProxy = false | number | string[];
+
+const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const trustEntry = (entry: string) => {
+  if (TRUST_NAMES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || isIP(address) === 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
+};
+
+/** TRUST_PROXY's text as a TrustProxy (see there). */
+export const trustProxySetting = z
+  .string()
+  .trim()
+  .optional()
+  .transform((text, ctx): TrustProxy => {
+    if (text === undefined || text === '' || text === 'false') return false;
+    if (/^\d{1,2}$/.test(text)) return Number(text);
+    const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    const wrong = entries.find((entry) => !trustEntry(entry));
+    if (wrong === undefined && entries.length > 0) return entries;
+    ctx.addIssue({ code: 'custom', message: `TRUST_PROXY takes a number of proxy hops (0-99) or a comma-separated list of proxy addresses, subnets (10.0.0.0/8) and loopback, linklocal, uniquelocal; "${wrong ?? text}" is none of these` });
+    return z.NEVER;
+  });
+
 /** How many wrong API keys a client address may present (orchestrator, MCP bridge). */
 export const failedKeyEnvShape = {
+  /**
+   * The proxies trusted to name the client in `X-Forwarded-For` (see TrustProxy; default: none,
+   * the peer's address is the client's). Set it behind a proxy, or every client is counted as the proxy.
+   */
+  TRUST_PROXY: trustProxySetting,
   /** Wrong keys one client address may present per window; past it the address is answered 429 (default 10). */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
   /** The window of AUTH_FAILURE_LIMIT, in seconds from the address's first wrong key (default 60). */
@@ -158,8 +195,8 @@ export const failedKeyEnvShape = {
 };
 
 /** The parsed failedKeyEnvShape variables, as FailedKeyLimiter takes them. */
-export function failedKeyConfig(env: { AUTH_FAILURE_LIMIT: number; AUTH_FAILURE_WINDOW_S: number }) {
-  return { limit: env.AUTH_FAILURE_LIMIT, windowMs: env.AUTH_FAILURE_WINDOW_S * 1000 };
+export function failedKeyConfig(env: { AUTH_FAILURE_LIMIT: number; AUTH_FAILURE_WINDOW_S: number; TRUST_PROXY: TrustProxy }) {
+  return { limit: env.AUTH_FAILURE_LIMIT, windowMs: env.AUTH_FAILURE_WINDOW_S * 1000, trustProxy: env.TRUST_PROXY };
 }
 
 /**

@@ -31,7 +31,8 @@ export const InboxItem = z.object({
   /** Approvals: the call as the model asked for it, and its reason when it gave one. */
   tool: z.string().optional(),
   arguments: z.string().optional(),
-  reason: z.string().nullable().optional(),
+  reason: z.string().nullable().optional().describe("The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url`"),
+  reason_truncated: z.boolean().optional().describe('The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole'),
   /** The form of the answer: the tool's JSON Schema (approvals' `arguments`), or the signal's payload schema. */
   schema: z.record(z.string(), z.unknown()).nullable(),
   /** Where the answer goes. */
@@ -39,5 +40,12 @@ export const InboxItem = z.object({
 });
 export type InboxItem = z.infer<typeof InboxItem>;
 
-export const InboxList = z.object({ items: z.array(InboxItem), offset: z.number().int(), limit: z.number().int(), total: z.number().int(), next_offset: z.number().int().nullable() });
+export const InboxList = z.object({
+  items: z.array(InboxItem),
+  offset: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  next_offset: z.number().int().nullable(),
+  truncated: z.boolean().optional().describe('The page stopped before `limit` items because its bytes would have passed the listing budget (`LIST_PAGE_MAX_BYTES`): ask again from `next_offset`'),
+});
 export type InboxList = z.infer<typeof InboxList>;

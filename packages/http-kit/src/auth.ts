@@ -65,7 +65,7 @@ export interface ApiKeyAuthOptions {
    * Default: no sessions.
    */
   sessions?: BrowserSessions;
-  /** Counts wrong keys per client address and refuses an address over its limit with 429 (default: not counted). */
+  /** Counts wrong keys per client address and refuses the wrong keys of an address over its limit with 429, never a valid key (default: not counted). */
   failedKeys?: FailedKeyLimiter;
 }
 
@@ -93,12 +93,14 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): RequestHandler {
   return (req, res, next) => {
     const key = presentedKey(req);
     if (key) {
-      const address = clientAddress(req);
-      const refused = options.failedKeys?.knownRefusal(address) ?? 0;
-      if (refused > 0) return next(tooManyFailedKeys(refused));
+      // A valid key is never refused for the wrong keys others sent from its address (a proxy's,
+      // a NAT's): the limit caps what guessing costs, and a 256-bit key is not guessed.
       const identity = ring.identify(key);
       if (identity) return accept(req, res, { ...identity, via: 'key' }, next);
       if (!options.failedKeys) return next(unauthorized(key));
+      const address = clientAddress(req);
+      const refused = options.failedKeys.knownRefusal(address);
+      if (refused > 0) return next(tooManyFailedKeys(refused));
       void options.failedKeys.fail(address).then((ms) => next(ms > 0 ? tooManyFailedKeys(ms) : unauthorized(key)));
       return;
     }

@@ -1,6 +1,7 @@
 /**
- * The client address a request is counted under when it presents wrong keys: the peer's address
- * (no proxy header is trusted), an IPv4-mapped IPv6 address as its IPv4 form, and any other IPv6
+ * The client address a request is counted under when it presents wrong keys: Express's `req.ip`,
+ * the peer's address unless the app trusts proxies (`trust proxy`, set from TRUST_PROXY), then
+ * the address the trusted proxies name in `X-Forwarded-For`; an IPv4-mapped IPv6 address as its IPv4 form, and any other IPv6
  * address as its /64, since one host is commonly given a whole /64 and could otherwise try from
  * 2^64 addresses.
  */
@@ -41,7 +42,7 @@ export function addressBucket(address: string | undefined): string {
   return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
 }
 
-/** The bucket of the request's peer address. */
-export function clientAddress(req: Pick<Request, 'socket'>): string {
-  return addressBucket(req.socket.remoteAddress);
+/** The bucket of the request's client address (its peer's, or the one its trusted proxies name). */
+export function clientAddress(req: Pick<Request, 'socket' | 'ip'>): string {
+  return addressBucket(req.ip ?? req.socket.remoteAddress);
 }

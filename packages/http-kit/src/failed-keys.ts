@@ -1,16 +1,19 @@
 /**
  * Wrong keys counted per client address (see client-address.ts), so that keys cannot be guessed
- * at the speed of the network: after `limit` wrong keys within a window, the address is refused
- * with 429 and `Retry-After` until the window ends, whatever key it presents.
+ * at the speed of the network: after `limit` wrong keys within a window, the address's wrong keys
+ * are refused with 429 and `Retry-After` until the window ends, before any Redis round trip. A
+ * valid key is never refused (behind a proxy or a NAT, one client's wrong keys must not lock out
+ * everyone else's right ones): the limit caps what guessing costs, and a 256-bit key is not guessed.
  *
  * The count is in Redis, shared by every process of the deployment (one counter per address, a
  * fixed window from its first failure). Checking Redis before every keyed request would cost the
  * API a round trip per call, so a process asks Redis only when a key is wrong, and remembers the
  * addresses it learnt are refused: an address over its limit may have one more key compared by
  * each process that has not yet seen it fail, at most `limit + processes` keys per window.
- * `POST /ui/session`, rare and the dashboard's door, asks Redis before it compares.
+ * `POST /ui/session`, rare and the dashboard's door, asks Redis before it counts a wrong key.
  */
 import type { Redis } from 'ioredis';
+import type { TrustProxy } from '@switchyard/config';
 import { keyspace } from '@switchyard/redis';
 import { boundedRedisCall } from './redis-call.js';
 
@@ -26,6 +29,15 @@ export interface FailedKeyLimiterOptions {
   maxRemembered?: number;
   /** Told when a failure could not be counted (Redis away): the key is refused all the same (default: nobody). */
   onError?: (error: unknown) => void;
+}
+
+/** How a service counts wrong keys: the limiter's bounds, and which proxies may name the client. */
+export interface FailedKeyPolicy extends Pick<FailedKeyLimiterOptions, 'limit' | 'windowMs'> {
+  /**
+   * The proxies trusted to name the client in `X-Forwarded-For` (TRUST_PROXY), set as the
+   * service's Express `trust proxy` (default false: the peer's address is the client's).
+   */
+  trustProxy?: TrustProxy;
 }
 
 // One round trip: count the failure, start the window with the first, answer the count and what is left of the window.

@@ -8,7 +8,7 @@ export { SESSION_COOKIE, presentedSession, sameOriginOrSafe, sessionCookie } fro
 export { BrowserSessions } from './browser-sessions.js';
 export type { BrowserSessionsOptions } from './browser-sessions.js';
 export { FailedKeyLimiter, retryAfterSeconds } from './failed-keys.js';
-export type { FailedKeyLimiterOptions } from './failed-keys.js';
+export type { FailedKeyLimiterOptions, FailedKeyPolicy } from './failed-keys.js';
 export { addressBucket, clientAddress } from './client-address.js';
 export { boundedRedisCall } from './redis-call.js';
 export { listen } from './listen.js';

@@ -77,7 +77,7 @@ test('modelsEnvShape spreads into a service schema with its documented defaults,
   const env = z.object({ ...modelsEnvShape, OTHER: z.string().optional() }).parse({});
   assert.equal(env.MODEL_SERVICE_URL, 'http://127.0.0.1:8105/v1');
   const options = modelClientOptionsFromEnv(env);
-  assert.deepEqual(options, { maxAttempts: 4, maxRetryAfterMs: 60_000, timeoutMs: 120_000, bounds: { maxContentBytes: 256 * 1024, maxToolCalls: 32, maxArgumentBytes: 64 * 1024 } });
+  assert.deepEqual(options, { maxAttempts: 4, maxRetryAfterMs: 60_000, timeoutMs: 120_000, streamIdleMs: 30_000, bounds: { maxContentBytes: 256 * 1024, maxToolCalls: 32, maxArgumentBytes: 64 * 1024 } });
   assert.equal(options.maxAttempts, DEFAULT_MODEL_CLIENT_OPTIONS.maxAttempts);
   assert.equal(z.object(modelsEnvShape).safeParse({ LLM_MAX_TOOL_CALLS: '0' }).success, false);
 });

@@ -82,6 +82,7 @@ const positiveInt = (max: number) => z.coerce.number().int().positive().max(max)
  * - `MODELS` (default: none) — more models, see {@link ModelsJson}.
  * - `MODEL_SERVICE_URL` (default `http://127.0.0.1:8105/v1`) — the offline model, `default` when no LLM_BASE_URL.
  * - `LLM_TIMEOUT_MS` (default 120000) — one attempt of a turn, first byte to last.
+ * - `LLM_STREAM_IDLE_MS` (default 30000) — most time an attempt's stream may go without a chunk (from the request, then between chunks).
  * - `LLM_MAX_ATTEMPTS` (default 4) — attempts of a turn on 429, 5xx and connection errors.
  * - `LLM_MAX_RETRY_AFTER_MS` (default 60000) — the longest `Retry-After` honoured (longer waits fail).
  * - `LLM_MAX_CONTENT_BYTES` (default 256 KiB) — text of one reply.
@@ -97,6 +98,7 @@ export const modelsEnvShape = {
   MODELS: ModelsJson.optional(),
   MODEL_SERVICE_URL: httpUrl.default(DEFAULT_MODEL_SERVICE_URL),
   LLM_TIMEOUT_MS: positiveInt(3_600_000).default(120_000),
+  LLM_STREAM_IDLE_MS: positiveInt(3_600_000).default(30_000),
   LLM_MAX_ATTEMPTS: positiveInt(10).default(4),
   LLM_MAX_RETRY_AFTER_MS: positiveInt(3_600_000).default(60_000),
   LLM_MAX_CONTENT_BYTES: positiveInt(16 * 1024 * 1024).default(256 * 1024),

@@ -22,6 +22,8 @@ export interface AttemptInput {
   signal: AbortSignal;
   reader: ReplyReader;
   onToken: ((text: string) => void) | undefined;
+  /** Told of every chunk as it arrives (the attempt's idle deadline starts again). */
+  onChunk?: (() => void) | undefined;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function streamAttempt(input: AttemptInput): Promise<void> {
   const runnable = input.tools.length > 0 ? chat.bindTools(toOpenAiTools(input.tools)) : chat;
   const stream = await runnable.stream(toLangChainMessages(input.messages), { signal: input.signal });
   for await (const chunk of stream) {
+    input.onChunk?.();
     const text = input.reader.add(chunk as AIMessageChunk);
     if (text) input.onToken?.(text);
   }

@@ -68,6 +68,12 @@ export interface ModelClientOptions {
   maxRetryAfterMs?: number;
   /** One attempt, request to last chunk. Default 120 000 ms. */
   timeoutMs?: number;
+  /**
+   * Most ms an attempt's stream may go without a chunk, from the request or from the last chunk
+   * (SSE comments and keep-alives are no chunks): a model that stops sending gives its slot back
+   * then, and the attempt is retried as a timeout is. Default 30 000 ms (LLM_STREAM_IDLE_MS).
+   */
+  streamIdleMs?: number;
   /** Bounds of a reply. Default {@link DEFAULT_REPLY_BOUNDS} (256 KiB text, 32 tool calls, 64 KiB arguments each). */
   bounds?: Partial<ReplyBounds>;
   observer?: ModelObserver;
@@ -80,7 +86,7 @@ export interface ModelClientOptions {
   gate?: TurnGate;
 }
 
-export const DEFAULT_MODEL_CLIENT_OPTIONS = { maxAttempts: 4, baseBackoffMs: 500, maxBackoffMs: 10_000, maxRetryAfterMs: 60_000, timeoutMs: 120_000 } as const;
+export const DEFAULT_MODEL_CLIENT_OPTIONS = { maxAttempts: 4, baseBackoffMs: 500, maxBackoffMs: 10_000, maxRetryAfterMs: 60_000, timeoutMs: 120_000, streamIdleMs: 30_000 } as const;
 
 /** The client's options from the parsed model variables (LLM_TIMEOUT_MS, LLM_MAX_*). */
 export function modelClientOptionsFromEnv(env: ModelsEnv): Omit<ModelClientOptions, 'models'> {
@@ -88,6 +94,7 @@ export function modelClientOptionsFromEnv(env: ModelsEnv): Omit<ModelClientOptio
     maxAttempts: env.LLM_MAX_ATTEMPTS,
     maxRetryAfterMs: env.LLM_MAX_RETRY_AFTER_MS,
     timeoutMs: env.LLM_TIMEOUT_MS,
+    streamIdleMs: env.LLM_STREAM_IDLE_MS,
     bounds: { maxContentBytes: env.LLM_MAX_CONTENT_BYTES, maxToolCalls: env.LLM_MAX_TOOL_CALLS, maxArgumentBytes: env.LLM_MAX_ARGUMENT_BYTES },
   };
 }
@@ -97,6 +104,8 @@ let langChainTurn: Promise<{ streamAttempt: typeof StreamAttempt }> | undefined;
 
 /** An attempt's own deadline passed (as opposed to the caller cancelling). */
 class AttemptTimedOut extends Error {}
+/** An attempt's stream sent no chunk within its idle deadline. */
+class AttemptIdle extends Error {}
 
 export class ModelClient {
   private readonly options: Required<Omit<ModelClientOptions, 'observer' | 'bounds' | 'gate'>> & { bounds: ReplyBounds; observer: ModelObserver | undefined; gate: TurnGate | undefined };
@@ -169,15 +178,30 @@ export class ModelClient {
       controller.abort(new AttemptTimedOut());
       stopWaiting(timedOut());
     }, this.options.timeoutMs);
+    // No chunk for streamIdleMs (from the request, then from each chunk): the model has stopped sending.
+    // Armed as the request is sent (LangChain is loaded first, on a process's first turn).
+    const idleMs = this.options.streamIdleMs;
+    const idled = (cause?: unknown) => new ModelCallError({ code: 'model_unavailable', message: `model ${request.model}: its stream sent nothing for ${idleMs} ms (LLM_STREAM_IDLE_MS)`, cause });
+    const onIdle = () => {
+      controller.abort(new AttemptIdle());
+      stopWaiting(idled());
+    };
+    let idle: NodeJS.Timeout | undefined;
+    const onChunk = () => {
+      clearTimeout(idle);
+      idle = setTimeout(onIdle, idleMs);
+    };
     try {
-      // The stream is raced with the signal and the deadline: a stalled read must not hold the turn.
-      return await Promise.race([this.read(config, request, controller.signal), stopped]);
+      // The stream is raced with the signal and the deadlines: a stalled read must not hold the turn.
+      return await Promise.race([this.read(config, request, controller.signal, onChunk), stopped]);
     } catch (error) {
       if (request.signal.aborted) throw cancelled(request.model, request.signal);
       if (controller.signal.reason instanceof AttemptTimedOut) throw timedOut(error);
+      if (controller.signal.reason instanceof AttemptIdle) throw idled(error);
       throw error;
     } finally {
       clearTimeout(timer);
+      clearTimeout(idle);
       request.signal.removeEventListener('abort', onAbort);
       // Closes the connection whatever ended the attempt (a bound passed, an error, or the end).
       controller.abort();
@@ -185,12 +209,13 @@ export class ModelClient {
     }
   }
 
-  private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal): Promise<Omit<TurnReply, 'attempts'>> {
+  private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal, onChunk: () => void): Promise<Omit<TurnReply, 'attempts'>> {
     const { streamAttempt } = await (langChainTurn ??= import('./langchain-turn.js'));
     const reader = new ReplyReader(this.options.bounds, request.model);
     // No text is handed on once the attempt is over (cancelled or timed out): the turn has already answered.
     const onToken = request.onToken && ((text: string) => signal.aborted || request.onToken?.(text));
-    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken });
+    onChunk();
+    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken, onChunk });
     const reply = reader.finish();
     return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason, model: reply.model ?? config.model };
   }

@@ -5,6 +5,8 @@ export { DEFAULT_RUN_LIMITS, RUN_LIMIT_VARIABLES, runLimitsEnvShape, runLimitsCo
 export type { RunLimits } from './store/limits.js';
 export type { RunKeys } from './store/keys.js';
 export { RunStore, newRunId } from './store/run-store.js';
+export { LiveRuns, TooManyRunsError } from './store/live-runs.js';
+export { admitDescendant, ChildBudgetError } from './store/run-tree.js';
 export { RUN_FIELDS, inputTopic, resultTitle } from './store/run-listing.js';
 export type { RunField, RunListQuery } from './store/run-listing.js';
 export { RawJson, stringifyWithRaw, rawJsonBytes } from './store/raw-json.js';
@@ -117,5 +119,5 @@ export { WaitDefinition, SIGNAL_NAME, MAX_WAIT_MS, DEFAULT_WAIT_MS } from './def
 export type { CompiledWait } from './definition/compile-wait.js';
 export { WAITS_QUEUE } from './definition/queues.js';
 export { wakeWaitingJob, releaseWaits } from './engine/wake.js';
-export { answerApproval, answerSignal, inboxList, inboxItem, AnswerError } from './engine/answers.js';
+export { answerApproval, answerSignal, inboxList, inboxItem, inboxApproval, LISTED_REASON_CHARS, AnswerError, ANSWER_SCOPE, mayAnswer, type Answerer } from './engine/answers.js';
 export type { AnswerDeps, AnswerRefusal } from './engine/answers.js';

@@ -32,8 +32,16 @@ export interface ToolContext {
   /** Reports progress when the caller asked for it; a no-op otherwise. */
   reportProgress(progress: { progress: number; total?: number; message?: string }): Promise<void>;
   /**
+   * The scopes of the key the session was opened with (`read`, `run`, `admin`): a tool that acts
+   * for the caller checks them where it acts (stdio, whose user started the server, holds every scope).
+   */
+  scopes: ReadonlySet<string>;
+  /** The id of the session's key (keyId), which holds the runs the call starts (none over stdio). */
+  keyId?: string;
+  /**
    * Asks the person behind the client to fill a form (MCP `elicitation/create`, form mode).
-   * Present only when the client declared that it can, and the call is not a task.
+   * Present only when the client declared that it can, the call is not a task, and the session's
+   * key may answer what it would be asked (`run`).
    */
   elicit?(form: ElicitForm, options: { signal: AbortSignal; timeoutMs: number }): Promise<ElicitAnswer>;
 }

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort, REPO_ROOT } from '@switchyard/redis';
+import { launcherKey } from '../args.js';
 
 export interface LaunchedStack {
   child: ChildProcess;
@@ -30,8 +31,11 @@ export async function launchStack(env: Record<string, string>): Promise<Launched
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
+    // A key of API_KEYS is not printed: the first of them that may run is the one to call with.
     const serving = /Serving at (\S+)\s+API key: (\S+)/.exec(output);
-    if (serving?.[1] && serving[2]) return { child, apiUrl: serving[1], apiKey: serving[2], output: () => output, stop };
+    const given = env.API_KEYS ? launcherKey(env, { batch: false }) : undefined;
+    const apiKey = given?.kind === 'key' ? given.key : serving?.[2];
+    if (serving?.[1] && apiKey) return { child, apiUrl: serving[1], apiKey, output: () => output, stop };
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error(`npm run stack did not serve:\n${output.slice(-3000)}`);

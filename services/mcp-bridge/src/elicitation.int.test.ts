@@ -3,16 +3,18 @@
  * waits for (elicitation/create with a flat form from the schema) and its answer is applied —
  * an approval with edited arguments, a refusal by declining, a signal's values — while a cancel
  * leaves the run waiting, a nested signal is never asked, and a client without the capability is
- * asked nothing.
+ * asked nothing. A session whose key may not answer (`read`, `admin` without `run`) is asked
+ * nothing either, and its answer would be refused where it is applied.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { apiKeyList } from '@switchyard/config';
 import { createLogger } from '@switchyard/logger';
 import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
-import { startTestStack, TEST_API_KEY, type TestStack } from '@switchyard/orchestrator/testing';
+import { startTestStack, TEST_API_KEY, waitFor, type TestStack } from '@switchyard/orchestrator/testing';
 import { approvalScript, registerWaitingPipelines, WAITING_MODEL } from '@switchyard/orchestrator/testing/waiting-runs';
 import { startBridgeHttp, type RunningBridge } from './http/serve.js';
 import { ok } from './testing/journey.js';
@@ -20,11 +22,13 @@ import { ok } from './testing/journey.js';
 let model: ScriptedModel;
 let stack: TestStack;
 let bridge: RunningBridge;
+const READ_KEY = 'elicit-read-key-0123456789abcdef0123456789';
+const ADMIN_KEY = 'elicit-admin-key-0123456789abcdef0123456789';
 
 before(async () => {
   model = await startScriptedModel({ script: approvalScript });
   stack = await startTestStack({ label: 'mcp-elicit', agents: { moreModels: { [WAITING_MODEL]: model.baseUrl } } });
-  bridge = await startBridgeHttp({ redisUrl: stack.redisUrl, prefix: stack.prefix, apiKeys: [TEST_API_KEY], toolServices: stack.toolConfig, logger: createLogger({ name: 'mcp-elicit-test', level: 'silent' }) });
+  bridge = await startBridgeHttp({ redisUrl: stack.redisUrl, prefix: stack.prefix, apiKeys: apiKeyList.parse(`${TEST_API_KEY},${READ_KEY}:read,${ADMIN_KEY}:admin`), toolServices: stack.toolConfig, logger: createLogger({ name: 'mcp-elicit-test', level: 'silent' }) });
   await registerWaitingPipelines(stack);
 });
 after(async () => {
@@ -36,7 +40,7 @@ after(async () => {
 type FormParams = Extract<ElicitRequest['params'], { requestedSchema: unknown }>;
 
 /** A client that answers every elicitation with `answer`, recording what it was asked. */
-async function connect(answer?: (params: FormParams) => ElicitResult): Promise<{ client: Client; asked: FormParams[] }> {
+async function connect(answer?: (params: FormParams) => ElicitResult, key = TEST_API_KEY): Promise<{ client: Client; asked: FormParams[] }> {
   const asked: FormParams[] = [];
   const client = new Client({ name: 'elicit-test', version: '1.0.0' }, answer ? { capabilities: { elicitation: {} } } : {});
   if (answer) {
@@ -46,7 +50,7 @@ async function connect(answer?: (params: FormParams) => ElicitResult): Promise<{
       return answer(params);
     });
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(bridge.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TEST_API_KEY}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(bridge.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   return { client, asked };
 }
 
@@ -107,4 +111,23 @@ test('cancelling the question leaves the run waiting; a nested signal and a clie
   assert.equal(cancelling.asked.length, 1, 'the nested signal was not asked');
   assert.equal((await waitForRun(plain.client, gate, 1)).status, 'waiting');
   for (const runId of [gate, nested]) await stack.json(`/v1/runs/${runId}`, { method: 'DELETE' });
+});
+
+test('a read key and an admin-only key are asked nothing and answer nothing through elicitation: the run keeps waiting', async (t) => {
+  for (const key of [READ_KEY, ADMIN_KEY]) {
+    const accepting = await connect((params): ElicitResult => ({ action: 'accept', content: 'verdict' in params.requestedSchema.properties ? { verdict: 'accept' } : { approve: true } }), key);
+    t.after(() => accepting.client.close());
+    const gate = await start('inbox-gate', {});
+    const agent = await start('inbox-agent', { topic: 'eels' });
+    for (const runId of [gate, agent]) await waitFor(() => stack.json<{ items: unknown[] }>(`/v1/inbox?run_id=${runId}`), (inbox) => inbox.body.items.length === 1, 'the run waits');
+    for (const runId of [gate, agent]) {
+      const waited = await waitForRun(accepting.client, runId, 2);
+      assert.equal(waited.status, 'waiting', `${runId}: ${JSON.stringify(waited.error)}`);
+      assert.equal(waited.timed_out, true);
+    }
+    assert.equal(accepting.asked.length, 0, 'the client was asked nothing');
+    const inbox = await stack.json<{ items: { run_id: string }[] }>(`/v1/inbox?run_id=${agent}`);
+    assert.equal(inbox.body.items.length, 1, 'the call still waits for its approval');
+    for (const runId of [gate, agent]) await stack.json(`/v1/runs/${runId}`, { method: 'DELETE' });
+  }
 });

@@ -10,9 +10,10 @@ import { loadEnv } from './env.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 
-test('the bridge reads each key\'s scopes and the wrong-key limit, 10 a minute by default', () => {
+test('the bridge reads each key\'s scopes and the wrong-key limit, 10 a minute by default, trusting no proxy unless TRUST_PROXY names it', () => {
   assert.deepEqual(loadEnv({ API_KEYS: 'agent:run' }).apiKeys, [{ key: 'agent', scopes: ['read', 'run'] }]);
-  assert.deepEqual(loadEnv({}).failedKeys, { limit: 10, windowMs: 60_000 });
+  assert.deepEqual(loadEnv({}).failedKeys, { limit: 10, windowMs: 60_000, trustProxy: false });
+  assert.deepEqual(loadEnv({ TRUST_PROXY: 'loopback' }).failedKeys.trustProxy, ['loopback']);
 });
 
 test('a bad API_KEYS entry stops the bridge at start-up with one line naming the entry, not the key', () => {

@@ -3,7 +3,7 @@
  * variables and ignores those of the HTTP endpoint.
  */
 import { z } from 'zod';
-import { booleanFlag, commaList, expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
+import { booleanFlag, commaList, expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape, type ApiKeyEntry, type TrustProxy } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { LogLevel } from '@switchyard/logger';
 import { runLimitsConfig, runLimitsEnvShape, scheduleEnvShape, scheduleLimitsConfig, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
@@ -63,7 +63,7 @@ export interface BridgeConfig {
   host: string;
   apiKeys: ApiKeyEntry[] | undefined;
   /** Wrong keys per client address: how many, over what window (ms). */
-  failedKeys: { limit: number; windowMs: number };
+  failedKeys: { limit: number; windowMs: number; trustProxy: TrustProxy };
   allowedOrigins: string[];
   redisUrl: string | undefined;
   prefix: string;

@@ -141,16 +141,16 @@ test('a session taken up by another replica keeps its key\'s scopes', async (t) 
   assert.equal(refusal(await resumed.callTool({ name: 'start_story', arguments: { topic: 'x' } })).code, 'insufficient_scope');
 });
 
-test('wrong keys at /mcp from one address are refused 429 with Retry-After past the limit, while the right key from another address connects', async () => {
+test('wrong keys at /mcp from one address are refused 429 with Retry-After past the limit, while the right key, from that address or another, connects', async () => {
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'guess', version: '1' } } };
   const post = (from: string, key: string) => sendFrom(bridge.url, '/mcp', { from, method: 'POST', headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream' }, body: initialize });
   for (let i = 0; i < 10; i += 1) assert.equal((await post('127.0.0.7', `wrong-${i}`)).status, 401, `guess ${i + 1}`);
-  for (const key of ['wrong-again', KEYS.read]) {
-    const refused = await post('127.0.0.7', key);
-    assert.equal(refused.status, 429);
-    assert.equal(refused.body.error?.code, 'too_many_failed_keys');
-    assert.ok(Number(refused.retryAfter) >= 1 && Number(refused.retryAfter) <= 60, refused.retryAfter);
-  }
+  const refused = await post('127.0.0.7', 'wrong-again');
+  assert.equal(refused.status, 429);
+  assert.equal(refused.body.error?.code, 'too_many_failed_keys');
+  assert.ok(Number(refused.retryAfter) >= 1 && Number(refused.retryAfter) <= 60, refused.retryAfter);
+  // Behind a proxy every client shares its address: one client's guesses must not lock the others out.
+  assert.equal((await post('127.0.0.7', KEYS.read)).status, 200, 'the right key from the guessing address');
   const client = await connect(KEYS.read);
   assert.ok((await client.listTools()).tools.length > 0);
   await client.close();

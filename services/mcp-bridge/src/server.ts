@@ -12,7 +12,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult, type ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 import { SCOPES, type Scope } from '@switchyard/config';
 import type { Logger } from '@switchyard/logger';
-import { RunLimitError } from '@switchyard/pipeline';
+import { mayAnswer, RunLimitError, TooManyRunsError } from '@switchyard/pipeline';
 import { InvalidArgumentsError, type SessionState, type ToolContext, type ToolOutcome } from '@switchyard/tool-suite';
 import { installFeatures, type BridgeFeatures } from './features.js';
 import type { ToolRegistry } from './registry.js';
@@ -46,6 +46,8 @@ export interface BridgeServerOptions {
    * nor callable (see tool-scopes.ts). Default: every scope (stdio, whose user started the bridge).
    */
   scopes?: ReadonlySet<Scope>;
+  /** The id of the session's key (keyId): the runs its tools start are held by it (live-runs). Default: none (stdio: not bounded per key). */
+  keyId?: string | undefined;
 }
 
 export function createBridgeServer(options: BridgeServerOptions): Server {
@@ -88,6 +90,8 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
         sessionId: options.sessionId,
         requestId: extra.requestId,
         session: options.session,
+        scopes,
+        ...(options.keyId ? { keyId: options.keyId } : {}),
         signal,
         reportProgress: async (progress) => {
           if (progressToken === undefined || signal.aborted) return;
@@ -97,7 +101,8 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
           else await extra.sendNotification({ method: 'notifications/progress', params });
         },
         // On the call's own stream; a task's call has none, so it asks nobody.
-        ...(server.getClientCapabilities()?.elicitation?.form && !taskId
+        // Offered only to a key that may answer what it would ask (the answer is checked again where it is applied).
+        ...(server.getClientCapabilities()?.elicitation?.form && !taskId && mayAnswer({ scopes })
           ? {
               elicit: async (form, asked) => {
                 const params = { mode: 'form' as const, message: form.message, requestedSchema: form.requestedSchema as ElicitRequestFormParams['requestedSchema'] };
@@ -114,7 +119,7 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
       } catch (error) {
         if (error instanceof InvalidArgumentsError) return refuse(error.message, error.details ?? {});
         // A run's input past its bound: the tools that start runs answer failures in this shape.
-        if (error instanceof RunLimitError) return toCallToolResult({ content: { error: { code: error.code, message: error.message, details: error.details } }, isError: true });
+        if (error instanceof RunLimitError || error instanceof TooManyRunsError) return toCallToolResult({ content: { error: { code: error.code, message: error.message, details: error.details } }, isError: true });
         if (error instanceof McpError) throw error;
         options.logger.error({ err: error, tool: name, session: options.sessionId }, 'tool failed');
         features?.log.log('error', 'bridge', { message: `${name} failed unexpectedly; the failure is logged by the bridge`, tool: name });

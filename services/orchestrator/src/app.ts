@@ -7,7 +7,7 @@
  */
 import express, { Router, type ErrorRequestHandler, type Express } from 'express';
 import { apiKeyAuth, errorMiddleware, HttpError, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
-import { RunLimitError, UnusablePipelineError } from '@switchyard/pipeline';
+import { RunLimitError, TooManyRunsError, UnusablePipelineError } from '@switchyard/pipeline';
 import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -51,10 +51,20 @@ const runLimitErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) =
   next(new HttpError({ status: 413, code: error.code, message: error.message, details: error.details }));
 };
 
+/**
+ * A key holding as many runs as it may (RUNS_MAX_LIVE_PER_KEY), or a request that would pass
+ * that: 429 `too_many_runs` with what it holds and the bound; nothing was written.
+ */
+const tooManyRuns: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+  if (!(error instanceof TooManyRunsError)) return next(error);
+  next(new HttpError({ status: 429, code: error.code, message: error.message, details: error.details, headers: { 'Retry-After': '5' } }));
+};
+
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Whose address wrong keys are counted under (clientAddress reads req.ip).
+  app.set('trust proxy', deps.trustProxy ?? false);
   // First, so that a request's span (the root of the runs it starts) covers all it does.
   app.use(traceRequests());
   app.use(healthRouter(deps));
@@ -80,6 +90,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFoundHandler);
   app.use(unusablePipelines);
   app.use(runLimitErrors);
+  app.use(tooManyRuns);
   app.use(errorMiddleware(deps.logger));
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { OrchestratorHealth } from '@switchyard/contracts';
+import type { TrustProxy } from '@switchyard/config';
 import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
@@ -34,6 +35,8 @@ export interface AppDeps {
   sessions: BrowserSessions;
   /** Wrong keys counted per client address. */
   failedKeys: FailedKeyLimiter;
+  /** The proxies trusted to name the client (TRUST_PROXY; default false: the peer is the client). */
+  trustProxy?: TrustProxy | undefined;
   /** Follows the event streams of every SSE client on one reader. */
   hub: StreamHub;
   logger: Logger;

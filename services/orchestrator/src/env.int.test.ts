@@ -14,10 +14,10 @@ const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 test('sessions last 2 h idle and 24 h in all, and 10 wrong keys a minute are allowed, unless configured', () => {
   const defaults = loadEnv({});
   assert.deepEqual(defaults.sessions, { idleMs: 2 * 3600_000, maxMs: 24 * 3600_000 });
-  assert.deepEqual(defaults.failedKeys, { limit: 10, windowMs: 60_000 });
-  const set = loadEnv({ UI_SESSION_IDLE_S: '600', UI_SESSION_MAX_S: '3600', AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_S: '300', API_KEYS: 'a:read,b' });
+  assert.deepEqual(defaults.failedKeys, { limit: 10, windowMs: 60_000, trustProxy: false });
+  const set = loadEnv({ UI_SESSION_IDLE_S: '600', UI_SESSION_MAX_S: '3600', AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_S: '300', TRUST_PROXY: '1', API_KEYS: 'a:read,b' });
   assert.deepEqual(set.sessions, { idleMs: 600_000, maxMs: 3_600_000 });
-  assert.deepEqual(set.failedKeys, { limit: 5, windowMs: 300_000 });
+  assert.deepEqual(set.failedKeys, { limit: 5, windowMs: 300_000, trustProxy: 1 });
   assert.deepEqual(set.apiKeys, [{ key: 'a', scopes: ['read'] }, { key: 'b', scopes: ['read', 'run', 'admin'] }]);
   // loadEnv stops the process on a bad value; parseEnv, which it calls, throws instead.
   const parse = (source: Record<string, string>) => parseEnv({ service: 'orchestrator', schema: OrchestratorEnv, source });

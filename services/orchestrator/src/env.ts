@@ -2,7 +2,7 @@
  * Configuration of the orchestrator, parsed once at start-up.
  */
 import { z } from 'zod';
-import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape, type ApiKeyEntry } from '@switchyard/config';
+import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, loadEnv as load, metricSeriesConfig, metricSeriesEnvShape, pipelineConfig, pipelineEnvShape, type ApiKeyEntry, type TrustProxy } from '@switchyard/config';
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
@@ -49,7 +49,7 @@ export interface OrchestratorConfig {
   /** Dashboard sessions: idle and absolute lifetimes, in ms. */
   sessions: { idleMs: number; maxMs: number };
   /** Wrong keys per client address: how many, over what window (ms). */
-  failedKeys: { limit: number; windowMs: number };
+  failedKeys: { limit: number; windowMs: number; trustProxy: TrustProxy };
   redisUrl: string | undefined;
   prefix: string;
   logLevel: z.infer<typeof OrchestratorEnv>['LOG_LEVEL'];

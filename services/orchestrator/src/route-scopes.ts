@@ -35,6 +35,7 @@ export const ROUTE_SCOPES = {
   'get /v1/schedules': 'read',
   'get /v1/schedules/{name}': 'read',
   'get /v1/inbox': 'read',
+  'get /v1/runs/{runId}/approvals/{callId}': 'read',
   'post /v1/stories': 'run',
   'post /v1/aceflow/runs': 'run',
   'post /v1/batches': 'run',

@@ -5,7 +5,7 @@
 import type { Express } from 'express';
 import type { ApiKeyEntry } from '@switchyard/config';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
+import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyPolicy } from '@switchyard/http-kit';
 import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
 import { agentDirectory, RunWaits, BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
@@ -25,8 +25,8 @@ export interface StartOrchestratorOptions {
   apiKeys: readonly (string | ApiKeyEntry)[];
   /** Dashboard sessions' lifetimes (defaults: 2 h idle, 24 h in all, 50 per key). */
   sessions?: Pick<BrowserSessionsOptions, 'idleMs' | 'maxMs' | 'perKey'>;
-  /** Wrong keys allowed per client address and window (defaults: 10 a minute). */
-  failedKeys?: Pick<FailedKeyLimiterOptions, 'limit' | 'windowMs'>;
+  /** Wrong keys allowed per client address and window (defaults: 10 a minute), and the proxies trusted to name the client (default none). */
+  failedKeys?: FailedKeyPolicy;
   toolServices: ToolServicesConfig;
   logger: Logger;
   /** Default 0: a free port. */
@@ -116,7 +116,8 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   const access = {
     keys: new KeyRing(options.apiKeys),
     sessions: new BrowserSessions({ redis, prefix, ...options.sessions }),
-    failedKeys: new FailedKeyLimiter({ redis, prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
+    failedKeys: new FailedKeyLimiter({ redis, prefix, limit: options.failedKeys?.limit, windowMs: options.failedKeys?.windowMs, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
+    trustProxy: options.failedKeys?.trustProxy,
   };
   const agents = agentDirectory({ pipelines, models: options.agentNames?.models ?? ['default'], mcpServers: options.agentNames?.mcpServers ?? [] });
   const waits = new RunWaits({ redis, keys: store.keys, prefix });

@@ -103,7 +103,7 @@ test('a METRICS_PORT already in use stops start-up before any job is taken, with
 test('agent models default to the offline model at MODEL_SERVICE_URL, with the client\'s documented limits', () => {
   const config = loadEnv({ MODEL_SERVICE_URL: 'http://127.0.0.1:9105/v1', TOOL_SERVICE_API_KEY: 'k' });
   assert.deepEqual([...config.models.values()], [{ name: 'default', baseUrl: 'http://127.0.0.1:9105/v1', apiKey: 'k', model: 'offline' }]);
-  assert.deepEqual(config.modelClient, { maxAttempts: 4, maxRetryAfterMs: 60_000, timeoutMs: 120_000, bounds: { maxContentBytes: 256 * 1024, maxToolCalls: 32, maxArgumentBytes: 64 * 1024 } });
+  assert.deepEqual(config.modelClient, { maxAttempts: 4, maxRetryAfterMs: 60_000, timeoutMs: 120_000, streamIdleMs: 30_000, bounds: { maxContentBytes: 256 * 1024, maxToolCalls: 32, maxArgumentBytes: 64 * 1024 } });
   const named = loadEnv({ MODELS: '{"fast":{"base_url":"https://api.example.com/v1","api_key_env":"FAST_KEY","model":"small-1"}}', FAST_KEY: 'sk-fast' });
   assert.equal(named.models.get('fast')?.apiKey, 'sk-fast');
 });

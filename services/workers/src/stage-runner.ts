@@ -174,7 +174,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   // A retry was announced by its start; a first attempt is, once it lasts or produces something.
   const running = runningAnnouncer(deps, { runId, name, attempt: stage.resume ? 0 : attempt });
   try {
-    const output = await stage.work({ signal: tracked.signal, attempt, inputs: start.inputs, request: start.request, item: start.kind === 'started' ? start.item : undefined, announce: running.announce });
+    const output = await stage.work({ signal: tracked.signal, attempt, inputs: start.inputs, request: start.request, item: start.kind === 'started' || start.kind === 'peek' ? start.item : undefined, announce: running.announce });
     await running.stop();
     if (output === CONTINUE_STAGE) return { output, inputs: start.inputs, request: start.request };
     if (output instanceof ParkStage) throw await park(job, stage.token, output);

@@ -190,7 +190,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a tool call that waits for approval, its reason whole
+         * @description The inbox item of the call, as `GET /v1/inbox` lists it but with the model's reason whole (listings cut it to its first 500 characters).
+         */
+        get: operations["getApproval"];
         put?: never;
         /**
          * Approve (optionally with edited arguments) or refuse a tool call that waits
@@ -2144,7 +2148,10 @@ export interface operations {
                             timeout_at: string | null;
                             tool?: string;
                             arguments?: string;
+                            /** @description The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url` */
                             reason?: string | null;
+                            /** @description The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole */
+                            reason_truncated?: boolean;
                             schema: {
                                 [key: string]: unknown;
                             } | null;
@@ -2154,6 +2161,8 @@ export interface operations {
                         limit: number;
                         total: number;
                         next_offset: number | null;
+                        /** @description The page stopped before `limit` items because its bytes would have passed the listing budget (`LIST_PAGE_MAX_BYTES`): ask again from `next_offset` */
+                        truncated?: boolean;
                     };
                 };
             };
@@ -2179,6 +2188,101 @@ export interface operations {
             };
             /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many at once: too many wrong API keys from this client address lately (`too_many_failed_keys`: every request of it presenting a key is refused until then), or too many streams open for this API key (`too_many_streams`); try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redis is unreachable (`redis_unavailable`); try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A run id, `run_` and 32 hex digits; any other answers 404 */
+                runId: string;
+                /** @description The call's key in the inbox (the model's call id); any other answers 404 */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waiting call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        pipeline: string;
+                        stage: string;
+                        /** @enum {string} */
+                        kind: "approval" | "signal";
+                        key: string;
+                        created_at: string;
+                        timeout_at: string | null;
+                        tool?: string;
+                        arguments?: string;
+                        /** @description The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url` */
+                        reason?: string | null;
+                        /** @description The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole */
+                        reason_truncated?: boolean;
+                        schema: {
+                            [key: string]: unknown;
+                        } | null;
+                        answer_url: string;
+                    };
+                };
+            };
+            /** @description No valid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="switchyard"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key (or the session's key) lacks the `read` scope this operation needs (`insufficient_scope`, naming it in `details.required_scope`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The run waits for no approval of this call (`approval_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { SIGNAL_NAME } from '../definition/wait-schema.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { jsonBytesWithin } from '../store/limits.js';
+import { withinBudget } from '../store/page-budget.js';
 import { RUN_ID } from '../store/run-view.js';
 import { CALL_ID, type RunWaits, type WaitRecord } from '../store/run-waits.js';
 import type { StepQueues } from './step-jobs.js';
@@ -22,8 +23,32 @@ export interface AnswerDeps {
   steps: StepQueues;
 }
 
-/** How an answer was refused: `not_found` (404), `conflict` (409), `invalid` (400). */
-export type AnswerRefusal = 'not_found' | 'conflict' | 'invalid';
+/** How an answer was refused: `not_found` (404), `conflict` (409), `invalid` (400), `forbidden` (403: the key may not answer). */
+export type AnswerRefusal = 'not_found' | 'conflict' | 'invalid' | 'forbidden';
+
+/**
+ * Who gives an answer: the scopes of the key it came with. Answering needs `run` (an approval makes
+ * a tool call, a signal becomes a step's output), and it is checked here, where every answer is
+ * applied (the API's routes, the MCP tools, MCP elicitation), not only where it was asked for.
+ */
+export interface Answerer {
+  scopes: Iterable<string>;
+}
+
+/** The scope an answer needs. */
+export const ANSWER_SCOPE = 'run';
+
+/** Whether a key holding `scopes` may answer what runs wait for. */
+export function mayAnswer(answerer: Answerer): boolean {
+  for (const scope of answerer.scopes) if (scope === ANSWER_SCOPE) return true;
+  return false;
+}
+
+function checkAnswerer(answerer: Answerer): void {
+  if (mayAnswer(answerer)) return;
+  const scopes = [...answerer.scopes];
+  throw new AnswerError({ refusal: 'forbidden', code: 'insufficient_scope', message: `Answering what a run waits for needs the '${ANSWER_SCOPE}' scope; the key has ${scopes.map((s) => `'${s}'`).join(', ') || 'none'}`, details: { required_scope: ANSWER_SCOPE, scopes } });
+}
 
 /** An answer refused: its `code` and `details` are what the API and the MCP tools report. */
 export class AnswerError extends Error {
@@ -54,7 +79,19 @@ const checker = new ToolArgumentChecker();
 
 const answerUrl = (record: WaitRecord) => (record.kind === 'approval' ? `/v1/runs/${record.run_id}/approvals/${encodeURIComponent(record.key)}` : `/v1/runs/${record.run_id}/signals/${record.key}`);
 
-export function inboxItem(record: WaitRecord): InboxItem {
+/** Characters of a model's reason a listing carries: the reason may be 256 KiB, and a page lists many calls of one turn. */
+export const LISTED_REASON_CHARS = 500;
+
+/** The reason as a listing shows it: its first LISTED_REASON_CHARS characters. */
+function listedReason(record: WaitRecord): { reason: string | null; reason_truncated?: true } {
+  const reason = record.reason;
+  if (!reason) return { reason: reason ?? null };
+  // Kept cut already (reason_turn), or recorded whole before reasons were kept so.
+  return reason.length > LISTED_REASON_CHARS || record.reason_turn !== undefined ? { reason: reason.slice(0, LISTED_REASON_CHARS), reason_truncated: true } : { reason };
+}
+
+/** An item as a listing shows it (its reason cut, see LISTED_REASON_CHARS); `whole` for the item's own URL. */
+export function inboxItem(record: WaitRecord, options: { whole?: boolean } = {}): InboxItem {
   return {
     run_id: record.run_id,
     pipeline: record.pipeline,
@@ -63,17 +100,30 @@ export function inboxItem(record: WaitRecord): InboxItem {
     key: record.key,
     created_at: record.created_at,
     timeout_at: record.timeout_at ?? null,
-    ...(record.kind === 'approval' ? { tool: record.tool, arguments: record.arguments, reason: record.reason ?? null } : {}),
+    ...(record.kind === 'approval' ? { tool: record.tool, arguments: record.arguments, ...(options.whole ? { reason: record.reason ?? null } : listedReason(record)) } : {}),
     schema: (record.kind === 'approval' ? record.parameters : record.schema) ?? null,
     answer_url: answerUrl(record),
   };
 }
 
-/** A page of the inbox, oldest first (`query` already bounded by the caller's schema): of one run, or of one pipeline, or all. */
+/**
+ * A page of the inbox, oldest first (`query` already bounded by the caller's schema): of one run,
+ * or of one pipeline, or all; within the listing budget (LIST_PAGE_MAX_BYTES) like any listing,
+ * stopping early (`truncated`) when the next item would pass it.
+ */
 export async function inboxList(deps: Pick<AnswerDeps, 'waits' | 'store'>, query: { offset: number; limit: number; pipeline?: string | undefined; run_id?: string | undefined }): Promise<InboxList> {
   const { offset, limit, pipeline, run_id: runId } = query;
   const page = runId ? await runPage(deps, runId, query) : await deps.waits.inbox({ offset, limit, pipeline });
-  return { items: page.items.map(inboxItem), offset, limit, total: page.total, next_offset: offset + page.items.length < page.total ? offset + limit : null };
+  const more = offset + page.items.length < page.total;
+  const fitted = withinBudget(page.items.map((record) => inboxItem(record)), { budget: deps.store.limits.listPageBytes, offset, more });
+  return { items: fitted.items, offset, limit, total: page.total, next_offset: fitted.next_offset, truncated: fitted.truncated };
+}
+
+/** One waiting call as its own URL shows it, its reason whole; undefined when the run waits for no approval of it. */
+export async function inboxApproval(deps: Pick<AnswerDeps, 'waits'>, target: { runId: string; callId: string }): Promise<InboxItem | undefined> {
+  if (!RUN_ID.test(target.runId) || !CALL_ID.test(target.callId)) return undefined;
+  const record = await deps.waits.get(target.runId, 'approval', target.callId);
+  return record ? inboxItem({ ...record, reason: await deps.waits.wholeReason(record) }, { whole: true }) : undefined;
 }
 
 /** A run's own waits, from its record: a run waits on a few at most (one per agent call or wait step in flight). */
@@ -112,12 +162,13 @@ async function liveRun(deps: Pick<AnswerDeps, 'store'>, runId: string): Promise<
 const decidedAlready = (runId: string, callId: string) => new AnswerError({ refusal: 'conflict', code: 'approval_decided', message: `Call ${callId} of run ${runId} was decided already` });
 
 /**
- * Approves or refuses a waiting call. `readRequest` parses the caller's body (its own boundary
+ * Approves or refuses a waiting call, for a key that may answer (`by`). `readRequest` parses the caller's body (its own boundary
  * error when it does not fit) and is called once the call is known to wait, so that an unknown
  * call is a 404 whatever the body. Edited arguments are checked against the tool's schema.
  */
-export async function answerApproval(deps: AnswerDeps, target: { runId: string; callId: string }, readRequest: () => ApprovalRequest): Promise<ApprovalAccepted> {
+export async function answerApproval(deps: AnswerDeps, target: { runId: string; callId: string; by: Answerer }, readRequest: () => ApprovalRequest): Promise<ApprovalAccepted> {
   const { runId, callId } = target;
+  checkAnswerer(target.by);
   await liveRun(deps, runId);
   const plain = CALL_ID.test(callId);
   const record = plain ? await deps.waits.get(runId, 'approval', callId) : undefined;
@@ -143,8 +194,9 @@ export async function answerApproval(deps: AnswerDeps, target: { runId: string; 
  * Sends a signal to a run, checked against the schema of the wait step that takes it; kept when the
  * run has not reached the step yet. The first signal of a name stands (`duplicate` after).
  */
-export async function answerSignal(deps: AnswerDeps, target: { runId: string; name: string }, payload: unknown, idempotencyKey?: string): Promise<SignalAccepted> {
+export async function answerSignal(deps: AnswerDeps, target: { runId: string; name: string; by: Answerer }, payload: unknown, idempotencyKey?: string): Promise<SignalAccepted> {
   const { runId, name } = target;
+  checkAnswerer(target.by);
   checkAnswerSize(payload, 'The payload');
   await liveRun(deps, runId);
   if (!SIGNAL_NAME.test(name)) throw new AnswerError({ refusal: 'not_found', code: 'signal_not_found', message: `No signal ${name}` });

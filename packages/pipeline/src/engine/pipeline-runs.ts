@@ -159,28 +159,33 @@ export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchI
 /**
  * Records a queued run (input checked: its size first, then its schema) and enqueues its first steps.
  * @param options.inputLimit which limit the input's size is held to (default `inputBytes`; the AceFlow alias's is its own)
+ * @param options.owner the id of the API key that holds the run (admitted under its bound of live runs, TooManyRunsError past it); none for a scheduled run
  */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes'; onRecorded?: (runId: string) => Promise<void> }): Promise<string> {
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes'; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void> }): Promise<string> {
   const limits = deps.store.limits;
   checkInputSize(options.input, limits, options.inputLimit);
   checkRunInput(options.pipeline, options.input);
   const run = await newPipelineRun(options.pipeline, options.input, options.runId, limits);
   // The request's span (a run's root) names the run, so a trace can be found by run id.
   annotateActiveSpan({ 'switchyard.run.id': run.id, 'switchyard.pipeline.name': options.pipeline.name });
-  await deps.store.createRun(run);
+  await deps.store.createRun(options.owner ? { ...run, owner: options.owner } : run);
   // Before any job: whatever is kept about the run's end (its webhook) is in place before it can end.
   await options.onRecorded?.(run.id);
   await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits));
   return run.id;
 }
 
-/** Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a worker to enqueue them. */
-export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string; onRecorded?: (batchId: string) => Promise<void> }): Promise<{ batchId: string; runIds: string[] }> {
+/**
+ * Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a worker to enqueue them.
+ * @param options.owner the id of the API key that holds its runs (all admitted under its bound of live runs, or none)
+ */
+export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string; owner?: string | undefined; onRecorded?: (batchId: string) => Promise<void> }): Promise<{ batchId: string; runIds: string[] }> {
   const limits = deps.store.limits;
   checkBatchSize(options.inputs, limits);
   const problems = options.inputs.flatMap((input, i) => options.pipeline.checkInput(input).map((p) => ({ ...p, path: `items.${i}.${p.path}` })));
   if (problems.length > 0) throw new InputError(problems.slice(0, 50));
-  const runs = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input, undefined, limits)));
+  const made = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input, undefined, limits)));
+  const runs = options.owner ? made.map((run) => ({ ...run, owner: options.owner })) : made;
   const created = await deps.batches.createBatch({ id: options.batchId, runs });
   annotateActiveSpan({ 'switchyard.batch.id': created.batchId, 'switchyard.pipeline.name': options.pipeline.name });
   await options.onRecorded?.(created.batchId);

@@ -24,6 +24,8 @@ export class BatchStore {
     const batchId = options.id ?? newBatchId();
     const withIds = options.runs.map((run) => ({ ...run, id: run.id ?? newRunId(), batchId }));
     const runIds = withIds.map((run) => run.id);
+    // Before anything is written: a batch past its key's bound of live runs leaves no trace.
+    await this.#runs.admitRuns(withIds);
     const pipeline = redis.pipeline();
     const created = new Date();
     const pipelineName = options.runs[0]?.pipeline?.name;

@@ -16,6 +16,8 @@ export interface RunKeys {
   archive(runId: string): string;
   /** Hash: the items of the run's map steps fanned out at run time, `<step>.<index>` → item JSON; dropped when the run ends. */
   items(runId: string): string;
+  /** Set: the ids of every child run started in the tree this run is the root of (run-tree.ts). */
+  tree(runId: string): string;
   batch(batchId: string): string;
   batchRuns(batchId: string): string;
   batchEvents(batchId: string): string;
@@ -30,6 +32,12 @@ export interface RunKeys {
   activeRuns: string;
   /** Sorted set of ended runs not yet compacted, by when they ended (ms), for the compactor. */
   endedRuns: string;
+  /** Sorted set of the runs an API key holds (live-runs.ts), by when each was admitted (ms). */
+  liveRuns: string;
+  /** Hash: run id → the id of the API key holding it. */
+  liveRunOwners: string;
+  /** Hash: API key id → how many runs it holds. */
+  liveRunCounts: string;
   /** The reconciler's lease: one worker process at a time sweeps. */
   reconcilerLease: string;
   /** The retention janitor's lease, likewise. */
@@ -55,6 +63,7 @@ export function runKeys(prefix: string): RunKeys {
     events: (id) => `${run(id)}:events`,
     archive: (id) => `${run(id)}:archive`,
     items: (id) => `${run(id)}:items`,
+    tree: (id) => `${run(id)}:tree`,
     batch: (id) => `${shared}:batch:${id}`,
     batchRuns: (id) => `${shared}:batch:${id}:runs`,
     batchEvents: (id) => `${shared}:batch:${id}:events`,
@@ -64,6 +73,9 @@ export function runKeys(prefix: string): RunKeys {
     batchIndex: `${shared}:batches`,
     activeRuns: `${shared}:runs:active`,
     endedRuns: `${shared}:runs:ended`,
+    liveRuns: `${shared}:runs:live`,
+    liveRunOwners: `${shared}:runs:live:owner`,
+    liveRunCounts: `${shared}:runs:live:count`,
     reconcilerLease: `${shared}:reconciler:lease`,
     janitorLease: `${shared}:janitor:lease`,
     compactorLease: `${shared}:compactor:lease`,

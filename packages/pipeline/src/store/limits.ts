@@ -31,6 +31,10 @@ export interface RunLimits {
   resultBytes: number;
   /** Bytes of runs (or batches, pipelines) one listing page carries before it stops early (LIST_PAGE_MAX_BYTES, default 4 MiB). */
   listPageBytes: number;
+  /** Runs one API key may hold at once, queued, running or waiting, child runs included (RUNS_MAX_LIVE_PER_KEY, default 10,000: one largest batch). */
+  liveRunsPerKey: number;
+  /** Child runs one run's whole tree may start, at every depth (RUN_MAX_DESCENDANTS, default 1,000: one largest map of children). */
+  descendantsPerRun: number;
 }
 
 export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = {
@@ -44,6 +48,8 @@ export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = {
   mapOutputBytes: 16 * MIB,
   resultBytes: 16 * MIB,
   listPageBytes: 4 * MIB,
+  liveRunsPerKey: 10_000,
+  descendantsPerRun: 1000,
 };
 
 /** The variable that sets each limit, for error details and docs. */
@@ -58,6 +64,8 @@ export const RUN_LIMIT_VARIABLES: Readonly<Record<keyof RunLimits, string>> = {
   mapOutputBytes: 'MAP_MAX_OUTPUT_BYTES',
   resultBytes: 'RUN_MAX_RESULT_BYTES',
   listPageBytes: 'LIST_PAGE_MAX_BYTES',
+  liveRunsPerKey: 'RUNS_MAX_LIVE_PER_KEY',
+  descendantsPerRun: 'RUN_MAX_DESCENDANTS',
 };
 
 const bytes = (fallback: number, max: number) => z.coerce.number().int().min(KIB).max(max).default(fallback);
@@ -77,6 +85,8 @@ export const runLimitsEnvShape = {
   MAP_MAX_OUTPUT_BYTES: bytes(DEFAULT_RUN_LIMITS.mapOutputBytes, 256 * MIB),
   RUN_MAX_RESULT_BYTES: bytes(DEFAULT_RUN_LIMITS.resultBytes, 256 * MIB),
   LIST_PAGE_MAX_BYTES: bytes(DEFAULT_RUN_LIMITS.listPageBytes, 256 * MIB),
+  RUNS_MAX_LIVE_PER_KEY: z.coerce.number().int().min(1).max(10_000_000).default(DEFAULT_RUN_LIMITS.liveRunsPerKey),
+  RUN_MAX_DESCENDANTS: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_RUN_LIMITS.descendantsPerRun),
 };
 
 type RunLimitsEnv = { [K in keyof typeof runLimitsEnvShape]: number };
@@ -94,6 +104,8 @@ export function runLimitsConfig(env: RunLimitsEnv): RunLimits {
     mapOutputBytes: env.MAP_MAX_OUTPUT_BYTES,
     resultBytes: env.RUN_MAX_RESULT_BYTES,
     listPageBytes: env.LIST_PAGE_MAX_BYTES,
+    liveRunsPerKey: env.RUNS_MAX_LIVE_PER_KEY,
+    descendantsPerRun: env.RUN_MAX_DESCENDANTS,
   };
 }
 

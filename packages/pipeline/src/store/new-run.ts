@@ -16,6 +16,13 @@ export interface NewRun {
   stepQueues?: Record<string, string>;
   /** Map steps whose branches are known at the start: step name → branch stage names. */
   branches?: Record<string, string[]>;
+  /**
+   * The id of the API key that holds the run (keyId): it is admitted under the key's bound of live
+   * runs before it is written (live-runs.ts). None for a scheduled run.
+   */
+  owner?: string | undefined;
+  /** A child run's place in its tree: its parent (stage, and an agent's call), its depth, and the run at the tree's root. */
+  lineage?: { parent: { run_id: string; stage: string; call?: { turn: number; index: number } | undefined }; depth: number; root: string } | undefined;
 }
 
 export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
@@ -49,5 +56,8 @@ export function newRunFields(options: { run: NewRun; id: string; created: string
     ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
     ...(run.stepQueues ? { step_queues: shapeJson(run.stepQueues) } : {}),
     ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, shapeJson(names)])),
+    ...(run.owner ? { owner: run.owner } : {}),
+    // In the record from its first write: a crash cannot leave a child that does not know its depth or root.
+    ...(run.lineage ? { parent: JSON.stringify(run.lineage.parent), depth: String(run.lineage.depth), root: run.lineage.root } : {}),
   };
 }

@@ -17,14 +17,17 @@
  * the run (or its batch's last run), it lists the target in `notify:pending` in the same call, so
  * no end can pass without its webhook being owed (see notify/notifier.ts, which enqueues it).
  *
- * KEYS: active runs, ended runs, notify targets, notify pending, then for a run of a batch:
- *   batch, batch events, batch runs, batch statuses.
+ * An ended run is released from the runs its API key holds (live-runs.ts) in the same call.
+ *
+ * KEYS: active runs, ended runs, notify targets, notify pending, live runs, their owners, the
+ *   keys' counts, then for a run of a batch: batch, batch events, batch runs, batch statuses.
  * ARGV: run id, status, '1' when the status ends the run, retention seconds, batch id ('' for none).
  * Answers {1 when the batch's counts changed else 0, how many webhooks it made owed}.
  */
 import type { RunKeys } from './keys.js';
+import { liveRunKeys, RELEASE_LIVE_RUN_LUA } from './live-runs.js';
 
-export const SETTLE_SCRIPT = `
+export const SETTLE_SCRIPT = `${RELEASE_LIVE_RUN_LUA}
 local run_id, to, terminal = ARGV[1], ARGV[2], ARGV[3] == '1'
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -39,23 +42,24 @@ if terminal and redis.call('ZREM', KEYS[1], run_id) == 1 then
   redis.call('ZADD', KEYS[2], now, run_id)
   owe('run:' .. run_id)
 end
-if #KEYS < 8 or redis.call('EXISTS', KEYS[5]) == 0 then return {0, owed} end
-local held = redis.call('HGET', KEYS[8], run_id) or 'queued'
+if terminal then release_live_run(KEYS[5], KEYS[6], KEYS[7], run_id) end
+if #KEYS < 11 or redis.call('EXISTS', KEYS[8]) == 0 then return {0, owed} end
+local held = redis.call('HGET', KEYS[11], run_id) or 'queued'
 if held == to or held == 'completed' or held == 'failed' or held == 'cancelled' then return {0, owed} end
-redis.call('HSET', KEYS[8], run_id, to)
-redis.call('HINCRBY', KEYS[5], 'n:' .. held, -1)
-redis.call('HINCRBY', KEYS[5], 'n:' .. to, 1)
+redis.call('HSET', KEYS[11], run_id, to)
+redis.call('HINCRBY', KEYS[8], 'n:' .. held, -1)
+redis.call('HINCRBY', KEYS[8], 'n:' .. to, 1)
 if terminal then
-  redis.call('XADD', KEYS[6], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = to}))
-  local finished = redis.call('HINCRBY', KEYS[5], 'finished', 1)
-  if finished >= tonumber(redis.call('HGET', KEYS[5], 'total')) then
+  redis.call('XADD', KEYS[9], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = to}))
+  local finished = redis.call('HINCRBY', KEYS[8], 'finished', 1)
+  if finished >= tonumber(redis.call('HGET', KEYS[8], 'total')) then
     local counts = {}
     for _, s in ipairs({'queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'}) do
-      counts[s] = tonumber(redis.call('HGET', KEYS[5], 'n:' .. s) or '0')
+      counts[s] = tonumber(redis.call('HGET', KEYS[8], 'n:' .. s) or '0')
     end
-    redis.call('XADD', KEYS[6], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
+    redis.call('XADD', KEYS[9], '*', 'type', 'done', 'data', cjson.encode({counts = counts}))
     local ttl = tonumber(ARGV[4])
-    for i = 5, 8 do redis.call('EXPIRE', KEYS[i], ttl) end
+    for i = 8, 11 do redis.call('EXPIRE', KEYS[i], ttl) end
     if ARGV[5] and ARGV[5] ~= '' then owe('batch:' .. ARGV[5]) end
   end
 end
@@ -64,7 +68,7 @@ return {1, owed}
 
 /** The keys SETTLE_SCRIPT takes for a run (of `batchId`, when it has one). */
 export function settleKeys(keys: RunKeys, batchId: string | null | undefined): string[] {
-  const list = [keys.activeRuns, keys.endedRuns, keys.notifyTargets, keys.notifyPending];
+  const list = [keys.activeRuns, keys.endedRuns, keys.notifyTargets, keys.notifyPending, ...liveRunKeys(keys)];
   if (batchId) list.push(keys.batch(batchId), keys.batchEvents(batchId), keys.batchRuns(batchId), keys.batchStatuses(batchId));
   return list;
 }

@@ -28,6 +28,7 @@ export type { NewRun } from './new-run.js';
 export type { StageStart } from './stage-start.js';
 import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
 import { settleKeys } from './run-settle.js';
+import { LiveRuns } from './live-runs.js';
 
 export type { ActiveRun } from './run-index.js';
 export type { RunRecord } from './run-record.js';
@@ -71,6 +72,8 @@ export class RunStore {
   readonly retentionSeconds: number;
   /** What a run may hold and a listing page may carry, for every process that works with this store. */
   readonly limits: Readonly<RunLimits>;
+  /** The runs each API key holds, bounded by `limits.liveRunsPerKey` (live-runs.ts). */
+  readonly liveRuns: LiveRuns;
   readonly #scripts: RunScripts;
   readonly #stageWrites: StageWrites;
   readonly #appends: EventAppends;
@@ -95,6 +98,7 @@ export class RunStore {
     this.#onNotifyOwed = options.onNotifyOwed;
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
+    this.liveRuns = new LiveRuns({ redis: this.redis, keys: this.keys, getStatuses: (ids) => this.getStatuses(ids), ensureIndexed: (id) => this.ensureIndexed(id) });
     this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now, cluster: this.#cluster });
     this.#appends = new EventAppends({ redis: options.redis, writer: this.#writer, maxlen: EVENT_STREAM_MAXLEN, cluster: this.#cluster });
   }
@@ -112,16 +116,22 @@ export class RunStore {
     await pipeline.exec();
   }
 
-  /** Records new runs as `queued`, all in one round trip; returns their ids in order. */
+  /**
+   * Records new runs as `queued`, all in one round trip; returns their ids in order. Runs held by
+   * an API key (`owner`) are admitted first under its bound of live runs (TooManyRunsError past
+   * it, nothing written).
+   */
   async createRuns(runs: readonly NewRun[]): Promise<string[]> {
+    const withIds = runs.map((run) => (run.id ? run : { ...run, id: newRunId() }));
+    await this.admitRuns(withIds);
     // Each run's hash is in its own slot, the indexes in the shared one: the hashes are written
     // first, so that no reader of an index meets an id whose run is not there yet (and drops it).
     const hashes = new KeyedPipeline(this.redis);
     const pipeline = this.redis.pipeline();
     const created = now();
     const score = Date.parse(created);
-    const ids = runs.map((run) => {
-      const id = run.id ?? newRunId();
+    const ids = withIds.map((run) => {
+      const id = run.id as string;
       hashes.on(this.keys.run(id)).hset(this.keys.run(id), newRunFields({ run, id, created }));
       // Stage records are written when stages start; until then a stage reads as pending.
       return id;
@@ -139,6 +149,11 @@ export class RunStore {
       for (const [name, count] of counts) this.#observer.created({ pipeline: name, count });
     }
     return ids;
+  }
+
+  /** Admits the runs (with their ids) each key holds (live-runs.ts), all of a key's or none: TooManyRunsError past its bound. Admitting again changes nothing. */
+  admitRuns(runs: readonly NewRun[]): Promise<void> {
+    return this.liveRuns.admitOwned(runs, this.limits.liveRunsPerKey);
   }
 
   async createRun(run: NewRun): Promise<string> {
@@ -241,7 +256,8 @@ export class RunStore {
   /** What the shared slot keeps about a run once it moved to `to`: the active index, its batch's counts. */
   async #settle(options: { runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<void> {
     const keys = settleKeys(this.keys, options.batchId);
-    if (keys.length === 4 && !TERMINAL_STATUSES.includes(options.to)) return;
+    // A run of no batch keeps nothing on the shared slot until it ends.
+    if (!options.batchId && !TERMINAL_STATUSES.includes(options.to)) return;
     const reply = (await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds), options.batchId ?? '')) as [number, number];
     if (reply[1] > 0) this.#onNotifyOwed?.();
   }

@@ -31,6 +31,11 @@ export interface WaitRecord {
   tool?: string | undefined;
   arguments?: string | undefined;
   reason?: string | null | undefined;
+  /**
+   * The turn whose reply holds the whole reason, when `reason` keeps only its start: a reason
+   * (up to the model's reply, 256 KiB) is not copied into each of a turn's calls.
+   */
+  reason_turn?: number | undefined;
   parameters?: Record<string, unknown> | undefined;
   /** Signals: the payload's JSON Schema, when the step gives one. */
   schema?: Record<string, unknown> | undefined;
@@ -118,6 +123,14 @@ export class RunWaits {
     const record = JSON.parse(text) as WaitRecord;
     await this.#redis.multi().zrem(this.#inbox, this.#member(record)).zrem(`${this.#inbox}:${record.pipeline}`, this.#member(record)).exec();
     return record;
+  }
+
+  /** The whole reason of an approval whose record keeps only its start (`reason_turn`): the model's reply in the run's transcript. */
+  async wholeReason(record: WaitRecord): Promise<string | null> {
+    if (record.reason_turn === undefined) return record.reason ?? null;
+    const text = await this.#redis.hget(this.#keys.run(record.run_id), `${record.stage}.agent.turn.${record.reason_turn}`);
+    const content = text ? (JSON.parse(text) as { content?: unknown }).content : undefined;
+    return typeof content === 'string' ? content : (record.reason ?? null);
   }
 
   /** Every wait of a run still pending (to wake their jobs when it is cancelled). */

@@ -11,7 +11,8 @@ export type StageStart =
   /** A wanted step is not done (asked with `needsDone`). */
   | { kind: 'unready'; need: string }
   | { kind: 'done'; output: unknown; inputs: Record<string, unknown>; request: unknown }
-  | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown }
+  /** A resumed stage's look: its item too when asked for, as a start's (a resumed map branch still reads its item). */
+  | { kind: 'peek'; inputs: Record<string, unknown>; request: unknown; item?: { value: unknown } | 'missing' }
   /** `item`: the branch's item when asked for; `missing` when the run has no such item stored. */
   | { kind: 'started'; attempt: number; inputs: Record<string, unknown>; request: unknown; item?: { value: unknown } | 'missing' };
 
@@ -42,7 +43,7 @@ export function decodeStageStart(reply: readonly string[], asked: { inputs: read
     case 'done':
       return { start: { kind: 'done', output: parsed(reply[1]), inputs, request }, moved: false };
     case 'peek':
-      return { start: { kind: 'peek', inputs, request }, moved: false };
+      return { start: { kind: 'peek', inputs, request, ...item }, moved: false };
     default:
       return { start: { kind: 'started', attempt: Number(reply[1]), inputs, request, ...item }, moved: reply[0] === 'running' };
   }

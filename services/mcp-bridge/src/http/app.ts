@@ -9,7 +9,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Res
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 import type { ApiKeyEntry } from '@switchyard/config';
-import { errorMiddleware, FailedKeyLimiter, HttpError, jsonBody, keyId, KeyRing, notFoundHandler, presentedKey, principalOf, unavailableGuard, type FailedKeyLimiterOptions } from '@switchyard/http-kit';
+import { errorMiddleware, FailedKeyLimiter, HttpError, jsonBody, keyId, KeyRing, notFoundHandler, presentedKey, principalOf, unavailableGuard, type FailedKeyPolicy } from '@switchyard/http-kit';
 import { metricsHandler } from '@switchyard/metrics';
 import { checkRedis, redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -34,8 +34,8 @@ export interface BridgeAppOptions {
   prefix: string;
   /** Accepted keys: plain keys have every scope, parsed API_KEYS entries their own (which tools a session sees). */
   apiKeys: readonly (string | ApiKeyEntry)[];
-  /** Wrong keys allowed per client address and window (defaults: 10 a minute). */
-  failedKeys?: Pick<FailedKeyLimiterOptions, 'limit' | 'windowMs'>;
+  /** Wrong keys allowed per client address and window (defaults: 10 a minute), and the proxies trusted to name the client (default none). */
+  failedKeys?: FailedKeyPolicy;
   /** Browser origins allowed (default none: only requests without an Origin). */
   allowedOrigins?: readonly string[];
   logger: Logger;
@@ -111,6 +111,8 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
 
   const app = express();
   app.disable('x-powered-by');
+  // Whose address wrong keys are counted under (clientAddress reads req.ip).
+  app.set('trust proxy', options.failedKeys?.trustProxy ?? false);
   // First, so that an MCP request's span is the root of the runs its tool calls start.
   app.use(traceRequests());
   app.get('/health', async (_req, res) => {
@@ -124,7 +126,7 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
   }
 
   app.use('/mcp', originGuard(options.allowedOrigins ?? []));
-  const failedKeys = new FailedKeyLimiter({ redis: options.redis, prefix: options.prefix, ...options.failedKeys, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') });
+  const failedKeys = new FailedKeyLimiter({ redis: options.redis, prefix: options.prefix, limit: options.failedKeys?.limit, windowMs: options.failedKeys?.windowMs, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') });
   app.use('/mcp', bearerAuth({ keys: new KeyRing(options.apiKeys), failedKeys, ...(oauth ? { resourceMetadataUrl: (req: Request) => `${baseUrl(req)}/.well-known/oauth-protected-resource/mcp` } : {}) }));
   // Sessions, their events and tasks live in Redis: while it is unreachable /mcp answers 503 within a second.
   app.use('/mcp', unavailableGuard({ unavailable: () => redisUnavailable(options.redis) }));

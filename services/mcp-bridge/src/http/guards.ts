@@ -69,13 +69,14 @@ export function bearerAuth(options: { keys: KeyRing; failedKeys?: FailedKeyLimit
       const refusal = tooManyFailedKeys(ms);
       res.status(429).set(refusal.headers).json(errorBody(refusal.code, refusal.message, refusal.details));
     };
-    const refused = key ? (options.failedKeys?.knownRefusal(address) ?? 0) : 0;
-    if (refused > 0) return tooMany(refused);
+    // A valid key is never refused for the wrong keys others sent from its address (see http-kit's apiKeyAuth).
     const identity = options.keys.identify(key);
     if (identity) {
       setPrincipal(req, { ...identity, via: 'key' });
       return next();
     }
+    const refused = key ? (options.failedKeys?.knownRefusal(address) ?? 0) : 0;
+    if (refused > 0) return tooMany(refused);
     const metadata = options.resourceMetadataUrl ? `, resource_metadata="${options.resourceMetadataUrl(req)}"` : '';
     const unauthorized = () =>
       res

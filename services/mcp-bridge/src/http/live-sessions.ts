@@ -169,7 +169,7 @@ export class LiveSessions {
     transport.onerror = (error) => logger.debug({ err: error, session: id }, 'transport');
     const tasks = new RedisTaskStore({ redis, prefix: this.#options.prefix, sessionId: id, leases: this.#leases, observer: this.#options.taskObserver });
     const features = this.#options.features;
-    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks, scopes, ...(features ? { features } : {}) });
+    const server = createBridgeServer({ tools, sessionId: id, session: records.state(id), logger, tasks, scopes, keyId: keyDigest.slice(0, 16), ...(features ? { features } : {}) });
     const session: LiveSession = { id, transport, server, keyDigest, active: 0, lastSeen: Date.now() };
     await server.connect(transport);
     await restore?.(transport, eventStore);

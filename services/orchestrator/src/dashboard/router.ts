@@ -49,11 +49,12 @@ export function dashboardRouter(options: DashboardRouterOptions): Router {
 
   router.post('/ui/session', jsonBody('4kb'), async (req, res) => {
     const { key } = SessionRequest.parse(req.body);
-    const address = clientAddress(req);
-    const refused = await options.failedKeys.refusal(address);
-    if (refused > 0) throw tooManyFailedKeys(refused);
+    // A valid key is never refused for the wrong keys others sent from its address (see http-kit's apiKeyAuth).
     const identity = options.keys.identify(key);
     if (!identity) {
+      const address = clientAddress(req);
+      const refused = await options.failedKeys.refusal(address);
+      if (refused > 0) throw tooManyFailedKeys(refused);
       const nowRefused = await options.failedKeys.fail(address);
       if (nowRefused > 0) throw tooManyFailedKeys(nowRefused);
       throw new HttpError({ status: 401, code: ErrorCodes.unauthorized, message: 'The API key is not valid', headers: { 'WWW-Authenticate': 'Bearer realm="switchyard"' } });

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { ApprovalAccepted, ApprovalRequest, InboxList, SignalAccepted } from '@switchyard/contracts';
+import { ApprovalAccepted, ApprovalRequest, InboxItem, InboxList, SignalAccepted } from '@switchyard/contracts';
 import { CALL_ID, SIGNAL_NAME } from '@switchyard/pipeline';
 import { InboxQuery } from '../routes/waits.js';
 import { BODY_ERRORS, errors, jsonResponse, RunIdParam } from './common.js';
@@ -25,6 +25,14 @@ export const waitPaths: ZodOpenApiPathsObject = {
     },
   },
   '/v1/runs/{runId}/approvals/{callId}': {
+    get: {
+      operationId: 'getApproval',
+      tags: ['runs'],
+      summary: 'Read a tool call that waits for approval, its reason whole',
+      description: "The inbox item of the call, as `GET /v1/inbox` lists it but with the model's reason whole (listings cut it to its first 500 characters).",
+      requestParams: { path: CallParams },
+      responses: { '200': jsonResponse('The waiting call', InboxItem), ...errors({ v1: true, routeErrors: { 404: 'The run waits for no approval of this call (`approval_not_found`)' } }) },
+    },
     post: {
       operationId: 'answerApproval',
       tags: ['runs'],

@@ -5,7 +5,7 @@
 import { Router } from 'express';
 import { analysisDataSchema } from '@switchyard/aceflow';
 import { AceflowRunRequest, type AceflowRunAccepted } from '@switchyard/contracts';
-import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
+import { describeZodError, HttpError, methodNotAllowed, requestKeyId } from '@switchyard/http-kit';
 import { AceflowRangeError, aceflowRunStages, newRunId, runLinks, startAceflowRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
@@ -41,7 +41,7 @@ export function aceflowRouter(deps: AppDeps): Router {
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'aceflow', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     if (!claim.repeated) {
       try {
-        await startAceflowRun(deps, { request, runId: claim.id });
+        await startAceflowRun(deps, { request, runId: claim.id, owner: requestKeyId(res) });
       } catch (error) {
         await claim.release();
         throw error;

@@ -5,7 +5,7 @@
  */
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
-import { describeZodError, findUnsafeJson, HttpError, methodNotAllowed } from '@switchyard/http-kit';
+import { describeZodError, findUnsafeJson, HttpError, methodNotAllowed, requestKeyId } from '@switchyard/http-kit';
 import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
@@ -112,7 +112,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: `pipeline:${name}`, body: { input, version: pipeline.version }, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     if (!claim.repeated) {
       try {
-        await startPipelineRun(deps, { pipeline, input, runId: claim.id, ...(onRecorded ? { onRecorded } : {}) });
+        await startPipelineRun(deps, { pipeline, input, runId: claim.id, owner: requestKeyId(res), ...(onRecorded ? { onRecorded } : {}) });
       } catch (error) {
         await claim.release();
         if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${name}`);

@@ -4,7 +4,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { StoryRequest, type RunAccepted } from '@switchyard/contracts';
-import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
+import { describeZodError, HttpError, methodNotAllowed, requestKeyId } from '@switchyard/http-kit';
 import { newRunId, runLinks, startStoryRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
@@ -27,7 +27,7 @@ export function storiesRouter(deps: AppDeps): Router {
     const runId = claim.id;
     if (!claim.repeated) {
       try {
-        await startStoryRun(deps, { request, runId, ...(onRecorded ? { onRecorded } : {}) });
+        await startStoryRun(deps, { request, runId, owner: requestKeyId(res), ...(onRecorded ? { onRecorded } : {}) });
       } catch (error) {
         await claim.release();
         throw error;

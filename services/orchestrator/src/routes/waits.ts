@@ -3,11 +3,11 @@
  * and the inbox listing both. The checks and the answering are packages/pipeline's
  * (engine/answers.ts), shared with the MCP bridge's inbox tools; this is their HTTP boundary.
  */
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { ApprovalRequest } from '@switchyard/contracts';
-import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { answerApproval, AnswerError, answerSignal, inboxList, type AnswerDeps } from '@switchyard/pipeline';
+import { describeZodError, HttpError, methodNotAllowed, principalOf } from '@switchyard/http-kit';
+import { answerApproval, AnswerError, answerSignal, inboxApproval, inboxList, type AnswerDeps, type Answerer } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { jsonBody } from '../json-body.js';
 
@@ -18,7 +18,10 @@ export const InboxQuery = z.object({
   run_id: z.string().min(1).max(60).optional().describe('Only what this run waits for'),
 });
 
-const REFUSAL_STATUS = { not_found: 404, conflict: 409, invalid: 400 } as const;
+const REFUSAL_STATUS = { not_found: 404, conflict: 409, invalid: 400, forbidden: 403 } as const;
+
+/** Who answers: the request's key (scopeGuard let it through; the answer is checked again where it is applied). */
+const answererOf = (req: Request): Answerer => ({ scopes: principalOf(req)?.scopes ?? [] });
 
 /** An answer refused by the shared checks, as the API's error body. */
 function asHttpError(error: unknown): unknown {
@@ -36,16 +39,22 @@ export function waitsRouter(deps: AppDeps): Router {
       if (!body.success) throw new HttpError({ status: 400, code: 'invalid_approval', ...describeZodError(body.error) });
       return body.data;
     };
-    const accepted = await answerApproval(answers, { runId: String(req.params.runId), callId: String(req.params.callId) }, readRequest).catch((error: unknown) => {
+    const accepted = await answerApproval(answers, { runId: String(req.params.runId), callId: String(req.params.callId), by: answererOf(req) }, readRequest).catch((error: unknown) => {
       throw asHttpError(error);
     });
     res.status(202).json(accepted);
   });
-  router.all('/v1/runs/:runId/approvals/:callId', methodNotAllowed('POST'));
+  // The item's own URL: its reason whole, which listings cut.
+  router.get('/v1/runs/:runId/approvals/:callId', async (req, res) => {
+    const item = await inboxApproval(deps, { runId: String(req.params.runId), callId: String(req.params.callId) });
+    if (!item) throw new HttpError({ status: 404, code: 'approval_not_found', message: `Run ${String(req.params.runId)} waits for no approval of call ${String(req.params.callId)}` });
+    res.json(item);
+  });
+  router.all('/v1/runs/:runId/approvals/:callId', methodNotAllowed('GET, POST'));
 
   router.post('/v1/runs/:runId/signals/:name', jsonBody('1mb', deps.jsonMaxDepth), async (req, res) => {
     const payload: unknown = req.body;
-    const accepted = await answerSignal(answers, { runId: String(req.params.runId), name: String(req.params.name) }, payload, req.get('idempotency-key')).catch((error: unknown) => {
+    const accepted = await answerSignal(answers, { runId: String(req.params.runId), name: String(req.params.name), by: answererOf(req) }, payload, req.get('idempotency-key')).catch((error: unknown) => {
       throw asHttpError(error);
     });
     res.status(accepted.status === 'recorded' ? 202 : 200).json(accepted);

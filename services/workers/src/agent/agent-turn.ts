@@ -7,7 +7,7 @@
  */
 import type { Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
-import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, isTruthy, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
+import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, isTruthy, LISTED_REASON_CHARS, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
 import { ModelCallError, ModelRateLimitWait } from '@switchyard/models';
 import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { ContentCoalescer } from '../engine/content-coalescer.js';
@@ -295,7 +295,8 @@ async function askApproval(deps: AgentTurnDeps, options: AgentTurnOptions, ask: 
     job: { queue: agentCallQueue(ask.tool), id: agentCallJobId(data.run_id, stage, turn, index) },
     tool: call.tool,
     arguments: call.arguments,
-    reason: ask.reason,
+    // The start of the reason, and where the whole is (its turn's reply): not copied into each call.
+    ...(ask.reason && ask.reason.length > LISTED_REASON_CHARS ? { reason: ask.reason.slice(0, LISTED_REASON_CHARS), reason_turn: turn } : { reason: ask.reason }),
     parameters: ask.spec.parameters,
   });
   if (parked === 'parked') await deps.store.appendEvent(data.run_id, 'waiting', { stage, kind: 'approval', key: approvalKey(call.id, stage, turn, index), state: 'pending', tool: call.tool, arguments: preview(call.arguments), ...(ask.reason ? { reason: preview(ask.reason) } : {}) });

@@ -10,7 +10,8 @@
  * of any of its stages that is waiting, active, delayed or waiting for children, or its batch's
  * dispatch job while it is queued. A run with none is looked at again a moment later (a job may
  * have moved between two reads) and then failed through the transition script, which ends a run
- * once whoever else tries.
+ * once whoever else tries. It also releases the admissions of runs a key holds whose run was
+ * never written (live-runs.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, type Job } from 'bullmq';
@@ -35,6 +36,11 @@ export interface ReconcilerOptions {
 
 const LIVE_STATES = new Set(['waiting', 'wait', 'active', 'delayed', 'prioritized', 'waiting-children']);
 const PAGE = 200;
+/**
+ * How old an admission of a run a key holds must be before a sweep may release it for want of its
+ * run: far longer than a run takes to be written after its admission, even on a loaded machine.
+ */
+const ORPHAN_GRACE_MS = 60_000;
 /** Runs one sweep looks at, at most; the rest wait for the next sweep. */
 const MAX_RUNS_PER_SWEEP = 20_000;
 
@@ -114,6 +120,8 @@ export class RunReconciler {
     }
     await store.forgetActiveRuns(gone);
     await store.settleEndedRuns(settled);
+    // The runs its key holds: an admission whose run was never written (its process died between the two) is released.
+    await store.liveRuns.releaseOrphans(Math.max(graceMs, ORPHAN_GRACE_MS));
     if (suspects.length === 0) return { checked, ended: 0 };
     await sleep(recheckMs);
     let ended = 0;

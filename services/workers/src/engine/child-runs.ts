@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
-import { cancelRun, checkInputSize, checkRunInput, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
+import { admitDescendant, cancelRun, checkInputSize, checkRunInput, ChildBudgetError, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, TooManyRunsError, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
 
 export interface ChildRunDeps {
   store: RunStore;
@@ -80,7 +80,8 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
   const { store } = deps;
   const { parent, childId, pipeline: wanted } = request;
   const parentKey = store.keys.run(parent.runId);
-  const depth = Number((await store.redis.hget(parentKey, 'depth')) ?? 0) + 1;
+  const [parentDepth, parentRoot, owner] = await store.redis.hmget(parentKey, 'depth', 'root', 'owner');
+  const depth = Number(parentDepth ?? 0) + 1;
   if (depth > MAX_CHILD_DEPTH) throw new ChildRunFailedError({ code: 'child_depth_exceeded', message: `pipeline ${wanted.name} would start a child run ${depth} levels deep; child runs nest at most ${MAX_CHILD_DEPTH} levels (a pipeline that calls itself, directly or through others?)`, details: { depth, max_depth: MAX_CHILD_DEPTH } });
   const pipeline = await deps.pipelines.compiled(wanted.name, wanted.version);
   if (!pipeline) throw new ChildRunFailedError({ code: 'pipeline_missing', message: `no pipeline ${wanted.name}${wanted.version ? ` version ${wanted.version}` : ''} is registered` });
@@ -95,11 +96,19 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
     if (error instanceof InputError || error instanceof RunLimitError) throw new ChildRunFailedError({ code: 'child_input_refused', message: `pipeline ${wanted.name} refused the input: ${error.message}`, details: { pipeline: wanted.name } });
     throw error;
   }
-  // Named on the parent before it exists, so that cancelling the parent always finds it.
-  await store.redis.hset(parentKey, request.linkField, childId);
-  await store.createRun(run);
-  // Its depth is in its record before any of its steps runs (they read it to start theirs).
-  await store.redis.hset(store.keys.run(childId), 'parent', JSON.stringify({ run_id: parent.runId, stage: parent.stage, ...(parent.call ? { call: parent.call } : {}) }), 'depth', String(depth));
+  // The whole tree is bounded (its root counts every child at every depth), and the child is held
+  // by the key that holds its parent: neither bound harms a run already going, only this start.
+  const root = parentRoot || parent.runId;
+  try {
+    await admitDescendant(store, { root, childId, most: store.limits.descendantsPerRun });
+    // Named on the parent before it exists, so that cancelling the parent always finds it.
+    await store.redis.hset(parentKey, request.linkField, childId);
+    // Its depth and root are in its record from its first write (its steps read them to start theirs).
+    await store.createRun({ ...run, ...(owner ? { owner } : {}), lineage: { parent: { run_id: parent.runId, stage: parent.stage, ...(parent.call ? { call: parent.call } : {}) }, depth, root } });
+  } catch (error) {
+    if (error instanceof ChildBudgetError || error instanceof TooManyRunsError) throw new ChildRunFailedError({ code: error.code, message: error.message, details: error.details });
+    throw error;
+  }
   await deps.queues.steps.add(await rootJobs(pipeline, childId, undefined, store.limits));
   // A parent cancelled meanwhile has looked for its children before this one was there.
   const parentStatus = await store.getStatus(parent.runId);

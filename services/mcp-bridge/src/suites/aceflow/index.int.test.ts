@@ -26,7 +26,7 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const contextOf = (sessionId: string): ToolContext => ({ sessionId, requestId: 1, session: memorySession(), signal: new AbortController().signal, reportProgress: async () => undefined });
+const contextOf = (sessionId: string): ToolContext => ({ sessionId, requestId: 1, session: memorySession(), signal: new AbortController().signal, scopes: new Set(['read', 'run', 'admin']), reportProgress: async () => undefined });
 
 const succeeded = <A extends AceflowAction>(action: A, outcome: ToolOutcome) => {
   assert.notEqual(outcome.isError, true, JSON.stringify(outcome.content));

@@ -80,9 +80,9 @@ export function inboxSuite(deps: AnswerDeps): ToolSuite {
         input: ApproveCallInput,
         output: ApprovalAccepted,
         readOnly: false,
-        handler: async (args) => {
+        handler: async (args, context) => {
           const { run_id, call_id, ...request } = parseArgs(ApproveCallInput, args);
-          return answering(() => answerApproval(deps, { runId: run_id, callId: call_id }, () => request));
+          return answering(() => answerApproval(deps, { runId: run_id, callId: call_id, by: { scopes: context.scopes } }, () => request));
         },
       }),
       tool({
@@ -93,9 +93,9 @@ export function inboxSuite(deps: AnswerDeps): ToolSuite {
         input: SendSignalInput,
         output: SignalAccepted,
         readOnly: false,
-        handler: async (args) => {
+        handler: async (args, context) => {
           const { run_id, name, payload, idempotency_key } = parseArgs(SendSignalInput, args);
-          return answering(() => answerSignal(deps, { runId: run_id, name }, payload, idempotency_key));
+          return answering(() => answerSignal(deps, { runId: run_id, name, by: { scopes: context.scopes } }, payload, idempotency_key));
         },
       }),
     ],

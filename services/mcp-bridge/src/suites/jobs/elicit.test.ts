@@ -9,6 +9,7 @@ import { primitiveField, waitQuestion } from './elicit.js';
 
 // The forms are built without touching the stores: answering is tested against a real stack.
 const deps = {} as AnswerDeps;
+const runKey = { scopes: new Set(['read', 'run']) };
 const record = (fields: Partial<WaitRecord>): WaitRecord => ({ kind: 'signal', key: 'go', run_id: 'run_x', pipeline: 'p', stage: 's', created_at: new Date(0).toISOString(), job: { queue: 'q', id: 'j' }, ...fields });
 
 test('primitive fields keep what MCP forms allow and refuse the rest', () => {
@@ -23,19 +24,28 @@ test('primitive fields keep what MCP forms allow and refuse the rest', () => {
 });
 
 test('a signal is asked only when its schema is a flat object of primitive fields, of a bounded count', () => {
-  assert.ok(waitQuestion(deps, record({ schema: { type: 'object', properties: { ok: { type: 'boolean' } } } })));
-  assert.equal(waitQuestion(deps, record({ schema: { type: 'object', properties: { at: { type: 'object', properties: {} } } } })), undefined);
-  assert.equal(waitQuestion(deps, record({})), undefined, 'no schema: any JSON, which no form can ask');
+  assert.ok(waitQuestion(deps, record({ schema: { type: 'object', properties: { ok: { type: 'boolean' } } } }), runKey));
+  assert.equal(waitQuestion(deps, record({ schema: { type: 'object', properties: { at: { type: 'object', properties: {} } } } }), runKey), undefined);
+  assert.equal(waitQuestion(deps, record({}), runKey), undefined, 'no schema: any JSON, which no form can ask');
   const many = Object.fromEntries(Array.from({ length: 41 }, (_, i) => [`f${i}`, { type: 'string' }]));
-  assert.equal(waitQuestion(deps, record({ schema: { type: 'object', properties: many } })), undefined);
+  assert.equal(waitQuestion(deps, record({ schema: { type: 'object', properties: many } }), runKey), undefined);
 });
 
 test("an approval's form holds approve, note and at most 38 of the tool's primitive fields, its texts cut to 500 characters", () => {
   const properties = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, { type: 'string', description: 'd'.repeat(10_000) }]));
-  const question = waitQuestion(deps, record({ kind: 'approval', key: 'c1', tool: 't', arguments: JSON.stringify({ f0: 'x'.repeat(10_000), approve: 'kept' }), reason: 'r'.repeat(10_000), parameters: { type: 'object', properties: { approve: { type: 'string' }, ...properties, deep: { type: 'object' } } } }));
+  const question = waitQuestion(deps, record({ kind: 'approval', key: 'c1', tool: 't', arguments: JSON.stringify({ f0: 'x'.repeat(10_000), approve: 'kept' }), reason: 'r'.repeat(10_000), parameters: { type: 'object', properties: { approve: { type: 'string' }, ...properties, deep: { type: 'object' } } } }), runKey);
   const form = question?.form;
   assert.equal(Object.keys(form?.requestedSchema.properties ?? {}).length, 40);
   assert.deepEqual(form?.requestedSchema.properties.approve, { type: 'boolean', title: 'Approve the call', default: true }, "a tool field named approve does not replace the form's own");
   assert.equal((form?.requestedSchema.properties.f0 as { description: string }).description.length, 500);
   assert.ok((form?.message.length ?? 0) < 1500, `the message is bounded (${form?.message.length})`);
+});
+
+test('a key that may not answer (read, admin) is asked nothing', () => {
+  const signal = record({ schema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+  const approval = record({ kind: 'approval', key: 'c1', tool: 't', arguments: '{}', parameters: { type: 'object', properties: {} } });
+  for (const scopes of [['read'], ['read', 'admin']]) {
+    assert.equal(waitQuestion(deps, signal, { scopes }), undefined, scopes.join('+'));
+    assert.equal(waitQuestion(deps, approval, { scopes }), undefined, scopes.join('+'));
+  }
 });

@@ -11,7 +11,7 @@
  * accept → approve (or refuse when `approve` is false) / send the signal; decline → refuse the
  * call / send nothing; cancel → nothing.
  */
-import { answerApproval, AnswerError, answerSignal, type AnswerDeps, type WaitRecord } from '@switchyard/pipeline';
+import { answerApproval, AnswerError, answerSignal, mayAnswer, type AnswerDeps, type Answerer, type WaitRecord } from '@switchyard/pipeline';
 import type { ElicitAnswer, ElicitForm, JsonSchema, ToolContext } from '@switchyard/tool-suite';
 
 /** Times one wait is asked in one wait_for_run call: again only after an answer the checks refused. */
@@ -68,7 +68,7 @@ function modelArguments(record: WaitRecord): Record<string, unknown> | undefined
   }
 }
 
-function approvalQuestion(deps: AnswerDeps, record: WaitRecord): WaitQuestion {
+function approvalQuestion(deps: AnswerDeps, record: WaitRecord, by: Answerer): WaitQuestion {
   const asked = modelArguments(record);
   const properties = isObject(record.parameters?.properties) ? record.parameters.properties : {};
   const required = new Set(Array.isArray(record.parameters?.required) ? record.parameters.required : []);
@@ -85,7 +85,7 @@ function approvalQuestion(deps: AnswerDeps, record: WaitRecord): WaitQuestion {
       required: [APPROVE, ...editable.map(([name]) => name).filter((name) => required.has(name))],
     },
   };
-  const target = { runId: record.run_id, callId: record.key };
+  const target = { runId: record.run_id, callId: record.key, by };
   return {
     form,
     async apply(answer) {
@@ -101,7 +101,7 @@ function approvalQuestion(deps: AnswerDeps, record: WaitRecord): WaitQuestion {
   };
 }
 
-function signalQuestion(deps: AnswerDeps, record: WaitRecord): WaitQuestion | undefined {
+function signalQuestion(deps: AnswerDeps, record: WaitRecord, by: Answerer): WaitQuestion | undefined {
   const schema = record.schema;
   if (!schema || schema.type !== 'object' || !isObject(schema.properties)) return undefined;
   const entries = Object.entries(schema.properties);
@@ -113,14 +113,16 @@ function signalQuestion(deps: AnswerDeps, record: WaitRecord): WaitQuestion | un
     form: { message: `Run ${record.run_id} (${record.pipeline}, stage ${record.stage}) waits for signal ${record.key}. Send it with these values, or decline to send nothing.`, requestedSchema: { type: 'object', properties: Object.fromEntries(fields) as Record<string, JsonSchema>, required } },
     async apply(answer) {
       if (answer.action !== 'accept') return `signal ${record.key} not sent`;
-      const outcome = await answerSignal(deps, { runId: record.run_id, name: record.key }, answer.content ?? {});
+      const outcome = await answerSignal(deps, { runId: record.run_id, name: record.key, by }, answer.content ?? {});
       return `signal ${record.key} ${outcome.status === 'recorded' ? 'sent' : 'had been sent already'}`;
     },
   };
 }
 
-export function waitQuestion(deps: AnswerDeps, record: WaitRecord): WaitQuestion | undefined {
-  return record.kind === 'approval' ? approvalQuestion(deps, record) : signalQuestion(deps, record);
+/** The question for a wait, asked of a key that may answer it (`by`; nobody else is asked). */
+export function waitQuestion(deps: AnswerDeps, record: WaitRecord, by: Answerer): WaitQuestion | undefined {
+  if (!mayAnswer(by)) return undefined;
+  return record.kind === 'approval' ? approvalQuestion(deps, record, by) : signalQuestion(deps, record, by);
 }
 
 /**
@@ -128,12 +130,12 @@ export function waitQuestion(deps: AnswerDeps, record: WaitRecord): WaitQuestion
  * (again, with the refusal, when the checks refused the answer, up to MAX_ASKS_PER_WAIT), and
  * answers a line for the progress report.
  */
-export function waitAsker(deps: AnswerDeps, options: { runId: string; elicit: NonNullable<ToolContext['elicit']>; signal: AbortSignal; deadline: number }) {
+export function waitAsker(deps: AnswerDeps, options: { runId: string; by: Answerer; elicit: NonNullable<ToolContext['elicit']>; signal: AbortSignal; deadline: number }) {
   const asks = new Map<string, number>();
   return async function askPending(report: (line: string) => Promise<void>): Promise<void> {
     for (const record of await deps.waits.ofRun(options.runId)) {
       const key = `${record.kind}/${record.key}`;
-      const question = waitQuestion(deps, record);
+      const question = waitQuestion(deps, record, options.by);
       if (!question || (asks.get(key) ?? 0) > 0) continue;
       let refusal = '';
       while ((asks.get(key) ?? 0) < MAX_ASKS_PER_WAIT && !options.signal.aborted) {

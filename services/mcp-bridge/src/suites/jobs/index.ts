@@ -67,9 +67,9 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: StartedRun,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
         longRunning: true,
-        handler: async (args) => {
+        handler: async (args, context) => {
           const request = parseArgs(StartStoryInput, args);
-          const runId = await startStoryRun(deps, { request });
+          const runId = await startStoryRun(deps, { request, owner: context.keyId });
           return success(StartedRun.parse({ run_id: runId, status: (await deps.store.getStatus(runId)) ?? 'queued' }));
         },
       }),
@@ -80,7 +80,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         input: StartStoryBatchInput,
         output: StartedBatch,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-        handler: async (args) => {
+        handler: async (args, context) => {
           const body = parseArgs(StartStoryBatchInput, args);
           let requests;
           try {
@@ -90,7 +90,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             const { message, details } = describeZodError(error);
             throw new InvalidArgumentsError(message, details);
           }
-          const { batchId, runIds } = await startStoryBatch(deps, { requests });
+          const { batchId, runIds } = await startStoryBatch(deps, { requests, owner: context.keyId });
           return success(StartedBatch.parse({ batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds }));
         },
       }),
@@ -103,7 +103,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: StartedPipeline,
         // Each stage's saved output replaces the one the project had.
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-        handler: async (args) => {
+        handler: async (args, context) => {
           const request = parseArgs(StartStagePipelineInput, args);
           if (request.analysis) {
             const analysis = analysisDataSchema.safeParse(request.analysis);
@@ -114,7 +114,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
           }
           let started;
           try {
-            started = await startAceflowRun(deps, { request });
+            started = await startAceflowRun(deps, { request, owner: context.keyId });
           } catch (error) {
             if (error instanceof AceflowRangeError) throw new InvalidArgumentsError(error.message);
             throw error;
@@ -183,7 +183,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
           const { run_id, timeout_s } = parseArgs(WaitForRunInput, args);
           const timeoutMs = timeout_s * 1000;
           // A client that can show forms is asked for what the run waits for (elicit.ts).
-          const asker = context.elicit ? waitAsker({ store: deps.store, waits: deps.waits, pipelines: deps.pipelines, steps: deps.queues.steps }, { runId: run_id, elicit: context.elicit.bind(context), signal: context.signal, deadline: Date.now() + timeoutMs }) : undefined;
+          const asker = context.elicit ? waitAsker({ store: deps.store, waits: deps.waits, pipelines: deps.pipelines, steps: deps.queues.steps }, { runId: run_id, by: { scopes: context.scopes }, elicit: context.elicit.bind(context), signal: context.signal, deadline: Date.now() + timeoutMs }) : undefined;
           const waited = await waitForRun(deps, {
             runId: run_id,
             timeoutMs,

@@ -92,7 +92,7 @@ function pipelineTool(deps: PipelinesSuiteDeps, pipeline: CompiledPipeline): Sui
       if (!pipeline) return notFound(name);
       let runId: string;
       try {
-        runId = await startPipelineRun(deps, { pipeline, input: args });
+        runId = await startPipelineRun(deps, { pipeline, input: args, owner: context.keyId });
       } catch (error) {
         if (error instanceof InputError) throw new InvalidArgumentsError(error.message, { problems: error.problems });
         throw error;
