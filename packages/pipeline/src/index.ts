@@ -119,3 +119,7 @@ export { WAITS_QUEUE } from './definition/queues.js';
 export { wakeWaitingJob, releaseWaits } from './engine/wake.js';
 export { answerApproval, answerSignal, inboxList, inboxItem, AnswerError } from './engine/answers.js';
 export type { AnswerDeps, AnswerRefusal } from './engine/answers.js';
+export { FlowTag, GateTag, PRIORITY_FIRST, PRIORITY_LAST, PRIORITY_SINGLE_RUN, PRIORITY_BATCH } from './catalog.js';
+export { runFlow, childFlow, callerKey, keyText, keyValue, gateOf, ANONYMOUS_KEY } from './flow/run-flow.js';
+export type { CallerFlow } from './flow/run-flow.js';
+export { FairShares, CLASS_SPAN, classOfPriority, UNTAGGED_FLOW } from './flow/fair-shares.js';

@@ -10,6 +10,7 @@ import { registerShippedPipelines } from './shipped.js';
 import type { RunRecord, RunStore } from '../store/run-store.js';
 import { RUN_ID } from '../store/run-view.js';
 import { cancelChildRuns } from './child-links.js';
+import type { CallerFlow } from '../flow/run-flow.js';
 
 /** A pipeline the deployment needs and does not have (the shipped ones are registered at start-up). */
 export class PipelineMissingError extends Error {
@@ -31,8 +32,8 @@ export async function requirePipeline(deps: Pick<PipelineRunsDeps, 'pipelines'>,
 }
 
 /** `POST /v1/stories`: a run of the latest `story` pipeline. */
-export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string; onRecorded?: (runId: string) => Promise<void> }): Promise<string> {
-  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
+export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string; onRecorded?: (runId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<string> {
+  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** Each batch item over the defaults must be a whole story request; errors name `items.N.field`. */
@@ -47,8 +48,8 @@ export function batchStoryRequests(body: BatchRequest): StoryRequest[] {
   return requests as StoryRequest[];
 }
 
-export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string; onRecorded?: (batchId: string) => Promise<void> }): Promise<{ batchId: string; runIds: string[] }> {
-  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
+export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string; onRecorded?: (batchId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<{ batchId: string; runIds: string[] }> {
+  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** The modes' stages, as the AceFlow engine defines them (kept in step by a test). */
@@ -74,12 +75,12 @@ export function aceflowRunStages(request: AceflowRunRequest): AceflowStageId[] {
 }
 
 /** `POST /v1/aceflow/runs`: a run of the latest `aceflow` pipeline over the stages the request picks. */
-export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: AceflowRunRequest; runId?: string }): Promise<{ runId: string; stages: AceflowStageId[] }> {
+export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: AceflowRunRequest; runId?: string; caller?: CallerFlow | undefined }): Promise<{ runId: string; stages: AceflowStageId[] }> {
   const stages = aceflowRunStages(options.request);
   const { project, analysis } = options.request;
   const input = { project, stages, ...(analysis ? { analysis } : {}) };
   // Its own size bound: the analysis it carries may be 10 MB (seed 000).
-  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId, inputLimit: 'aceflowInputBytes' });
+  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId, inputLimit: 'aceflowInputBytes', caller: options.caller });
   return { runId, stages };
 }
 

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inputTopic } from './run-listing.js';
+import type { FlowTag } from '../catalog.js';
 
 export interface NewRun {
   id?: string;
@@ -16,6 +17,8 @@ export interface NewRun {
   stepQueues?: Record<string, string>;
   /** Map steps whose branches are known at the start: step name → branch stage names. */
   branches?: Record<string, string[]>;
+  /** Its flow control (priority class, fair-share key, concurrency key), as its jobs carry it. */
+  flow?: FlowTag | undefined;
 }
 
 export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
@@ -48,6 +51,7 @@ export function newRunFields(options: { run: NewRun; id: string; created: string
     completed_stages: 0,
     ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
     ...(run.stepQueues ? { step_queues: shapeJson(run.stepQueues) } : {}),
+    ...(run.flow ? { flow: JSON.stringify(run.flow) } : {}),
     ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, shapeJson(names)])),
   };
 }

@@ -2,7 +2,7 @@
  * Batches: `POST /v1/batches` records every run and hands the enqueueing to a dispatcher job, so
  * that 10,000 stories are accepted in one write; reading a batch gives counts and a page of runs.
  */
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { BatchRequest, PipelineBatchRequest, type BatchAccepted, type BatchList, type BatchView } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
 import { notifyHook } from '../notify.js';
+import { callerOf } from '../flow-caller.js';
 import { batchEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
 import { definitionProblems } from './pipelines.js';
@@ -27,14 +28,14 @@ async function acceptBatch(deps: AppDeps, req: Request, start: (batchId: string)
   }
 }
 
-async function startAnyPipelineBatch(deps: AppDeps, req: Request): Promise<{ batchId: string; runIds: string[] }> {
+async function startAnyPipelineBatch(deps: AppDeps, req: Request, res: Response): Promise<{ batchId: string; runIds: string[] }> {
   const body = PipelineBatchRequest.parse(req.body);
   const pipeline = await deps.pipelines.compiled(body.pipeline, body.version);
   if (!pipeline) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${body.pipeline}${body.version ? ` version ${body.version}` : ''}` });
   const inputs = body.items.map((item) => ({ ...body.defaults, ...item }));
   const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
   try {
-    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId, ...(onRecorded ? { onRecorded } : {}) }), { body, total: inputs.length });
+    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId, caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body, total: inputs.length });
   } catch (error) {
     if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${body.pipeline}`);
     throw error;
@@ -64,12 +65,12 @@ export function batchesRouter(deps: AppDeps): Router {
 
   router.post('/v1/batches', jsonBody('20mb', deps.jsonMaxDepth), async (req, res) => {
     let created: { batchId: string; runIds: string[] };
-    if (req.body && typeof req.body === 'object' && 'pipeline' in (req.body as object)) created = await startAnyPipelineBatch(deps, req);
+    if (req.body && typeof req.body === 'object' && 'pipeline' in (req.body as object)) created = await startAnyPipelineBatch(deps, req, res);
     else {
       const body = BatchRequest.parse(req.body);
       const requests = batchStoryRequests(body);
       const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
-      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId, ...(onRecorded ? { onRecorded } : {}) }), { body, total: requests.length });
+      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId, caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body, total: requests.length });
     }
     const { batchId, runIds } = created;
     const links = batchLinks(batchId);

@@ -1,0 +1,117 @@
+/**
+ * Fair shares between callers, as BullMQ priorities: start-time fair queueing. Each queue keeps,
+ * per priority class, a virtual time and each key's last virtual finish. A key's next job starts
+ * at max(its last finish, the virtual time) and finishes 1/weight later; its BullMQ priority is
+ * its class's base plus that start. BullMQ serves the lowest priority first (first in first out
+ * among equals), so two keys with work waiting alternate however much each has queued, and a key
+ * that comes late starts at the virtual time, not behind the others' backlog.
+ *
+ * The virtual time is read from the queue itself: the start of the job of the class waiting at
+ * its head (BullMQ scores a prioritized job `priority * 2^32 + counter`). When nothing of the
+ * class waits, every start given has been served, so the time is the highest start given. Starts
+ * live in a class's span of BullMQ's priorities (CLASS_SPAN): a class's state is dropped when
+ * nothing of it waits and its starts have passed half the span, and a start past the span is held
+ * at its end (first in first out there, until the class drains).
+ *
+ * All BullMQ queues of a deployment share its hash tag (`{sy}`), so one script places every job
+ * added in a turn, on one Redis or a cluster.
+ */
+import type { Redis } from 'ioredis';
+import { PRIORITY_BATCH, type FlowTag } from '../catalog.js';
+
+/** BullMQ's priorities of one class: class c takes [c·SPAN, (c+1)·SPAN). 9 classes fit under BullMQ's 2^21. */
+export const CLASS_SPAN = 200_000;
+
+/** The flow of a job added before flow control: served as a batch's, under one key of its own. */
+export const UNTAGGED_FLOW: FlowTag = { priority: PRIORITY_BATCH, key: '-' };
+
+/** The class a BullMQ priority belongs to, and the virtual start within it. */
+export function classOfPriority(priority: number): { priority: number; start: number } {
+  return { priority: Math.floor(priority / CLASS_SPAN), start: priority % CLASS_SPAN };
+}
+
+/**
+ * KEYS: per (queue, class) pair, the queue's prioritized zset then the pair's state hash.
+ * ARGV: class span, reset mark, job count, then per job: pair number (1-based), class, key, weight.
+ * Answers each job's BullMQ priority.
+ */
+export const FAIR_PRIORITIES_SCRIPT = `
+local span = tonumber(ARGV[1])
+local reset_mark = tonumber(ARGV[2])
+local count = tonumber(ARGV[3])
+local shift = 4294967296
+local now = {}
+local answers = {}
+for i = 0, count - 1 do
+  local pair = tonumber(ARGV[4 + i * 4])
+  local base = tonumber(ARGV[5 + i * 4]) * span
+  local field = 'f:' .. ARGV[6 + i * 4]
+  local weight = tonumber(ARGV[7 + i * 4])
+  local state = KEYS[pair * 2]
+  local v = now[pair]
+  if v == nil then
+    local head = redis.call('ZRANGEBYSCORE', KEYS[pair * 2 - 1], string.format('%.0f', base * shift), '(' .. string.format('%.0f', (base + span) * shift), 'WITHSCORES', 'LIMIT', 0, 1)
+    local highest = tonumber(redis.call('HGET', state, 'm') or '0')
+    if head[2] then
+      v = math.max(tonumber(redis.call('HGET', state, 'v') or '0'), math.floor(tonumber(head[2]) / shift) - base)
+    elseif highest > reset_mark then
+      redis.call('DEL', state)
+      v = 0
+    else
+      v = highest
+    end
+    redis.call('HSET', state, 'v', v)
+    now[pair] = v
+  end
+  local start = math.max(tonumber(redis.call('HGET', state, field) or '0'), v)
+  redis.call('HSET', state, field, start + 1 / weight)
+  if start > tonumber(redis.call('HGET', state, 'm') or '0') then redis.call('HSET', state, 'm', start) end
+  answers[#answers + 1] = base + math.min(span - 1, math.floor(start))
+end
+return answers
+`;
+
+/** A job to place: its queue and its run's flow. */
+export interface FairJob {
+  queue: string;
+  flow: FlowTag | undefined;
+}
+
+/**
+ * Gives jobs their BullMQ priorities, one script for all the jobs of a call.
+ * @param prefix BullMQ's prefix (`{sy}`), under which the queues' keys and this state live
+ */
+export class FairShares {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+
+  constructor(options: { redis: Redis; prefix: string }) {
+    this.#redis = options.redis;
+    this.#prefix = options.prefix;
+  }
+
+  /** The state of one class of one queue (its keys' finishes, its virtual time). */
+  stateKey(queue: string, priority: number): string {
+    return `${this.#prefix}:flow:${queue}:fair:${priority}`;
+  }
+
+  /** Each job's BullMQ priority, in the order given. */
+  async priorities(jobs: readonly FairJob[]): Promise<number[]> {
+    if (jobs.length === 0) return [];
+    const pairs = new Map<string, number>();
+    const keys: string[] = [];
+    const args: (string | number)[] = [CLASS_SPAN, CLASS_SPAN / 2, jobs.length];
+    for (const job of jobs) {
+      const flow = job.flow ?? UNTAGGED_FLOW;
+      const pairName = `${job.queue}\n${flow.priority}`;
+      let pair = pairs.get(pairName);
+      if (pair === undefined) {
+        pairs.set(pairName, (pair = pairs.size + 1));
+        keys.push(`${this.#prefix}:${job.queue}:prioritized`, this.stateKey(job.queue, flow.priority));
+      }
+      args.push(pair, flow.priority, flow.key, flow.weight ?? 1);
+    }
+    const answer = (await this.#redis.eval(FAIR_PRIORITIES_SCRIPT, keys.length, ...keys, ...args)) as number[];
+    return answer.map(Number);
+  }
+}
