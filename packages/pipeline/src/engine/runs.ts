@@ -11,6 +11,7 @@ import type { RunRecord, RunStore } from '../store/run-store.js';
 import { RUN_ID } from '../store/run-view.js';
 import { cancelChildRuns } from './child-links.js';
 import type { CallerFlow } from '../flow/run-flow.js';
+import { ConcurrencyGates } from '../flow/concurrency-gate.js';
 
 /** A pipeline the deployment needs and does not have (the shipped ones are registered at start-up). */
 export class PipelineMissingError extends Error {
@@ -93,6 +94,9 @@ export async function cancelRun(deps: { store: RunStore }, runId: string): Promi
   if (change.previous === null) return { outcome: 'not_found' };
   if (!change.moved && change.previous !== 'cancelled') return { outcome: 'finished', status: change.previous };
   await deps.store.publishCancel(runId);
+  // Its concurrency key is free at once; the run first in line is let through when its job next looks (GATE_RECHECK_MS).
+  const gate = change.moved ? await deps.store.getFlow(runId).then((flow) => flow?.gate) : undefined;
+  if (gate) await new ConcurrencyGates({ redis: deps.store.redis, prefix: deps.store.prefix }).release(gate, [runId]);
   // Its children (child pipeline steps, agents' pipeline calls) end with it, at once.
   if (change.moved) await cancelChildRuns(deps.store, runId, (store, childId) => cancelRun({ store }, childId));
   const run = await deps.store.getRun(runId);
