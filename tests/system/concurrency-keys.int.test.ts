@@ -110,3 +110,27 @@ test('a step with a concurrency key of limit 1 runs one stage at a time per key,
   }
   assert.ok(mostAtOnce(stageSpans('free').map((s) => ({ ...s, user: 'all' }))) > 1, 'the unguarded step ran beside itself');
 });
+
+test("a run behind its concurrency key says so, and how many are ahead of it in the key's line", async (t) => {
+  stack.tools.services.search.faults.latencyMs = 800;
+  t.after(() => (stack.tools.services.search.faults.latencyMs = 60));
+  await registerPipeline(stack, {
+    name: 'one-at-a-time',
+    input: { type: 'object', required: ['user'], properties: { user: { type: 'string' } } },
+    concurrency: { key: 'input.user', limit: 1 },
+    steps: { look: { tool: 'search_relevant_information', args: { topic: 'input.user' } } },
+  });
+  const { body } = await stack.json<{ run_ids: string[] }>('/v1/batches', { method: 'POST', body: JSON.stringify({ pipeline: 'one-at-a-time', items: [{ user: 'eve' }, { user: 'eve' }, { user: 'eve' }] }) });
+  const third = body.run_ids[2];
+  let seen: { reason: string; ahead?: number; holders?: number } | undefined;
+  const deadline = Date.now() + 20_000;
+  while (!seen && Date.now() < deadline) {
+    const view = await stack.json<{ flow?: { waiting?: { reason: string; ahead?: number; holders?: number } } }>(`/v1/runs/${third}`);
+    if (view.body.flow?.waiting?.reason === 'concurrency_key') seen = view.body.flow.waiting;
+    else await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.ok(seen, 'the third run was seen waiting behind its concurrency key');
+  assert.equal(seen.holders, 1);
+  assert.ok(seen.ahead === 0 || seen.ahead === 1, `its place in line: ${seen.ahead}`);
+  await Promise.all(body.run_ids.map((id) => stack.waitForRun(id, 60_000)));
+});

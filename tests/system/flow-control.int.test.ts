@@ -65,9 +65,14 @@ test('single runs started after a batch go ahead of it, and a batch given priori
   const urgent = await startBatch(TEST_API_KEY, 2, 'urgent', 1);
   await waitFor(async () => (await waitingJobs()).prioritized >= 24, 'every job queued');
   assert.equal((await waitingJobs()).wait, 0, 'no step job waits unprioritized (BullMQ would serve it before every prioritized one)');
-  const view = await stack.json<{ flow?: { priority: number; key: string; waiting?: { reason: string } } }>(`/v1/runs/${batch[0]}`);
+  const view = await stack.json<{ flow?: { priority: number; key: string; waiting?: { reason: string; ahead?: number; ahead_higher_priority?: number } } }>(`/v1/runs/${batch[5]}`);
   assert.equal(view.body.flow?.priority, 6, "a batch's run is batch work by default");
   assert.match(view.body.flow?.key ?? '', /^key:/);
+  assert.deepEqual(view.body.flow?.waiting, { reason: 'priority', queue: 'tool-search', ahead: 9, ahead_higher_priority: 4 }, 'it says it waits behind higher classes, and how many jobs are ahead');
+  const single = await stack.json<{ flow?: { priority: number; waiting?: { reason: string } } }>(`/v1/runs/${singles[0]}`);
+  assert.equal(single.body.flow?.priority, 3, 'a single run goes ahead of batch work by default');
+  const first = await stack.json<{ flow?: { waiting?: { reason: string } } }>(`/v1/runs/${urgent[0]}`);
+  assert.equal(first.body.flow?.waiting?.reason, 'starting', 'the first in line has nothing ahead');
   await search.resume();
   const order = await startOrder([...batch, ...singles, ...urgent]);
   assert.deepEqual(new Set(order.slice(0, 2)), new Set(urgent), `the priority-1 batch first: ${order.join(' ')}`);
@@ -80,6 +85,8 @@ test('two callers each with a batch waiting take turns, however much the first q
   await waitFor(async () => (await waitingJobs()).prioritized >= 30, "the first caller's jobs queued");
   const second = await startBatch(OTHER_KEY, 10, 'second caller');
   await waitFor(async () => (await waitingJobs()).prioritized >= 40, "the second caller's jobs queued");
+  const view = await stack.json<{ flow?: { key: string; waiting?: { reason: string } } }>(`/v1/runs/${second[3]}`);
+  assert.equal(view.body.flow?.waiting?.reason, 'fair_share', 'a run behind work of its own class waits its share');
   await search.resume();
   const order = await startOrder([...first, ...second]);
   const secondOnes = new Set(second);

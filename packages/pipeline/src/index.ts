@@ -125,3 +125,4 @@ export type { CallerFlow } from './flow/run-flow.js';
 export { FairShares, CLASS_SPAN, classOfPriority, UNTAGGED_FLOW } from './flow/fair-shares.js';
 export { ConcurrencyGates, GATE_RECHECK_MS } from './flow/concurrency-gate.js';
 export type { Admission, GateJobRef, GateKeys } from './flow/concurrency-gate.js';
+export { waitingOf } from './flow/waiting.js';

@@ -105,7 +105,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const waits = new RunWaits({ redis: connection, keys: store.keys, prefix });
   // Concurrency keys in front: a job over its key's limit waits delayed, holding no slot.
   const gates = new ConcurrencyGates({ redis: connection, prefix });
-  const step = gatedSteps({ store, steps: queues.steps, pipelines, gates }, stepProcessor({ store, waits, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents }));
+  const step = gatedSteps({ store, steps: queues.steps, pipelines, gates, queueWaits: options.metrics?.queueWaits }, stepProcessor({ store, waits, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents }));
 
   const processors = new Map<string, Processor>([
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),

@@ -103,6 +103,11 @@ export class StepQueues {
     this.#fair = new FairShares({ redis: options.connection, prefix: options.prefix });
   }
 
+  /** The fair shares that place this process's jobs (and say where one waits). */
+  get fair(): FairShares {
+    return this.#fair;
+  }
+
   queue(name: string): Queue {
     let queue = this.#queues.get(name);
     if (!queue) {

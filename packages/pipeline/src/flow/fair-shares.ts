@@ -95,6 +95,16 @@ export class FairShares {
     return `${this.#prefix}:flow:${queue}:fair:${priority}`;
   }
 
+  /** Where a waiting job stands in its queue: the jobs ahead of it, and of those the ones of a higher class; null when it is not waiting there. */
+  async placeOf(queue: string, id: string): Promise<{ ahead: number; aheadHigherPriority: number } | null> {
+    const key = `${this.#prefix}:${queue}:prioritized`;
+    const score = await this.#redis.zscore(key, id);
+    if (score === null) return null;
+    const base = Math.floor(Number(score) / 2 ** 32 / CLASS_SPAN) * CLASS_SPAN * 2 ** 32;
+    const [ahead, higher] = await Promise.all([this.#redis.zcount(key, '-inf', `(${score}`), this.#redis.zcount(key, '-inf', `(${base}`)]);
+    return { ahead, aheadHigherPriority: higher };
+  }
+
   /** Each job's BullMQ priority, in the order given. */
   async priorities(jobs: readonly FairJob[]): Promise<number[]> {
     if (jobs.length === 0) return [];

@@ -11,12 +11,15 @@ import { DelayedError, type Job } from 'bullmq';
 import { LIVE_STATUSES, type RunStatus } from '@switchyard/contracts';
 import { gateOf, GATE_RECHECK_MS, stageOf, type ConcurrencyGates, type GateJobRef, type GateTag, type PipelineStore, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
 import { KeyedPipeline } from '@switchyard/redis';
+import type { QueueWaitMetrics } from '../queue-wait-metrics.js';
 
 export interface GatedStepsDeps {
   store: RunStore;
   steps: StepQueues;
   pipelines: PipelineStore;
   gates: ConcurrencyGates;
+  /** Times each job's wait before its work (default: not measured). */
+  queueWaits?: QueueWaitMetrics | undefined;
 }
 
 const ENDED_STAGE = ['completed', 'skipped', 'failed', 'cancelled'];
@@ -90,6 +93,9 @@ async function pass(deps: GatedStepsDeps, job: Job, token: string | undefined, p
     }
     if (!token) throw new Error('a gated job waits with a lock token');
     await job.moveToDelayed(Date.now() + GATE_RECHECK_MS, token);
+    // A holder that ended between the ask and the move found this job not yet delayed to wake:
+    // asked once more now that it is, it wakes itself when its turn has come meanwhile.
+    if ((await ask()).admitted) await job.promote().catch(() => undefined);
     throw new DelayedError();
   }
 }
@@ -109,8 +115,12 @@ export function gatedSteps(deps: GatedStepsDeps, processor: (job: Job, token?: s
     // Only a definition that declares a key costs anything: a look at the compiled step.
     const declared = data.flow?.gate !== undefined || deps.pipelines.compiledNow(data.pipeline, data.version)?.steps.get(data.step)?.concurrency !== undefined || !deps.pipelines.compiledNow(data.pipeline, data.version);
     const passages = declared ? await passagesOf(deps, data) : [];
-    if (passages.length === 0) return processor(job, token);
+    if (passages.length === 0) {
+      deps.queueWaits?.began(job);
+      return processor(job, token);
+    }
     await pass(deps, job, token, passages);
+    deps.queueWaits?.began(job);
     try {
       await processor(job, token);
     } finally {
