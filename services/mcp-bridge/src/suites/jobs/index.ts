@@ -13,6 +13,7 @@ import { analysisDataSchema } from '@switchyard/aceflow';
 import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, releaseWaits, type RunWaits, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import { parseArgs } from '../parse-args.js';
+import { callerFlow } from '../../flow-caller.js';
 import {
   CancelRunInput,
   GetRunInput,
@@ -67,9 +68,9 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: StartedRun,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
         longRunning: true,
-        handler: async (args) => {
-          const request = parseArgs(StartStoryInput, args);
-          const runId = await startStoryRun(deps, { request });
+        handler: async (args, context) => {
+          const { priority, ...request } = parseArgs(StartStoryInput, args);
+          const runId = await startStoryRun(deps, { request, caller: callerFlow(context, priority) });
           return success(StartedRun.parse({ run_id: runId, status: (await deps.store.getStatus(runId)) ?? 'queued' }));
         },
       }),
@@ -80,7 +81,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         input: StartStoryBatchInput,
         output: StartedBatch,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-        handler: async (args) => {
+        handler: async (args, context) => {
           const body = parseArgs(StartStoryBatchInput, args);
           let requests;
           try {
@@ -90,7 +91,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             const { message, details } = describeZodError(error);
             throw new InvalidArgumentsError(message, details);
           }
-          const { batchId, runIds } = await startStoryBatch(deps, { requests });
+          const { batchId, runIds } = await startStoryBatch(deps, { requests, caller: callerFlow(context, body.priority) });
           return success(StartedBatch.parse({ batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds }));
         },
       }),
@@ -103,7 +104,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         output: StartedPipeline,
         // Each stage's saved output replaces the one the project had.
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-        handler: async (args) => {
+        handler: async (args, context) => {
           const request = parseArgs(StartStagePipelineInput, args);
           if (request.analysis) {
             const analysis = analysisDataSchema.safeParse(request.analysis);
@@ -114,7 +115,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
           }
           let started;
           try {
-            started = await startAceflowRun(deps, { request });
+            started = await startAceflowRun(deps, { request, caller: callerFlow(context) });
           } catch (error) {
             if (error instanceof AceflowRangeError) throw new InvalidArgumentsError(error.message);
             throw error;
