@@ -40,33 +40,46 @@ local span = tonumber(ARGV[1])
 local reset_mark = tonumber(ARGV[2])
 local count = tonumber(ARGV[3])
 local shift = 4294967296
-local now = {}
+local now, highest, finishes = {}, {}, {}
 local answers = {}
 for i = 0, count - 1 do
   local pair = tonumber(ARGV[4 + i * 4])
   local base = tonumber(ARGV[5 + i * 4]) * span
-  local field = 'f:' .. ARGV[6 + i * 4]
+  local key = ARGV[6 + i * 4]
   local weight = tonumber(ARGV[7 + i * 4])
   local state = KEYS[pair * 2]
-  local v = now[pair]
-  if v == nil then
+  if now[pair] == nil then
     local head = redis.call('ZRANGEBYSCORE', KEYS[pair * 2 - 1], string.format('%.0f', base * shift), '(' .. string.format('%.0f', (base + span) * shift), 'WITHSCORES', 'LIMIT', 0, 1)
-    local highest = tonumber(redis.call('HGET', state, 'm') or '0')
+    local saved = redis.call('HMGET', state, 'v', 'm')
+    local v, m = tonumber(saved[1] or '0'), tonumber(saved[2] or '0')
     if head[2] then
-      v = math.max(tonumber(redis.call('HGET', state, 'v') or '0'), math.floor(tonumber(head[2]) / shift) - base)
-    elseif highest > reset_mark then
+      v = math.max(v, math.floor(tonumber(head[2]) / shift) - base)
+    elseif m > reset_mark then
       redis.call('DEL', state)
-      v = 0
+      v, m = 0, 0
     else
-      v = highest
+      v = m
     end
-    redis.call('HSET', state, 'v', v)
-    now[pair] = v
+    now[pair], highest[pair], finishes[pair] = v, m, {}
   end
-  local start = math.max(tonumber(redis.call('HGET', state, field) or '0'), v)
-  redis.call('HSET', state, field, start + 1 / weight)
-  if start > tonumber(redis.call('HGET', state, 'm') or '0') then redis.call('HSET', state, 'm', start) end
+  local finish = finishes[pair][key]
+  if finish == nil then finish = tonumber(redis.call('HGET', state, 'f:' .. key) or '0') end
+  local start = math.max(finish, now[pair])
+  finishes[pair][key] = start + 1 / weight
+  if start > highest[pair] then highest[pair] = start end
   answers[#answers + 1] = base + math.min(span - 1, math.floor(start))
+end
+for pair, keys in pairs(finishes) do
+  local fields = {'v', now[pair], 'm', highest[pair]}
+  for key, finish in pairs(keys) do
+    fields[#fields + 1] = 'f:' .. key
+    fields[#fields + 1] = finish
+    if #fields >= 1000 then
+      redis.call('HSET', KEYS[pair * 2], unpack(fields))
+      fields = {'v', now[pair]}
+    end
+  end
+  redis.call('HSET', KEYS[pair * 2], unpack(fields))
 end
 return answers
 `;
