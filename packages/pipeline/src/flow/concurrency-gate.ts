@@ -47,7 +47,7 @@ end
 if not redis.call('ZSCORE', KEYS[2], member) then
   redis.call('ZADD', KEYS[2], redis.call('HINCRBY', KEYS[3], '#seq', 1), member)
 end
-redis.call('HSET', KEYS[3], member, ARGV[4])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], member, ARGV[4]) end
 local rank = redis.call('ZRANK', KEYS[2], member)
 if free > 0 and rank < free then
   redis.call('ZREM', KEYS[2], member)
