@@ -25,7 +25,7 @@
  * `contention` (only when named) measures flow control under contention as ratios in one run:
  * a single run behind another key's batch, two keys' shares, a concurrency key's limit
  * (scripts/bench/contention.ts: BENCH_CONTENTION_BATCH, _SHARE_BATCH, _USERS, _USER_RUNS,
- * _CONCURRENCY, _ONLY).
+ * _CONCURRENCY, _TOOL_MS, _ONLY).
  *
  * `realistic` (only when named: at its default size it runs for minutes) runs stories through the
  * whole stack as processes with realistic tool latencies (scripts/bench/realistic.ts):
@@ -117,6 +117,7 @@ function contentionOptions() {
       users: sizeFromEnv('BENCH_CONTENTION_USERS', 10),
       userRuns: sizeFromEnv('BENCH_CONTENTION_USER_RUNS', 100),
       concurrency: sizeFromEnv('BENCH_CONTENTION_CONCURRENCY', 200),
+      toolMs: sizeFromEnv('BENCH_CONTENTION_TOOL_MS', 1000),
     },
     only: process.env.BENCH_CONTENTION_ONLY ? process.env.BENCH_CONTENTION_ONLY.split(',') : undefined,
   };

@@ -9,7 +9,8 @@
  * BENCH_CONTENTION_SHARE_BATCH (each of the two keys' batches, default 2000),
  * BENCH_CONTENTION_USERS / BENCH_CONTENTION_USER_RUNS (the concurrency key's users and runs,
  * default 10 and 100), BENCH_CONTENTION_CONCURRENCY (worker slots per queue, default 200, the
- * workers' default), BENCH_CONTENTION_ONLY (a comma-separated list of scenario names).
+ * workers' default), BENCH_CONTENTION_TOOL_MS (each tool call's latency, default 1000: calls wait
+ * on the network, so the workers' CPU is not what the runs wait for), BENCH_CONTENTION_ONLY (a comma-separated list of scenario names).
  */
 import { concurrencyKeyScenario, fairSharesScenario, singleBehindBatchScenario } from './contention-scenarios.js';
 
@@ -22,6 +23,8 @@ export interface ContentionSizes {
   userRuns: number;
   /** Worker slots per queue. */
   concurrency: number;
+  /** Each tool call's latency (ms): a call waiting on the network, as in production. */
+  toolMs: number;
 }
 
 export interface ContentionEnv {
