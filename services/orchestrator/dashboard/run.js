@@ -138,7 +138,7 @@ export async function runView(ctx, runId) {
     replace(flowFacts, run.flow ? flowText(run.flow) : '');
     flowFacts.hidden = !run.flow;
     // A queued run has no events until it starts: why it waits is looked at again meanwhile.
-    if (run.status === 'queued') setTimeout(refresh, 2000);
+    if (run.status === 'queued' && flowFacts.isConnected) setTimeout(() => flowFacts.isConnected && refresh(), 2000);
     setProgress(bar.firstElementChild, run.progress);
     percent.textContent = `${run.progress}%`;
     replace(stages, run.stages.map(stageRow));
