@@ -562,10 +562,10 @@ export interface components {
                 /** @description Its value names whose share a run's jobs take, e.g. `input.tenant` (default: the API key that started the run) */
                 key: string;
                 /**
-                 * @description How large a share the runs of this pipeline take against others waiting in the same queue and class (default 1)
+                 * @description How large a share a run's key takes against others waiting in the same queue and class: a number, or an expression over the input giving one per key (e.g. `input.tenant = 'gold' ? 3 : 1`); held to 0.01–100, default 1
                  * @default 1
                  */
-                weight: number;
+                weight: number | string;
             };
             steps: {
                 [key: string]: {

@@ -67,8 +67,8 @@ export interface CompiledPipeline {
   output?: { evaluate(context: ExpressionContext): unknown } | undefined;
   /** Its runs' concurrency key: at most `limit` runs at once per value of `key` (over the input). */
   concurrency?: CompiledConcurrency | undefined;
-  /** Whose fair share its runs take (`key` over the input) and its weight; absent: the caller's, weight 1. */
-  fairness?: { key: Expression; weight: number } | undefined;
+  /** Whose fair share its runs take (`key` over the input) and its weight (a number, or an expression over the input); absent: the caller's, weight 1. */
+  fairness?: { key: Expression; weight: number | Expression } | undefined;
   /** Checks a run's input against the definition's `input` schema. */
   checkInput(input: unknown): DefinitionProblem[];
 }
@@ -209,6 +209,8 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
   }
   const concurrency = concurrencyOf(definition.concurrency, 'concurrency');
   const fairnessKey = definition.fairness ? flowExpression(definition.fairness.key, 'fairness.key') : undefined;
+  const declaredWeight = definition.fairness?.weight ?? 1;
+  const fairnessWeight = typeof declaredWeight === 'number' ? declaredWeight : flowExpression(declaredWeight, 'fairness.weight');
   const input = compileInputSchema(definition.input);
   if ('problems' in input) problems.push(...input.problems);
   if (problems.length > 0 || !('validate' in input)) throw new DefinitionError(problems);
@@ -224,7 +226,7 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
     fallbacks,
     output,
     ...(concurrency ? { concurrency } : {}),
-    ...(fairnessKey && definition.fairness ? { fairness: { key: fairnessKey, weight: definition.fairness.weight } } : {}),
+    ...(fairnessKey && fairnessWeight !== undefined ? { fairness: { key: fairnessKey, weight: fairnessWeight } } : {}),
     checkInput: (value) => inputProblems(validateInput, value),
   };
 }

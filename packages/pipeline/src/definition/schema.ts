@@ -78,7 +78,10 @@ export const ConcurrencyDefinition = z
 export const FairnessDefinition = z
   .strictObject({
     key: Expression.describe("Its value names whose share a run's jobs take, e.g. `input.tenant` (default: the API key that started the run)"),
-    weight: z.number().min(0.01).max(100).default(1).describe('How large a share the runs of this pipeline take against others waiting in the same queue and class (default 1)'),
+    weight: z
+      .union([z.number().min(0.01).max(100), Expression])
+      .default(1)
+      .describe("How large a share a run's key takes against others waiting in the same queue and class: a number, or an expression over the input giving one per key (e.g. `input.tenant = 'gold' ? 3 : 1`); held to 0.01–100, default 1"),
   })
   .describe('Fair shares between callers (docs/PIPELINES.md, "Flow control")');
 

@@ -42,6 +42,19 @@ export async function gateOf(concurrency: CompiledConcurrency, scope: string, co
   return { scope, value: await keyValue(concurrency.key, context), limit: concurrency.limit };
 }
 
+/** A key's weight: the number, or the expression's value held to 0.01–100 (1 when it gives no number or fails). */
+async function weightOf(weight: number | { evaluate(context: ExpressionContext): Promise<unknown> }, context: ExpressionContext): Promise<number> {
+  if (typeof weight === 'number') return weight;
+  let value: unknown;
+  try {
+    value = await weight.evaluate(context);
+  } catch (error) {
+    if (error instanceof ExpressionError) return 1;
+    throw error;
+  }
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(100, Math.max(0.01, value)) : 1;
+}
+
 /** The flow of a new run of `pipeline` for `caller`. */
 export async function runFlow(options: { pipeline: CompiledPipeline; input: unknown; runId: string; caller?: CallerFlow | undefined; defaultPriority?: number }): Promise<FlowTag> {
   const { pipeline, caller } = options;
@@ -49,7 +62,8 @@ export async function runFlow(options: { pipeline: CompiledPipeline; input: unkn
   const flow: FlowTag = { priority: caller?.priority ?? options.defaultPriority ?? PRIORITY_SINGLE_RUN, key: caller?.key ?? ANONYMOUS_KEY };
   if (pipeline.fairness) {
     flow.key = keyText(`v:${await keyValue(pipeline.fairness.key, context)}`);
-    if (pipeline.fairness.weight !== 1) flow.weight = pipeline.fairness.weight;
+    const weight = await weightOf(pipeline.fairness.weight, context);
+    if (weight !== 1) flow.weight = weight;
   }
   if (pipeline.concurrency) flow.gate = await gateOf(pipeline.concurrency, `run:${pipeline.name}`, context);
   return flow;
