@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
-import { CLASS_SPAN, FairShares } from './fair-shares.js';
+import { CLASS_SPAN, FairShares, MAX_IDLE_KEYS } from './fair-shares.js';
 
 let redis: Redis;
 before(async () => {
@@ -58,4 +58,12 @@ test('a class goes wholly before the next, and a key that comes late starts at t
     await queue.obliterate({ force: true });
     await queue.close();
   }
+});
+
+test('keys met once do not pile up: an idle class whose state holds more than MAX_IDLE_KEYS keys is dropped', async () => {
+  const fair = new FairShares({ redis, prefix: uniquePrefix('fair-idle') });
+  // A stream of distinct keys, each served before the next comes (nothing waits between calls).
+  for (let i = 0; i < 3; i += 1) await fair.priorities(Array.from({ length: 600 }, (_, k) => ({ queue: 'tool-search', flow: flow(`tenant-${i}-${k}`) })));
+  const fields = await redis.hlen(fair.stateKey('tool-search', 6));
+  assert.ok(fields <= MAX_IDLE_KEYS + 2, `the state kept ${fields} fields`);
 });

@@ -11,7 +11,8 @@
  * class waits, every start given has been served, so the time is the highest start given. Starts
  * live in a class's span of BullMQ's priorities (CLASS_SPAN): a class's state is dropped when
  * nothing of it waits and its starts have passed half the span, and a start past the span is held
- * at its end (first in first out there, until the class drains).
+ * at its end (first in first out there, until the class drains). An idle class's state is also
+ * dropped once it holds MAX_IDLE_KEYS keys.
  *
  * All BullMQ queues of a deployment share its hash tag (`{sy}`), so one script places every job
  * added in a turn, on one Redis or a cluster.
@@ -21,6 +22,12 @@ import { PRIORITY_BATCH, type FlowTag } from '../catalog.js';
 
 /** BullMQ's priorities of one class: class c takes [c·SPAN, (c+1)·SPAN). 9 classes fit under BullMQ's 2^21. */
 export const CLASS_SPAN = 200_000;
+
+/**
+ * Keys a class's state keeps once nothing of it waits: past this, it is dropped then, so that keys
+ * met once (a hostile stream of distinct `fairness.key` values) do not pile up.
+ */
+export const MAX_IDLE_KEYS = 1000;
 
 /** The flow of a job added before flow control: served as a batch's, under one key of its own. */
 export const UNTAGGED_FLOW: FlowTag = { priority: PRIORITY_BATCH, key: '-' };
@@ -32,13 +39,15 @@ export function classOfPriority(priority: number): { priority: number; start: nu
 
 /**
  * KEYS: per (queue, class) pair, the queue's prioritized zset then the pair's state hash.
- * ARGV: class span, reset mark, job count, then per job: pair number (1-based), class, key, weight.
+ * ARGV: class span, reset mark, job count, then per job: pair number (1-based), class, key, weight;
+ * last, the most keys an idle class's state keeps (MAX_IDLE_KEYS).
  * Answers each job's BullMQ priority.
  */
 export const FAIR_PRIORITIES_SCRIPT = `
 local span = tonumber(ARGV[1])
 local reset_mark = tonumber(ARGV[2])
 local count = tonumber(ARGV[3])
+local max_keys = tonumber(ARGV[4 + count * 4])
 local shift = 4294967296
 local now, highest, finishes = {}, {}, {}
 local answers = {}
@@ -54,7 +63,7 @@ for i = 0, count - 1 do
     local v, m = tonumber(saved[1] or '0'), tonumber(saved[2] or '0')
     if head[2] then
       v = math.max(v, math.floor(tonumber(head[2]) / shift) - base)
-    elseif m > reset_mark then
+    elseif m > reset_mark or redis.call('HLEN', state) > max_keys then
       redis.call('DEL', state)
       v, m = 0, 0
     else
@@ -134,6 +143,7 @@ export class FairShares {
       }
       args.push(pair, flow.priority, flow.key, flow.weight ?? 1);
     }
+    args.push(MAX_IDLE_KEYS);
     const answer = (await this.#redis.eval(FAIR_PRIORITIES_SCRIPT, keys.length, ...keys, ...args)) as number[];
     return answer.map(Number);
   }
