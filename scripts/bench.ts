@@ -22,6 +22,11 @@
  * (T turns with calls, 3), BENCH_AGENT_ROUNDS (3); BENCH_AGENT_PROFILE=<dir> profiles one more batch of
  * each into that directory and sums the profiles up in the report.
  *
+ * `contention` (only when named) measures flow control under contention as ratios in one run:
+ * a single run behind another key's batch, two keys' shares, a concurrency key's limit
+ * (scripts/bench/contention.ts: BENCH_CONTENTION_BATCH, _SHARE_BATCH, _USERS, _USER_RUNS,
+ * _CONCURRENCY, _TOOL_MS, _ONLY).
+ *
  * `realistic` (only when named: at its default size it runs for minutes) runs stories through the
  * whole stack as processes with realistic tool latencies (scripts/bench/realistic.ts):
  * BENCH_REALISTIC_STORIES (default 10000), BENCH_REALISTIC_WORKERS (2), BENCH_REALISTIC_CONCURRENCY
@@ -50,6 +55,7 @@ import { benchRateLimit } from './bench/rate-limit-scenario.js';
 import { benchStartup } from './bench/startup.js';
 import { buildCompiled } from './launcher/runtime.js';
 import { benchStoryPipeline, TARGETS } from './bench/story-pipeline.js';
+import { benchContention } from './bench/contention.js';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -63,9 +69,9 @@ function sizeFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'agent', 'realistic', 'rate-limit'] as const;
+const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'agent', 'realistic', 'contention', 'rate-limit'] as const;
 /** Parts that run only when named. */
-const ON_REQUEST: readonly Part[] = ['realistic', 'rate-limit'];
+const ON_REQUEST: readonly Part[] = ['realistic', 'contention', 'rate-limit'];
 type Part = (typeof PARTS)[number];
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = asked.filter((arg) => !(PARTS as readonly string[]).includes(arg));
@@ -106,6 +112,21 @@ function realisticOptions(redisUrl: string) {
       writerStreamMs: sizeFromEnv('BENCH_REALISTIC_WRITER_MS', 3000),
       polishTaskMs: sizeFromEnv('BENCH_REALISTIC_POLISH_MS', 2000),
     },
+  };
+}
+
+/** The contention part's sizes, read only when it runs (scripts/bench/contention.ts). */
+function contentionOptions() {
+  return {
+    sizes: {
+      batch: sizeFromEnv('BENCH_CONTENTION_BATCH', 10_000),
+      shareBatch: sizeFromEnv('BENCH_CONTENTION_SHARE_BATCH', 2000),
+      users: sizeFromEnv('BENCH_CONTENTION_USERS', 10),
+      userRuns: sizeFromEnv('BENCH_CONTENTION_USER_RUNS', 100),
+      concurrency: sizeFromEnv('BENCH_CONTENTION_CONCURRENCY', 200),
+      toolMs: sizeFromEnv('BENCH_CONTENTION_TOOL_MS', 1000),
+    },
+    only: process.env.BENCH_CONTENTION_ONLY ? process.env.BENCH_CONTENTION_ONLY.split(',') : undefined,
   };
 }
 
@@ -177,6 +198,7 @@ try {
   const agentSteps = runs('agent') ? await benchAgentSteps({ redisUrl: redis.url, concurrency: options.concurrency, ...agentOptions() }) : undefined;
   const realistic = runs('realistic') ? await benchRealistic(realisticOptions(redis.url)) : undefined;
   const rateLimit = runs('rate-limit') ? await benchRateLimit(rateLimitOptions(redis.url)) : undefined;
+  const contention = runs('contention') ? await benchContention({ redisUrl: redis.url, ...contentionOptions() }) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
     machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, redis_cluster: clusterMasters > 0 ? `${clusterMasters} masters` : false, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
@@ -190,6 +212,7 @@ try {
     agent_steps: agentSteps,
     realistic,
     rate_limit: rateLimit,
+    contention,
     total_s: Math.round((performance.now() - started) / 100) / 10,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -91,6 +91,19 @@ test('--json output parses, for scripts: pipelines, a followed run, runs and the
   assert.deepEqual(after.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: string }).id), [lines.at(-1)?.id], '--after resumes after that event');
 });
 
+test('--priority sets the class of a run and of a batch, runs show prints its flow line, and a class out of 1–9 is refused', async () => {
+  const started = json<{ run_id: string }>(await cli('run', 'section-review', '--set', 'topic=a mill', '--priority', '1', '--json'));
+  const shown = await cli('runs', 'show', started.run_id);
+  assert.match(shown.stdout, /^flow +priority 1; key key:\S+/m);
+  const items = file('urgent.json', JSON.stringify([{ topic: 'a weir' }]));
+  const batch = json<{ run_ids: string[] }>(await cli('batches', 'create', '-f', items, '--pipeline', 'section-review', '--priority', '2', '--json'));
+  const run = json<{ flow: { priority: number } }>(await cli('runs', 'show', batch.run_ids[0] ?? '', '--json'));
+  assert.equal(run.flow.priority, 2);
+  const refused = await cli('run', 'section-review', '--set', 'topic=x', '--priority', '10');
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /--priority takes a class from 1 \(first\) to 9 \(last\), got "10"/);
+});
+
 test('a batch is created from a file of items and followed to its end; batches ls, show and events read it', async () => {
   const items = file('items.json', JSON.stringify([{ topic: 'a mill' }, { topic: 'a ferry' }]));
   const created = json<{ batch_id: string; runs: { status: string }[] }>(await cli('batches', 'create', '-f', items, '--pipeline', 'section-review', '--follow', '--json'));

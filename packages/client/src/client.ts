@@ -92,11 +92,12 @@ export class SwitchyardClient {
     return this.#send(`DELETE /v1/pipelines/${name}`, () => this.api.DELETE('/v1/pipelines/{name}', { params: { path: { name } } }));
   }
 
-  /** Starts a run of a pipeline (its latest version unless `version` is given). */
-  startRun(pipeline: string, input: Record<string, unknown>, options: { version?: number; idempotencyKey?: string } = {}): Promise<RunAccepted> {
+  /** Starts a run of a pipeline (its latest version unless `version` is given; `priority` 1 first to 9 last, default 3). */
+  startRun(pipeline: string, input: Record<string, unknown>, options: { version?: number; idempotencyKey?: string; priority?: number } = {}): Promise<RunAccepted> {
+    const query = { ...(options.version ? { version: options.version } : {}), ...(options.priority ? { priority: options.priority } : {}) };
     return this.#send(`POST /v1/pipelines/${pipeline}/runs`, () =>
       this.api.POST('/v1/pipelines/{name}/runs', {
-        params: { path: { name: pipeline }, ...(options.version ? { query: { version: options.version } } : {}), ...(options.idempotencyKey ? { header: { 'Idempotency-Key': options.idempotencyKey } } : {}) },
+        params: { path: { name: pipeline }, ...(Object.keys(query).length > 0 ? { query } : {}), ...(options.idempotencyKey ? { header: { 'Idempotency-Key': options.idempotencyKey } } : {}) },
         body: input,
       }),
     );

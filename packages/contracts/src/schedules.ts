@@ -3,7 +3,7 @@
  * pipeline on a cron pattern or at a fixed interval, through BullMQ's job schedulers.
  */
 import { z } from 'zod';
-import { RunStatus } from './story-runs.js';
+import { RunPriority, RunStatus } from './story-runs.js';
 
 /** A schedule's name: letters, digits, `-` and `_`, 1 to 64, starting with a letter or digit. */
 export const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -20,6 +20,7 @@ export const ScheduleRequest = z
     every: ScheduleInterval.optional().describe('An interval (`30s`, `5m`, or ms), at least 1 s'),
     timezone: z.string().min(1).max(64).optional().describe('An IANA time zone for `cron` (default UTC)'),
     input: z.record(z.string(), z.unknown()).default({}).describe("Each run's input, checked against the pipeline's input schema"),
+    priority: RunPriority.optional().describe('The priority class of its runs: 1 goes first, 9 last (default 6, as batch work)'),
   })
   .describe('A schedule: exactly one of `cron` and `every`');
 export type ScheduleRequest = z.infer<typeof ScheduleRequest>;
@@ -39,6 +40,7 @@ export const ScheduleView = z.object({
   every_ms: z.number().int().positive().nullable(),
   timezone: z.string().nullable(),
   input: z.record(z.string(), z.unknown()),
+  priority: z.number().int().min(1).max(9).nullable().describe('Its runs\' priority class (null: the default, 6)'),
   paused: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),

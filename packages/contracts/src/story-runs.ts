@@ -26,11 +26,38 @@ export const MAX_BATCH_ITEMS = 10_000;
 export const NotifyRequest = z.strictObject({ url: z.string().min(1).max(2048).describe('Where the end is POSTed, signed (`Switchyard-Signature`); its host must be in `WEBHOOK_ALLOW`') });
 export type NotifyRequest = z.infer<typeof NotifyRequest>;
 
+/** A run's priority class: 1 goes first, 9 last. */
+export const RunPriority = z.number().int().min(1).max(9).describe("1 goes first, 9 last (default: 3 for a single run started by a person or an agent, 6 for a batch's or a schedule's runs)");
+
+/** Why a queued run (or step) has not started: docs/PIPELINES.md, "Flow control". */
+export const WaitReason = z.enum(['priority', 'fair_share', 'concurrency_key', 'starting']);
+export type WaitReason = z.infer<typeof WaitReason>;
+
+/** A run's flow control, and why it waits while it is queued. */
+export const RunFlowView = z.object({
+  priority: z.number().int().min(1).max(9).describe('Its priority class: 1 goes first, 9 last'),
+  key: z.string().describe("Whose fair share its jobs take: `key:<API key id>`, `schedule:<name>`, or `v:<value>` of its pipeline's `fairness.key`"),
+  weight: z.number().optional().describe("Its key's weight, when not 1"),
+  concurrency: z.object({ scope: z.string(), value: z.string(), limit: z.number().int() }).optional().describe("The concurrency key the run holds while it runs (its pipeline's `concurrency`)"),
+  waiting: z
+    .object({
+      reason: WaitReason.describe('`concurrency_key`: its key has `limit` runs going; `priority`: work of a higher class is ahead; `fair_share`: other keys\' work of its class is served first in turn; `starting`: nothing is ahead of it'),
+      queue: z.string().optional().describe('The queue its first step waits in'),
+      ahead: z.number().int().nonnegative().optional().describe('Jobs ahead of it in that queue (all classes), or runs ahead of it behind its concurrency key'),
+      ahead_higher_priority: z.number().int().nonnegative().optional().describe('Of those, jobs of a higher class'),
+      holders: z.number().int().nonnegative().optional().describe('Runs holding its concurrency key now'),
+    })
+    .optional()
+    .describe('Present while the run is queued'),
+});
+export type RunFlowView = z.infer<typeof RunFlowView>;
+
 /** `POST /v1/batches`: each item is merged over `defaults`, then must be a whole StoryRequest. */
 export const BatchRequest = z.strictObject({
   items: z.array(StoryRequest.partial()).min(1).max(MAX_BATCH_ITEMS),
   defaults: StoryRequest.partial().optional(),
   notify: NotifyRequest.optional().describe('A webhook told once, when every run of the batch has ended'),
+  priority: RunPriority.optional(),
 });
 export type BatchRequest = z.infer<typeof BatchRequest>;
 
@@ -42,6 +69,7 @@ export const PipelineBatchRequest = z.strictObject({
   items: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_ITEMS),
   defaults: z.record(z.string(), z.unknown()).optional(),
   notify: NotifyRequest.optional().describe('A webhook told once, when every run of the batch has ended'),
+  priority: RunPriority.optional(),
 });
 export type PipelineBatchRequest = z.infer<typeof PipelineBatchRequest>;
 
@@ -118,6 +146,8 @@ export const RunView = z.object({
   error: RunError.nullable(),
   /** The run (and its agent stage) that started this one as a tool call. */
   parent: z.object({ run_id: z.string(), stage: z.string() }).optional(),
+  /** Its priority, its fair-share key, its concurrency key, and why it waits while queued. */
+  flow: RunFlowView.optional(),
   poll_url: z.string(),
   events_url: z.string(),
 });

@@ -19,9 +19,11 @@ export interface SeriesLimits {
   maxStages?: number;
   /** Tools (service and tool) labelled by name (default 100); later tools are `other`. */
   maxTools?: number;
+  /** Fair-share keys (API keys, a pipeline's `fairness.key` values) labelled by name (default 20); later keys are `other`. */
+  maxFairKeys?: number;
 }
 
-export const DEFAULT_SERIES_LIMITS: Required<SeriesLimits> = { maxPipelines: 20, maxStages: 100, maxTools: 100 };
+export const DEFAULT_SERIES_LIMITS: Required<SeriesLimits> = { maxPipelines: 20, maxStages: 100, maxTools: 100, maxFairKeys: 20 };
 
 /** The first `max` distinct values met, and those always kept; nothing else. */
 export class LabelBudget {
@@ -53,6 +55,8 @@ export interface MetricLabels {
   pipeline(pipeline: string): string;
   stage(pipeline: string, stage: string): { pipeline: string; stage: string };
   tool(service: string, tool: string): { service: string; tool: string };
+  /** A fair-share key (the first MAX_FAIR_KEYS met, the rest `other`). */
+  fairKey(key: string): string;
 }
 
 export interface MetricLabelsOptions extends SeriesLimits {
@@ -69,6 +73,7 @@ export function metricLabels(registry: Registry, options: MetricLabelsOptions = 
   const pipelines = new LabelBudget(limits.maxPipelines, shipped.map(([name]) => name));
   const stages = new LabelBudget(limits.maxStages, shipped.flatMap(([name, steps]) => steps.map((step) => pair(name, step))));
   const tools = new LabelBudget(limits.maxTools);
+  const fairKeys = new LabelBudget(limits.maxFairKeys);
   const folded = new Counter({ name: 'switchyard_metric_labels_folded_total', help: `Observations counted under the label value "${OTHER_LABEL}" because their pipeline, stage or tool was past its budget of distinct values (METRICS_MAX_PIPELINES, METRICS_MAX_STAGES, METRICS_MAX_TOOLS), by label.`, labelNames: ['label'], registers: [registry] });
   const pipeline = (name: string) => {
     if (pipelines.admit(name)) return name;
@@ -83,6 +88,11 @@ export function metricLabels(registry: Registry, options: MetricLabelsOptions = 
       if (named && stages.admit(pair(pipelineName, stage))) return { pipeline: pipelineName, stage };
       folded.inc({ label: 'stage' });
       return { pipeline: named ? pipelineName : OTHER_LABEL, stage: OTHER_LABEL };
+    },
+    fairKey(key) {
+      if (fairKeys.admit(key)) return key;
+      folded.inc({ label: 'fair_key' });
+      return OTHER_LABEL;
     },
     tool(service, tool) {
       if (tools.admit(pair(service, tool))) return { service, tool };

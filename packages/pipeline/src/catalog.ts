@@ -27,6 +27,37 @@ export type RemoteTaskRef = z.infer<typeof RemoteTaskRef>;
 
 const PipelineRef = z.object({ name: z.string().min(1), version: z.number().int().positive() });
 
+/** Priority classes: 1 goes first, 9 last (as BullMQ's and Temporal's priorities). */
+export const PRIORITY_FIRST = 1;
+export const PRIORITY_LAST = 9;
+/** A single run started by a person or an agent: ahead of batch work. */
+export const PRIORITY_SINGLE_RUN = 3;
+/** The runs of a batch or a schedule. */
+export const PRIORITY_BATCH = 6;
+/** Most characters of a fair-share key (a longer value is cut, as keys are compared whole). */
+export const MAX_FAIR_KEY_CHARS = 200;
+
+/**
+ * A concurrency key's gate a run or a step passes through: at most `limit` holders of `scope` +
+ * `value` at once (flow/concurrency-gate.ts).
+ */
+export const GateTag = z.object({ scope: z.string().min(1).max(200), value: z.string().max(MAX_FAIR_KEY_CHARS), limit: z.number().int().min(1).max(10_000) });
+export type GateTag = z.infer<typeof GateTag>;
+
+/**
+ * How a run's jobs are served (flow/): its priority class, the key it shares a queue fairly
+ * under (the caller's API key unless its pipeline names another), that key's weight, and the
+ * concurrency key its run holds. Every job of the run carries it: map branches, agent turns and
+ * calls, child runs, retries.
+ */
+export const FlowTag = z.object({
+  priority: z.number().int().min(PRIORITY_FIRST).max(PRIORITY_LAST),
+  key: z.string().min(1).max(MAX_FAIR_KEY_CHARS),
+  weight: z.number().min(0.01).max(100).optional(),
+  gate: GateTag.optional(),
+});
+export type FlowTag = z.infer<typeof FlowTag>;
+
 /** One step of a run (or one branch of a map step). */
 export const StepJob = z.object({
   run_id: z.string().min(1),
@@ -66,6 +97,8 @@ export const StepJob = z.object({
   rate_limited_ms: z.number().optional(),
   /** When an agent's pipeline call, or a child pipeline step, began waiting on its child run (ms). */
   child_wait_since: z.number().optional(),
+  /** Its run's flow control (absent in jobs added before there was any: served as a batch's, keyed `-`). */
+  flow: FlowTag.optional(),
   /** A fallback's job: the step it stands in for, and how that step failed (read as `error`). */
   fallback_for: z.object({ step: z.string().max(60), code: z.string().max(200), message: z.string().max(2000) }).optional(),
 });

@@ -29,6 +29,12 @@ export interface ToolContext {
   requestId: string | number;
   session: SessionState;
   signal: AbortSignal;
+  /**
+   * Flow control of the runs the call starts: the caller's key id (the API key of an HTTP session;
+   * absent over stdio) and the priority class it asked for in the request's
+   * `_meta["switchyard/priority"]` (1 first to 9 last), if any.
+   */
+  caller?: { keyId?: string | undefined; priority?: number | undefined } | undefined;
   /** Reports progress when the caller asked for it; a no-op otherwise. */
   reportProgress(progress: { progress: number; total?: number; message?: string }): Promise<void>;
   /**

@@ -18,6 +18,7 @@ import { installFeatures, type BridgeFeatures } from './features.js';
 import type { ToolRegistry } from './registry.js';
 import { mayUseTool, toolScope } from './tool-scopes.js';
 import { runAsTask } from './tasks/run-as-task.js';
+import { callerOfRequest } from './flow-caller.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: '0.1.0' } as const;
 
@@ -87,6 +88,7 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
       // Also for a task: its result is the refusal.
       if (issues.length > 0) return refuse(issues.join('; '), { issues });
       const context: ToolContext = {
+        caller: callerOfRequest(extra.authInfo?.token, request.params._meta),
         sessionId: options.sessionId,
         requestId: extra.requestId,
         session: options.session,

@@ -84,11 +84,25 @@ function liveText() {
   };
 }
 
+
+/** Why a queued run waits, in words (its view's `flow.waiting.reason`). */
+const WAIT_REASONS = { priority: 'behind work of a higher priority', fair_share: "behind other callers' turns in its class", concurrency_key: 'behind its concurrency key', starting: 'next to start' };
+
+/** A run's flow control on one line: its priority, its fair-share key, its concurrency key, and why it waits. */
+function flowText(flow) {
+  const parts = [`priority ${flow.priority}`, `key ${flow.key}${flow.weight ? ` (weight ${flow.weight})` : ''}`];
+  if (flow.concurrency) parts.push(`concurrency ${flow.concurrency.value} (limit ${flow.concurrency.limit})`);
+  const waiting = flow.waiting;
+  if (waiting) parts.push(`waits ${WAIT_REASONS[waiting.reason] ?? waiting.reason}${waiting.ahead !== undefined ? `, ${waiting.ahead} ahead` : ''}`);
+  return parts.join(' · ');
+}
+
 export async function runView(ctx, runId) {
   let run = await api(`/v1/runs/${runId}`);
   const title = h('h1', {});
   const status = h('span', {});
   const facts = h('p', { class: 'muted small' });
+  const flowFacts = h('p', { class: 'muted small flow-facts' });
   const bar = progressBar(run.progress);
   const percent = h('span', { class: 'small' });
   const stages = h('ol', { class: 'timeline' });
@@ -121,6 +135,10 @@ export async function runView(ctx, runId) {
     title.textContent = topic ?? run.run_id;
     replace(status, badge(run.status));
     replace(facts, `${run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind} · ${run.run_id} · started ${when(run.created_at)}`, run.batch_id ? [' · batch ', h('a', { href: `#/batches/${run.batch_id}` }, shortId(run.batch_id))] : '', run.parent ? [' · child of ', h('a', { href: `#/runs/${run.parent.run_id}`, class: 'parent-run' }, shortId(run.parent.run_id)), ` (${run.parent.stage})`] : '');
+    replace(flowFacts, run.flow ? flowText(run.flow) : '');
+    flowFacts.hidden = !run.flow;
+    // A queued run has no events until it starts: why it waits is looked at again meanwhile.
+    if (run.status === 'queued' && flowFacts.isConnected) setTimeout(() => flowFacts.isConnected && refresh(), 2000);
     setProgress(bar.firstElementChild, run.progress);
     percent.textContent = `${run.progress}%`;
     replace(stages, run.stages.map(stageRow));
@@ -160,7 +178,7 @@ export async function runView(ctx, runId) {
   replace(
     ctx.root,
     h('p', {}, h('a', { href: '#/' }, '← Runs')),
-    h('section', { class: 'card run-head' }, h('div', { class: 'row head' }, title, status, h('span', { class: 'grow' }), cancel), facts, h('div', { class: 'row' }, bar, percent), message),
+    h('section', { class: 'card run-head' }, h('div', { class: 'row head' }, title, status, h('span', { class: 'grow' }), cancel), facts, flowFacts, h('div', { class: 'row' }, bar, percent), message),
     waitsCard,
     h('div', { class: 'columns' }, h('section', { class: 'card' }, h('h2', {}, 'Stages'), stages, notices), h('div', { class: 'right' }, liveCard, agents.root)),
     story,

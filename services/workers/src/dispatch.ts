@@ -19,10 +19,10 @@ export function dispatchProcessor(deps: { store: RunStore; batches: BatchStore; 
     for (;;) {
       const { cursor, runIds } = await deps.batches.nextToDispatch(batchId, CHUNK);
       if (runIds.length === 0) break;
-      const statuses = await deps.store.getStatuses(runIds);
+      const states = await deps.store.getStatesWithFlow(runIds);
       // A run cancelled before its turn needs no jobs.
-      const queued = runIds.filter((_, i) => statuses[i] === 'queued');
-      await deps.steps.add((await Promise.all(queued.map((runId) => rootJobs(pipeline, runId, batchId, deps.store.limits)))).flat());
+      const queued = runIds.flatMap((runId, i) => (states[i]?.status === 'queued' ? [{ runId, flow: states[i]?.flow }] : []));
+      await deps.steps.add((await Promise.all(queued.map(({ runId, flow }) => rootJobs(pipeline, runId, batchId, deps.store.limits, flow)))).flat());
       await deps.batches.markDispatched(batchId, cursor + runIds.length);
       dispatched += queued.length;
       await job.updateProgress(cursor + runIds.length);

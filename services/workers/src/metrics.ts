@@ -6,12 +6,15 @@
 import { createMetricsRegistry, metricLabels, runMetrics, toolCallMetrics, type MetricLabels, type Registry, type RunCounts, type SeriesLimits, type ToolCallMetrics } from '@switchyard/metrics';
 import { shippedStepNames } from '@switchyard/pipeline';
 import { StageMetrics } from './stage-metrics.js';
+import { QueueWaitMetrics } from './queue-wait-metrics.js';
 
 export interface WorkerMetrics {
   registry: Registry;
   /** The run store's observer. */
   runs: RunCounts;
   stages: StageMetrics;
+  /** How long step jobs waited, by queue, priority and fair-share key. */
+  queueWaits: QueueWaitMetrics;
   /** The tool clients' hooks (`onCallEnd`, `onRetry`) and their breakers. */
   tools: ToolCallMetrics;
   /** The bounded labels of user-defined names, for metrics made elsewhere (agent steps'). */
@@ -25,5 +28,5 @@ export interface WorkerMetrics {
 export function createWorkerMetrics(options: { defaultMetrics?: boolean; series?: SeriesLimits } = {}): WorkerMetrics {
   const registry = createMetricsRegistry(options);
   const labels = metricLabels(registry, { ...options.series, shipped: shippedStepNames() });
-  return { registry, labels, runs: runMetrics(registry, labels), stages: new StageMetrics(registry, labels), tools: toolCallMetrics(registry, labels) };
+  return { registry, labels, runs: runMetrics(registry, labels), stages: new StageMetrics(registry, labels), queueWaits: new QueueWaitMetrics(registry, labels), tools: toolCallMetrics(registry, labels) };
 }

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { AGENT_QUEUE, CHILD_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, CHILD_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, ConcurrencyGates, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -15,6 +15,7 @@ import type { StageWriter } from './aceflow/stage-writer.js';
 import { dispatchProcessor } from './dispatch.js';
 import { notifyProcessor, type WebhookSettings } from './notify-delivery.js';
 import { stepProcessor } from './engine/step-processor.js';
+import { gatedSteps } from './engine/gated-steps.js';
 import type { StepKinds } from './engine/step-kinds.js';
 import { RunAborts } from './run-aborts.js';
 import { RunReconciler } from './background/reconciler.js';
@@ -110,7 +111,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   if (options.aceflow) kinds['aceflow.stage'] = aceflowStageKind({ ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });
   const agents = options.agents && createAgentRuntime({ store, pipelines, queues, tools: options.tools, models: options.agents.models, mcp: options.agents.mcp, metrics: options.metrics && agentMetrics(options.metrics.registry, options.metrics.labels) });
   const waits = new RunWaits({ redis: connection, keys: store.keys, prefix });
-  const step = stepProcessor({ store, waits, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents });
+  // Concurrency keys in front: a job over its key's limit waits delayed, holding no slot.
+  const gates = new ConcurrencyGates({ redis: connection, prefix });
+  const step = gatedSteps({ store, steps: queues.steps, pipelines, gates, queueWaits: options.metrics?.queueWaits }, stepProcessor({ store, waits, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents }));
 
   const processors = new Map<string, Processor>([
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),

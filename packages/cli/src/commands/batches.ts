@@ -11,7 +11,7 @@ import { parseText, readBatchFile } from '../input.js';
 import { printJson, shortTime, table } from '../output.js';
 import { eventPrinter } from './events-print.js';
 import { endedLine, SILENT } from './follow-report.js';
-import { nonNegativeInt, positiveInt } from './options.js';
+import { nonNegativeInt, positiveInt, priorityOption } from './options.js';
 
 /** Runs of a followed batch that get a bar each; a larger batch gets one bar for all. */
 export const MAX_BARS = 20;
@@ -28,6 +28,7 @@ interface CreateOptions {
   file: string;
   pipeline?: string;
   version?: number;
+  priority?: number;
   defaults?: string;
   idempotencyKey?: string;
   follow?: boolean;
@@ -62,6 +63,7 @@ export function batchesCommand(ctx: CliContext): Command {
     .requiredOption('-f, --file <file>', 'the items (.json, .jsonl, .yaml)')
     .option('--pipeline <name>', "the pipeline each item is an input of (default: the file's, else story requests)")
     .option('--version <n>', 'that pipeline\'s version (default: the latest)', positiveInt('--version'))
+    .option('--priority <n>', "its runs' priority class, 1 (first) to 9 (last); default 6", priorityOption)
     .option('--defaults <json>', 'fields every item takes unless it has its own, as a JSON object')
     .option('--idempotency-key <key>', 'the same key and items again answer the same batch')
     .option('--follow', `follow the batch to its end (a bar per run up to ${MAX_BARS} runs, else one for the batch)`)
@@ -73,6 +75,7 @@ export function batchesCommand(ctx: CliContext): Command {
       if (defaults !== undefined && (defaults === null || typeof defaults !== 'object' || Array.isArray(defaults))) throw new InputError('--defaults: expected a JSON object');
       const pipeline = opts.pipeline ?? file.pipeline;
       const body = (pipeline ? { pipeline, items: file.items, ...(opts.version ? { version: opts.version } : {}), ...(defaults ? { defaults } : {}) } : { items: file.items, ...(defaults ? { defaults } : {}) }) as BatchRequest;
+      if (opts.priority) body.priority = opts.priority;
       const batch = await ctx.client().startBatch(body, { idempotencyKey: opts.idempotencyKey });
       if (opts.follow) return followCreated(ctx, batch, file.items, opts);
       if (opts.json) return printJson(ctx, batch);

@@ -15,6 +15,12 @@ export const nonNegativeInt = (flag: string) => (raw: string) => {
   return value;
 };
 
+/** `--priority`: a priority class, 1 (first) to 9 (last). */
+export const priorityOption = (raw: string) => {
+  if (!/^[1-9]$/.test(raw)) throw new InvalidArgumentError(`--priority takes a class from 1 (first) to 9 (last), got "${raw}"`);
+  return Number(raw);
+};
+
 /** A repeatable option: each value is added to the list. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -12,9 +12,19 @@ import { nonNegativeInt, positiveInt } from './options.js';
 const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
 const pipelineOf = (run: Pick<RunView, 'pipeline' | 'kind'>) => (run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind);
 
+/** Its priority, fair-share key and concurrency key, and why it waits while queued. */
+export function flowLine(flow: NonNullable<RunView['flow']>): string {
+  const parts = [`priority ${flow.priority}`, `key ${flow.key}${flow.weight ? ` (weight ${flow.weight})` : ''}`];
+  if (flow.concurrency) parts.push(`concurrency ${flow.concurrency.value} (limit ${flow.concurrency.limit})`);
+  const waiting = flow.waiting;
+  if (waiting) parts.push(`waits: ${waiting.reason.replace('_', ' ')}${waiting.ahead !== undefined ? `, ${waiting.ahead} ahead` : ''}`);
+  return parts.join('; ');
+}
+
 function describeRun(view: RunView): string {
   const lines = [`run       ${view.run_id}`, `pipeline  ${pipelineOf(view)}`, `status    ${view.status} (${Math.round(view.progress)}%)`, `created   ${shortTime(view.created_at)}   updated ${shortTime(view.updated_at)}`];
   if (view.batch_id) lines.push(`batch     ${view.batch_id}`);
+  if (view.flow) lines.push(`flow      ${flowLine(view.flow)}`);
   if (view.error) lines.push(`error     ${endedLine(view)}`);
   const stages = view.stages.map((s) => [s.name, s.status, String(s.attempts), s.error ? s.error.message : '']);
   lines.push('', table(['STAGE', 'STATUS', 'ATTEMPTS', 'ERROR'], stages));

@@ -554,8 +554,32 @@ export interface components {
             output_schema?: {
                 [key: string]: unknown;
             };
+            /** @description A concurrency key (docs/PIPELINES.md, "Flow control") */
+            concurrency?: {
+                /** @description Its value names the key, e.g. `input.user`: at most `limit` at once per value (a value that is not text is written as JSON; none is one key of its own) */
+                key: string;
+                /** @description At most this many at once per key value; the rest wait queued, holding no worker slot, and start in order as others end */
+                limit: number;
+            };
+            /** @description Fair shares between callers (docs/PIPELINES.md, "Flow control") */
+            fairness?: {
+                /** @description Its value names whose share a run's jobs take, e.g. `input.tenant` (default: the API key that started the run) */
+                key: string;
+                /**
+                 * @description How large a share a run's key takes against others waiting in the same queue and class: a number, or an expression over the input giving one per key (e.g. `input.tenant = 'gold' ? 3 : 1`); held to 0.01–100, default 1
+                 * @default 1
+                 */
+                weight: number | string;
+            };
             steps: {
                 [key: string]: {
+                    /** @description A concurrency key (docs/PIPELINES.md, "Flow control") */
+                    concurrency?: {
+                        /** @description Its value names the key, e.g. `input.user`: at most `limit` at once per value (a value that is not text is written as JSON; none is one key of its own) */
+                        key: string;
+                        /** @description At most this many at once per key value; the rest wait queued, holding no worker slot, and start in order as others end */
+                        limit: number;
+                    };
                     description?: string;
                     /** @description A tool published on GET /tools by a configured tool service */
                     tool?: string;
@@ -714,6 +738,8 @@ export interface components {
                 /** @description Where the end is POSTed, signed (`Switchyard-Signature`); its host must be in `WEBHOOK_ALLOW` */
                 url: string;
             };
+            /** @description 1 goes first, 9 last (default: 3 for a single run started by a person or an agent, 6 for a batch's or a schedule's runs) */
+            priority?: number;
         };
         PipelineBatchRequest: {
             pipeline: string;
@@ -729,6 +755,8 @@ export interface components {
                 /** @description Where the end is POSTed, signed (`Switchyard-Signature`); its host must be in `WEBHOOK_ALLOW` */
                 url: string;
             };
+            /** @description 1 goes first, 9 last (default: 3 for a single run started by a person or an agent, 6 for a batch's or a schedule's runs) */
+            priority?: number;
         };
         AceflowRunRequest: {
             project: {
@@ -771,6 +799,8 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
+            /** @description The priority class of its runs: 1 goes first, 9 last (default 6, as batch work) */
+            priority?: number;
         };
         Error: {
             error: {
@@ -842,6 +872,36 @@ export interface components {
             parent?: {
                 run_id: string;
                 stage: string;
+            };
+            flow?: {
+                /** @description Its priority class: 1 goes first, 9 last */
+                priority: number;
+                /** @description Whose fair share its jobs take: `key:<API key id>`, `schedule:<name>`, or `v:<value>` of its pipeline's `fairness.key` */
+                key: string;
+                /** @description Its key's weight, when not 1 */
+                weight?: number;
+                /** @description The concurrency key the run holds while it runs (its pipeline's `concurrency`) */
+                concurrency?: {
+                    scope: string;
+                    value: string;
+                    limit: number;
+                };
+                /** @description Present while the run is queued */
+                waiting?: {
+                    /**
+                     * @description `concurrency_key`: its key has `limit` runs going; `priority`: work of a higher class is ahead; `fair_share`: other keys' work of its class is served first in turn; `starting`: nothing is ahead of it
+                     * @enum {string}
+                     */
+                    reason: "priority" | "fair_share" | "concurrency_key" | "starting";
+                    /** @description The queue its first step waits in */
+                    queue?: string;
+                    /** @description Jobs ahead of it in that queue (all classes), or runs ahead of it behind its concurrency key */
+                    ahead?: number;
+                    /** @description Of those, jobs of a higher class */
+                    ahead_higher_priority?: number;
+                    /** @description Runs holding its concurrency key now */
+                    holders?: number;
+                };
             };
             poll_url: string;
             events_url: string;
@@ -1140,6 +1200,8 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
+            /** @description Its runs' priority class (null: the default, 6) */
+            priority: number | null;
             paused: boolean;
             created_at: string;
             updated_at: string;
@@ -1167,6 +1229,8 @@ export interface operations {
             query?: {
                 /** @description A webhook told once when the run ends (`notify.url`), signed; its host must be in `WEBHOOK_ALLOW`, or the story is refused with 400 */
                 notify_url?: string;
+                /** @description Its priority class: 1 goes first, 9 last (default 3, ahead of batch work at 6) */
+                priority?: number;
             };
             header?: {
                 /** @description The same key with the same body answers the same run (or batch); with another body, 409 */
@@ -3054,6 +3118,8 @@ export interface operations {
                 version?: number;
                 /** @description A webhook told once when the run ends (`notify.url`): its summary POSTed, signed with `Switchyard-Signature`; its host must be in `WEBHOOK_ALLOW`, or the run is refused with 400 */
                 notify_url?: string;
+                /** @description Its priority class: 1 goes first, 9 last (default 3, ahead of batch work at 6) */
+                priority?: number;
             };
             header?: {
                 /** @description The same key with the same body answers the same run (or batch); with another body, 409 */

@@ -27,6 +27,13 @@ export interface CompiledStep {
   map?: Expression | undefined;
   when?: Expression | undefined;
   until?: Expression | undefined;
+  /** Its concurrency key (`concurrency`): at most `limit` of its jobs at once per value of `key`. */
+  concurrency?: CompiledConcurrency | undefined;
+}
+
+export interface CompiledConcurrency {
+  key: Expression;
+  limit: number;
 }
 
 /** A definition as stored: the definition itself and the service chosen for each tool step. */
@@ -58,6 +65,10 @@ export interface CompiledPipeline {
   finalStep?: string | undefined;
   /** The run's result from its input and its steps' outputs (a value, or a promise of one). */
   output?: { evaluate(context: ExpressionContext): unknown } | undefined;
+  /** Its runs' concurrency key: at most `limit` runs at once per value of `key` (over the input). */
+  concurrency?: CompiledConcurrency | undefined;
+  /** Whose fair share its runs take (`key` over the input) and its weight (a number, or an expression over the input); absent: the caller's, weight 1. */
+  fairness?: { key: Expression; weight: number | Expression } | undefined;
   /** Checks a run's input against the definition's `input` schema. */
   checkInput(input: unknown): DefinitionProblem[];
 }
@@ -180,6 +191,26 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
       problems.push({ path: error.place, message: error.message.slice(error.place.length + 2) });
     }
   }
+  const flowExpression = (source: string, place: string): Expression | undefined => {
+    try {
+      return compileExpression(source, place);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      problems.push({ path: error.place, message: error.message.slice(error.place.length + 2) });
+      return undefined;
+    }
+  };
+  const concurrencyOf = (declared: { key: string; limit: number } | undefined, place: string): CompiledConcurrency | undefined => {
+    const key = declared ? flowExpression(declared.key, `${place}.key`) : undefined;
+    return key && declared ? { key, limit: declared.limit } : undefined;
+  };
+  for (const step of steps.values()) {
+    if (step.definition.concurrency) step.concurrency = concurrencyOf(step.definition.concurrency, `steps.${step.name}.concurrency`);
+  }
+  const concurrency = concurrencyOf(definition.concurrency, 'concurrency');
+  const fairnessKey = definition.fairness ? flowExpression(definition.fairness.key, 'fairness.key') : undefined;
+  const declaredWeight = definition.fairness?.weight ?? 1;
+  const fairnessWeight = typeof declaredWeight === 'number' ? declaredWeight : flowExpression(declaredWeight, 'fairness.weight');
   const input = compileInputSchema(definition.input);
   if ('problems' in input) problems.push(...input.problems);
   if (problems.length > 0 || !('validate' in input)) throw new DefinitionError(problems);
@@ -194,6 +225,8 @@ export function compilePipeline(stored: StoredPipeline): CompiledPipeline {
     roots: order.filter((name) => (definition.steps[name]?.needs.length ?? 0) === 0),
     fallbacks,
     output,
+    ...(concurrency ? { concurrency } : {}),
+    ...(fairnessKey && fairnessWeight !== undefined ? { fairness: { key: fairnessKey, weight: fairnessWeight } } : {}),
     checkInput: (value) => inputProblems(validateInput, value),
   };
 }

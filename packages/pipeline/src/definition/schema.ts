@@ -65,8 +65,29 @@ const Args = z
   .union([Expression, z.record(z.string(), z.unknown()).superRefine(checkTemplate)])
   .describe('An expression giving the arguments, or an object whose string values are expressions');
 
+/** Most runs or steps a concurrency key may let through at once. */
+export const MAX_CONCURRENCY_LIMIT = 10_000;
+
+export const ConcurrencyDefinition = z
+  .strictObject({
+    key: Expression.describe('Its value names the key, e.g. `input.user`: at most `limit` at once per value (a value that is not text is written as JSON; none is one key of its own)'),
+    limit: z.number().int().min(1).max(MAX_CONCURRENCY_LIMIT).describe('At most this many at once per key value; the rest wait queued, holding no worker slot, and start in order as others end'),
+  })
+  .describe("A concurrency key (docs/PIPELINES.md, \"Flow control\")");
+
+export const FairnessDefinition = z
+  .strictObject({
+    key: Expression.describe("Its value names whose share a run's jobs take, e.g. `input.tenant` (default: the API key that started the run)"),
+    weight: z
+      .union([z.number().min(0.01).max(100), Expression])
+      .default(1)
+      .describe("How large a share a run's key takes against others waiting in the same queue and class: a number, or an expression over the input giving one per key (e.g. `input.tenant = 'gold' ? 3 : 1`); held to 0.01–100, default 1"),
+  })
+  .describe('Fair shares between callers (docs/PIPELINES.md, "Flow control")');
+
 export const StepDefinition = z
   .strictObject({
+    concurrency: ConcurrencyDefinition.optional(),
     description: z.string().max(MAX_STEP_DESCRIPTION_CHARS).optional(),
     tool: z.string().min(1).max(200).optional().describe('A tool published on GET /tools by a configured tool service'),
     service: z.string().min(1).max(60).optional().describe('The service publishing `tool`, when more than one does'),
@@ -119,6 +140,8 @@ export const PipelineDefinition = z.strictObject({
     .describe('JSON Schema of a run\'s input (type: object)'),
   output: Args.optional().describe('The run\'s result, from `input` and `steps`: an expression, or an object whose string values are expressions (default: every step\'s output)'),
   output_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the result, for MCP clients'),
+  concurrency: ConcurrencyDefinition.optional(),
+  fairness: FairnessDefinition.optional(),
   steps: z
     .record(z.string().regex(STEP_NAME, 'a step name is a letter then letters, digits, _ or -'), StepDefinition)
     .refine((steps) => Object.keys(steps).length > 0, 'a pipeline needs at least one step')

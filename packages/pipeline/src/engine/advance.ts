@@ -12,6 +12,7 @@ import type { RunStore } from '../store/run-store.js';
 import { readStepOutputs, readStepStates, type RecordedStage } from '../store/step-states.js';
 import { jobsForStep } from './pipeline-runs.js';
 import type { StepQueues } from './step-jobs.js';
+import type { FlowTag } from '../catalog.js';
 
 export interface AdvanceDeps {
   store: RunStore;
@@ -47,14 +48,14 @@ export function needsAfter(pipeline: CompiledPipeline, finished: string): readon
  * @param options.recorded the finished stage's completion, when it watched
  *   `stepStateFields(needsAfter(pipeline, finished))`: its answer saves a read
  */
-export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; finished: string; recorded?: RecordedStage | undefined }): Promise<void> {
+export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; finished: string; recorded?: RecordedStage | undefined }): Promise<void> {
   const { pipeline, runId } = options;
   const dependents = pipeline.steps.get(options.finished)?.dependents ?? [];
   const state = await readStepStates(deps.store, runId, needsAfter(pipeline, options.finished), options.recorded);
   if (ENDED.includes(state.run.status)) return;
   const ready = dependents.filter((name) => (pipeline.steps.get(name)?.needs ?? []).every((need) => stepDone(state.steps.get(need))));
   if (ready.length > 0) {
-    const jobs = await Promise.all(ready.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId: options.batchId, limits: deps.store.limits })));
+    const jobs = await Promise.all(ready.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId: options.batchId, flow: options.flow, limits: deps.store.limits })));
     await deps.steps.add(jobs.flat());
   }
   if (state.run.total > 0 && state.run.completed >= state.run.total) await finishRun(deps, options);

@@ -28,6 +28,7 @@ export function agentTurnJob(options: { pipeline: CompiledPipeline; step: Compil
   const { step, data, stage, turn } = options;
   const base: StepJob = { run_id: data.run_id, pipeline: data.pipeline, version: data.version, step: data.step };
   if (data.batch_id) base.batch_id = data.batch_id;
+  if (data.flow) base.flow = data.flow;
   if (data.branch) base.branch = data.branch;
   const opts = stepJobOptions(step);
   const children = options.calls.map(({ index, tool }) => ({

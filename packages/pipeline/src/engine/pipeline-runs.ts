@@ -13,6 +13,8 @@ import type { PipelineQueues } from './queues.js';
 import { newRunId, type NewRun, type RunStore } from '../store/run-store.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
 import { branchKeys, stageOf, stepJob, type StepJobSpec } from './step-jobs.js';
+import { PRIORITY_BATCH, type FlowTag } from '../catalog.js';
+import { runFlow, type CallerFlow } from '../flow/run-flow.js';
 
 export interface PipelineRunsDeps {
   store: RunStore;
@@ -73,7 +75,7 @@ async function branchesAtStart(step: CompiledStep, input: unknown, runId: string
  * fans a map out when it runs).
  * @param options.limits what a map's list may be (default DEFAULT_RUN_LIMITS)
  */
-export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; limits?: RunLimits | undefined }): Promise<StepJobSpec[]> {
+export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; limits?: RunLimits | undefined }): Promise<StepJobSpec[]> {
   const { step } = options;
   const constant = await constantListOf(step);
   if (usableList(constant, options.limits ?? DEFAULT_RUN_LIMITS)) {
@@ -90,7 +92,7 @@ export async function jobsForStep(options: { pipeline: CompiledPipeline; step: C
  * completed, so that no worker adds it (see step-processor.ts). A child that fails for good fails
  * its parent unrun.
  */
-function withChainParents(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined }, jobs: StepJobSpec[]): StepJobSpec[] {
+function withChainParents(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined }, jobs: StepJobSpec[]): StepJobSpec[] {
   let wrapped = jobs;
   for (let parent = chainParentOf(options.pipeline, options.step.name); parent; parent = chainParentOf(options.pipeline, parent.name)) {
     wrapped = [{ ...stepJob({ ...options, step: parent }), children: wrapped }];
@@ -151,8 +153,8 @@ export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown,
 }
 
 /** The jobs of the steps a run starts with (`limits`: what a map's list may be, default DEFAULT_RUN_LIMITS). */
-export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string, limits?: RunLimits): Promise<StepJobSpec[]> {
-  const jobs = await Promise.all(pipeline.roots.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId, limits })));
+export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string, limits?: RunLimits, flow?: FlowTag): Promise<StepJobSpec[]> {
+  const jobs = await Promise.all(pipeline.roots.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId, flow, limits })));
   return jobs.flat();
 }
 
@@ -161,17 +163,18 @@ export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchI
  * @param options.inputLimit which limit the input's size is held to (default `inputBytes`; the AceFlow alias's is its own)
  * @param options.owner the id of the API key that holds the run (admitted under its bound of live runs, TooManyRunsError past it); none for a scheduled run
  */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes'; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void> }): Promise<string> {
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes'; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void>; caller?: CallerFlow | undefined; defaultPriority?: number }): Promise<string> {
   const limits = deps.store.limits;
   checkInputSize(options.input, limits, options.inputLimit);
   checkRunInput(options.pipeline, options.input);
   const run = await newPipelineRun(options.pipeline, options.input, options.runId, limits);
+  run.flow = await runFlow({ pipeline: options.pipeline, input: options.input, runId: run.id, caller: options.caller, ...(options.defaultPriority ? { defaultPriority: options.defaultPriority } : {}) });
   // The request's span (a run's root) names the run, so a trace can be found by run id.
   annotateActiveSpan({ 'switchyard.run.id': run.id, 'switchyard.pipeline.name': options.pipeline.name });
   await deps.store.createRun(options.owner ? { ...run, owner: options.owner } : run);
   // Before any job: whatever is kept about the run's end (its webhook) is in place before it can end.
   await options.onRecorded?.(run.id);
-  await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits));
+  await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits, run.flow));
   return run.id;
 }
 
@@ -179,13 +182,18 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
  * Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a worker to enqueue them.
  * @param options.owner the id of the API key that holds its runs (all admitted under its bound of live runs, or none)
  */
-export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string; owner?: string | undefined; onRecorded?: (batchId: string) => Promise<void> }): Promise<{ batchId: string; runIds: string[] }> {
+export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string; owner?: string | undefined; onRecorded?: (batchId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<{ batchId: string; runIds: string[] }> {
   const limits = deps.store.limits;
   checkBatchSize(options.inputs, limits);
   const problems = options.inputs.flatMap((input, i) => options.pipeline.checkInput(input).map((p) => ({ ...p, path: `items.${i}.${p.path}` })));
   if (problems.length > 0) throw new InputError(problems.slice(0, 50));
-  const made = await Promise.all(options.inputs.map((input) => newPipelineRun(options.pipeline, input, undefined, limits)));
-  const runs = options.owner ? made.map((run) => ({ ...run, owner: options.owner })) : made;
+  const runs = await Promise.all(
+    options.inputs.map(async (input) => {
+      const run = await newPipelineRun(options.pipeline, input, undefined, limits);
+      run.flow = await runFlow({ pipeline: options.pipeline, input, runId: run.id, caller: options.caller, defaultPriority: PRIORITY_BATCH });
+      return options.owner ? { ...run, owner: options.owner } : run;
+    }),
+  );
   const created = await deps.batches.createBatch({ id: options.batchId, runs });
   annotateActiveSpan({ 'switchyard.batch.id': created.batchId, 'switchyard.pipeline.name': options.pipeline.name });
   await options.onRecorded?.(created.batchId);

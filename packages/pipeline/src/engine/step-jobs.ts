@@ -6,9 +6,10 @@
 import { FlowProducer, Queue, type FlowJob, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
-import { BULLMQ_EVENTS_MAXLEN, jobId, MAX_STAGE_ATTEMPTS, STAGE_JOB_OPTIONS, type StepJob } from '../catalog.js';
+import { BULLMQ_EVENTS_MAXLEN, jobId, MAX_STAGE_ATTEMPTS, STAGE_JOB_OPTIONS, type FlowTag, type StepJob } from '../catalog.js';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { TurnBatch } from '../store/turn-batch.js';
+import { FairShares } from '../flow/fair-shares.js';
 
 export const STEP_JOB_NAME = 'pipeline.step';
 
@@ -49,11 +50,12 @@ export interface StepJobSpec {
 }
 
 /** The job of `step` (or of one branch of it) in run `runId`. */
-export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; branch?: StepJob['branch'] }): StepJobSpec {
+export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; branch?: StepJob['branch'] }): StepJobSpec {
   const { pipeline, step, runId, branch } = options;
   // Filled field by field: optional fields are left out, not set to undefined (the job's JSON is the same).
   const data: StepJob = { run_id: runId, pipeline: pipeline.name, version: pipeline.version, step: step.name };
   if (options.batchId) data.batch_id = options.batchId;
+  if (options.flow) data.flow = options.flow;
   if (branch) data.branch = branch;
   return { queue: step.queue, data, opts: { ...stepJobOptions(step), jobId: jobId(runId, stageOf(step.name, branch?.key)) } };
 }
@@ -89,13 +91,21 @@ export class StepQueues {
   readonly #prefix: string;
   readonly #queues = new Map<string, Queue>();
   readonly #onError: (error: Error) => void;
-  readonly #turn = new TurnBatch<PendingAdd>((pending) => this.#sendAll(pending));
+  readonly #turn = new TurnBatch<PendingAdd>((pending) => this.#placeAll(pending));
+  readonly #fair: FairShares;
+  readonly #placing = new Set<Promise<void>>();
   #flowProducer: FlowProducer | undefined;
 
   constructor(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }) {
     this.#connection = options.connection;
     this.#prefix = options.prefix;
     this.#onError = options.onError ?? (() => undefined);
+    this.#fair = new FairShares({ redis: options.connection, prefix: options.prefix });
+  }
+
+  /** The fair shares that place this process's jobs (and say where one waits). */
+  get fair(): FairShares {
+    return this.#fair;
   }
 
   queue(name: string): Queue {
@@ -112,6 +122,36 @@ export class StepQueues {
   add(jobs: readonly StepJobSpec[]): Promise<void> {
     if (jobs.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => this.#turn.push({ jobs, resolve, reject }));
+  }
+
+  /**
+   * Gives every job of the turn its BullMQ priority (its run's class and fair share, one script
+   * for all of them), then sends them. A job never goes without one: BullMQ serves jobs of
+   * priority 0 before every prioritized job.
+   */
+  #placeAll(pending: readonly PendingAdd[]): void {
+    const placed = this.#place(pending);
+    this.#placing.add(placed);
+    void placed.finally(() => this.#placing.delete(placed));
+  }
+
+  async #place(pending: readonly PendingAdd[]): Promise<void> {
+    const specs: StepJobSpec[] = [];
+    const collect = (spec: StepJobSpec) => {
+      specs.push(spec);
+      spec.children?.forEach(collect);
+    };
+    for (const adder of pending) adder.jobs.forEach(collect);
+    await this.#fair.priorities(specs.map((spec) => ({ queue: spec.queue, flow: spec.data.flow }))).then(
+      (priorities) => {
+        // Options are shared by a step's jobs (stepJobOptions): each placed job gets a copy.
+        specs.forEach((spec, i) => (spec.opts = { ...spec.opts, priority: priorities[i] }));
+        this.#sendAll(pending);
+      },
+      (error: unknown) => {
+        for (const adder of pending) adder.reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
   }
 
   #sendAll(pending: readonly PendingAdd[]): void {
@@ -163,6 +203,7 @@ export class StepQueues {
   /** Sends the adds of this turn still waiting, then closes the queues. */
   async close(): Promise<void> {
     this.#turn.drain();
+    await Promise.all([...this.#placing]);
     await Promise.all([...this.#queues.values(), ...(this.#flowProducer ? [this.#flowProducer] : [])].map((q) => q.close()));
   }
 }

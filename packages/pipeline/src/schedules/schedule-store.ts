@@ -23,6 +23,8 @@ export interface StoredSchedule {
   every_ms: number | null;
   timezone: string | null;
   input: Record<string, unknown>;
+  /** Its runs' priority class; null: PRIORITY_BATCH. */
+  priority: number | null;
   paused: boolean;
   created_at: string;
   updated_at: string;
@@ -84,7 +86,7 @@ type ScheduleSpec = Omit<StoredSchedule, 'paused' | 'created_at'>;
 function parseRecord(spec: string | null | undefined, state: string | null | undefined): StoredSchedule | null {
   if (!spec) return null;
   const parsed = JSON.parse(spec) as ScheduleSpec;
-  return { ...parsed, paused: state?.startsWith('1') === true, created_at: state?.slice(2) || parsed.updated_at };
+  return { ...parsed, priority: parsed.priority ?? null, paused: state?.startsWith('1') === true, created_at: state?.slice(2) || parsed.updated_at };
 }
 
 export class ScheduleStore {
@@ -118,6 +120,7 @@ export class ScheduleStore {
       every_ms: request.every === undefined ? null : intervalMs(request.every),
       timezone: request.timezone ?? null,
       input: request.input,
+      priority: request.priority ?? null,
       updated_at: now,
     };
     const text = JSON.stringify(spec);

@@ -9,6 +9,7 @@ import type { RunStatus } from '@switchyard/contracts';
 import type { Job } from 'bullmq';
 import { ScheduleTickJob } from '../catalog.js';
 import { InputError, rootJobs, startPipelineRun, type PipelineRunsDeps } from '../engine/pipeline-runs.js';
+import { PRIORITY_BATCH } from '../catalog.js';
 import { RunLimitError } from '../store/limits.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
 import type { ScheduleStore } from './schedule-store.js';
@@ -78,7 +79,7 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   const status = claimed ? null : await statusOnceWritten(deps, runId);
   if (status === null) {
     try {
-      await startPipelineRun(deps, { pipeline, input: schedule.input, runId });
+      await startPipelineRun(deps, { pipeline, input: schedule.input, runId, caller: { key: `schedule:${name}`, priority: schedule.priority ?? undefined }, defaultPriority: PRIORITY_BATCH });
     } catch (error) {
       // The latest version's input schema no longer takes the schedule's input: no retry mends that.
       if (!(error instanceof InputError) && !(error instanceof RunLimitError)) throw error;
@@ -88,7 +89,7 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   } else {
     // The processor before may have died between the run's hash and its index entries.
     await deps.store.ensureIndexed(runId);
-    if (status === 'queued') await deps.queues.steps.add(await rootJobs(pipeline, runId, undefined, deps.store.limits));
+    if (status === 'queued') await deps.queues.steps.add(await rootJobs(pipeline, runId, undefined, deps.store.limits, await deps.store.getFlow(runId)));
   }
   await deps.schedules.recordTick(name, { run_id: runId, at: new Date(tickMs).toISOString() });
   return { outcome: status === null ? 'started' : 'existed', run_id: runId };

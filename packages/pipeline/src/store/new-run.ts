@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inputTopic } from './run-listing.js';
+import type { FlowTag } from '../catalog.js';
 
 export interface NewRun {
   id?: string;
@@ -23,6 +24,8 @@ export interface NewRun {
   owner?: string | undefined;
   /** A child run's place in its tree: its parent (stage, and an agent's call), its depth, and the run at the tree's root. */
   lineage?: { parent: { run_id: string; stage: string; call?: { turn: number; index: number } | undefined }; depth: number; root: string } | undefined;
+  /** Its flow control (priority class, fair-share key, concurrency key), as its jobs carry it. */
+  flow?: FlowTag | undefined;
 }
 
 export const newRunId = () => `run_${randomUUID().replace(/-/g, '')}`;
@@ -55,6 +58,7 @@ export function newRunFields(options: { run: NewRun; id: string; created: string
     completed_stages: 0,
     ...(run.pipeline ? { pipeline: run.pipeline.name, pipeline_version: run.pipeline.version } : {}),
     ...(run.stepQueues ? { step_queues: shapeJson(run.stepQueues) } : {}),
+    ...(run.flow ? { flow: JSON.stringify(run.flow) } : {}),
     ...Object.fromEntries(Object.entries(run.branches ?? {}).map(([step, names]) => [`${step}.branches`, shapeJson(names)])),
     ...(run.owner ? { owner: run.owner } : {}),
     // In the record from its first write: a crash cannot leave a child that does not know its depth or root.

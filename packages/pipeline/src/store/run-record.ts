@@ -5,6 +5,7 @@
 import type { RunError, RunStatus, StageView } from '@switchyard/contracts';
 import { RawJson } from './raw-json.js';
 import { readStageView } from './stage-records.js';
+import { FlowTag } from '../catalog.js';
 
 export interface RunRecord {
   id: string;
@@ -22,6 +23,19 @@ export interface RunRecord {
   error: RunError | null;
   /** The run and stage whose agent started this run as a tool call (see the workers' child-runs.ts). */
   parent?: { run_id: string; stage: string } | undefined;
+  /** Its flow control as recorded when it was created (absent for runs created before there was any). */
+  flow?: FlowTag | undefined;
+}
+
+/** A run's `flow` field, or undefined when absent or unreadable. */
+export function flowOf(text: string | null | undefined): FlowTag | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed = FlowTag.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseJson(value: string | undefined | null): unknown {
@@ -53,6 +67,7 @@ export function runRecordOf(hash: Record<string, string>, options: { raw?: boole
     result: options.raw && hash.result ? new RawJson(hash.result) : parseJson(hash.result),
     error: parseJson(hash.error) as RunError | null,
     ...(hash.parent ? { parent: parentOf(hash.parent) } : {}),
+    ...(hash.flow ? { flow: flowOf(hash.flow) } : {}),
   };
 }
 

@@ -14,7 +14,8 @@ import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
 import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
-import { runRecordOf, type RunRecord } from './run-record.js';
+import { flowOf, runRecordOf, type RunRecord } from './run-record.js';
+import type { FlowTag } from '../catalog.js';
 import { runKeys, type RunKeys } from './keys.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
@@ -212,6 +213,23 @@ export class RunStore {
     for (const id of runIds) pipeline.on(this.keys.run(id)).hget(this.keys.run(id), 'status');
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, status]) => (status as RunStatus | null) ?? null);
+  }
+
+  /** Each run's status and flow control (runs created before flow control have none). */
+  async getStatesWithFlow(runIds: readonly string[]): Promise<{ status: RunStatus | null; flow: FlowTag | undefined }[]> {
+    if (runIds.length === 0) return [];
+    const pipeline = new KeyedPipeline(this.redis);
+    for (const id of runIds) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), 'status', 'flow');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([, fields]) => {
+      const [status, flow] = (fields as (string | null)[] | null) ?? [];
+      return { status: (status as RunStatus | null) ?? null, flow: flowOf(flow) };
+    });
+  }
+
+  /** A run's flow control, as recorded when it was created. */
+  async getFlow(runId: string): Promise<FlowTag | undefined> {
+    return flowOf(await this.redis.hget(this.keys.run(runId), 'flow'));
   }
 
   async getBatchId(runId: string): Promise<string | null> {

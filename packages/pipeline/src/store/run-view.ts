@@ -2,7 +2,8 @@
  * How a run is shown (the run view every API and the bridge answer with, its links) and found
  * by id: what the stores, the engine and the services all read, so it depends on none of them.
  */
-import { TERMINAL_STATUSES, type RunView } from '@switchyard/contracts';
+import { TERMINAL_STATUSES, type RunFlowView, type RunView } from '@switchyard/contracts';
+import type { FlowTag } from '../catalog.js';
 import type { RunRecord } from './run-record.js';
 
 export const runLinks = (runId: string) => ({ poll_url: `/v1/runs/${runId}`, events_url: `/v1/runs/${runId}/events` });
@@ -12,6 +13,11 @@ export const batchLinks = (batchId: string) => ({ poll_url: `/v1/batches/${batch
 export const RUN_ID = /^run_[0-9a-f]{32}$/;
 export const BATCH_ID = /^batch_[0-9a-f]{32}$/;
 
+
+/** A run's flow control as shown (why it waits is added by whoever looks at its queues: flow/waiting.ts). */
+export function flowView(flow: FlowTag): RunFlowView {
+  return { priority: flow.priority, key: flow.key, ...(flow.weight === undefined ? {} : { weight: flow.weight }), ...(flow.gate ? { concurrency: flow.gate } : {}) };
+}
 
 const SETTLED = ['completed', 'skipped', 'failed', 'cancelled'];
 
@@ -32,6 +38,7 @@ export function toRunView(run: RunRecord): RunView {
     result: run.result,
     error: run.error,
     ...(run.parent ? { parent: run.parent } : {}),
+    ...(run.flow ? { flow: flowView(run.flow) } : {}),
     ...runLinks(run.id),
   };
 }

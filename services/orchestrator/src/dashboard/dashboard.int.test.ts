@@ -64,6 +64,8 @@ test('given the key, a story started from the dashboard shows its stages and liv
     await page.waitForURL(/#\/runs\/run_[0-9a-f]{32}$/);
     const runId = /run_[0-9a-f]{32}/.exec(page.url())?.[0] ?? '';
     await page.getByRole('heading', { name: 'a lighthouse keeper who collects lost letters' }).waitFor();
+    // Its flow control: a single run started by a person, class 3, under the dashboard's key.
+    await page.locator('.flow-facts', { hasText: /^priority 3 · key key:[0-9a-f]{16}/ }).waitFor();
 
     // Stages appear in the timeline, and a writer is seen running while its text streams in.
     for (const stage of STAGES) await page.locator(`[data-stage="${stage}"]`).waitFor();

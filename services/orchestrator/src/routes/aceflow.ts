@@ -10,6 +10,7 @@ import { AceflowRangeError, aceflowRunStages, newRunId, runLinks, startAceflowRu
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
+import { callerOf } from '../flow-caller.js';
 
 /** An analysis may be up to 10 MB (seed 000); the body around it adds little. */
 const BODY_LIMIT = '11mb';
@@ -41,7 +42,7 @@ export function aceflowRouter(deps: AppDeps): Router {
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'aceflow', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     if (!claim.repeated) {
       try {
-        await startAceflowRun(deps, { request, runId: claim.id, owner: requestKeyId(res) });
+        await startAceflowRun(deps, { request, runId: claim.id, owner: requestKeyId(res), caller: callerOf(res, undefined) });
       } catch (error) {
         await claim.release();
         throw error;

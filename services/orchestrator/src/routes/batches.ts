@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
 import { notifyHook } from '../notify.js';
+import { callerOf } from '../flow-caller.js';
 import { batchEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
 import { definitionProblems } from './pipelines.js';
@@ -34,7 +35,7 @@ async function startAnyPipelineBatch(deps: AppDeps, req: Request, res: Response)
   const inputs = body.items.map((item) => ({ ...body.defaults, ...item }));
   const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
   try {
-    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId, owner: requestKeyId(res), ...(onRecorded ? { onRecorded } : {}) }), { body, total: inputs.length });
+    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId, owner: requestKeyId(res), caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body, total: inputs.length });
   } catch (error) {
     if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${body.pipeline}`);
     throw error;
@@ -69,7 +70,7 @@ export function batchesRouter(deps: AppDeps): Router {
       const body = BatchRequest.parse(req.body);
       const requests = batchStoryRequests(body);
       const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
-      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId, owner: requestKeyId(res), ...(onRecorded ? { onRecorded } : {}) }), { body, total: requests.length });
+      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId, owner: requestKeyId(res), caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body, total: requests.length });
     }
     const { batchId, runIds } = created;
     const links = batchLinks(batchId);

@@ -1,10 +1,10 @@
 /**
  * What the pipeline routes take and answer. They live here rather than in the contracts package
- * because a definition is the pipeline package's format, which the contracts do not know.
  */
 import { z } from 'zod';
 import { PageMarks } from '@switchyard/contracts';
 import { MAX_VERSION, PipelineDefinition } from '@switchyard/pipeline';
+import { PriorityQuery } from '../flow-caller.js';
 
 /**
  * A definition as stored: the one registered, with its defaults filled and durations in ms. It
@@ -51,6 +51,7 @@ export type PipelineRegistered = z.infer<typeof PipelineRegistered>;
 export const VersionQuery = z.object({
   version: z.coerce.number().int().positive().max(MAX_VERSION).optional().describe('The version to run (default: the latest)'),
   notify_url: z.string().min(1).max(2048).optional().describe("A webhook told once when the run ends (`notify.url`): its summary POSTed, signed with `Switchyard-Signature`; its host must be in `WEBHOOK_ALLOW`, or the run is refused with 400"),
+  priority: PriorityQuery,
 });
 
 /** The path of `DELETE /v1/pipelines/{name}/versions/{version}`. */

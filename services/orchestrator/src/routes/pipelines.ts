@@ -10,6 +10,7 @@ import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRun
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { notifyHook } from '../notify.js';
+import { callerOf } from '../flow-caller.js';
 import { jsonBody } from '../json-body.js';
 import { deletionRoutes } from './pipeline-deletion.js';
 import { PipelineListQuery, VersionQuery, type PipelineList, type PipelineRegistered, type PipelineView } from './pipeline-shapes.js';
@@ -112,7 +113,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: `pipeline:${name}`, body: { input, version: pipeline.version }, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     if (!claim.repeated) {
       try {
-        await startPipelineRun(deps, { pipeline, input, runId: claim.id, owner: requestKeyId(res), ...(onRecorded ? { onRecorded } : {}) });
+        await startPipelineRun(deps, { pipeline, input, runId: claim.id, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
       } catch (error) {
         await claim.release();
         if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${name}`);

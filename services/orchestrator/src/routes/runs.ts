@@ -5,7 +5,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { RunStatus, type RunList } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { cancelRun, releaseWaits, RUN_FIELDS, RUN_ID, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
+import { cancelRun, ConcurrencyGates, waitingOf, releaseWaits, RUN_FIELDS, RUN_ID, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { runEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
@@ -46,7 +46,14 @@ export function runsRouter(deps: AppDeps): Router {
 
   router.get('/v1/runs/:runId', async (req, res) => {
     // The input and result are sent as they are stored, not parsed and written out again.
-    res.type('json').send(stringifyWithRaw(toRunView(await findRun(deps, req))));
+    const run = await findRun(deps, req);
+    const view = toRunView(run);
+    // A queued run says why it waits (its key's line, its place in its queue).
+    if (view.flow && run.status === 'queued') {
+      const waiting = await waitingOf({ store: deps.store, fair: deps.queues.steps.fair, gates: new ConcurrencyGates({ redis: deps.store.redis, prefix: deps.store.prefix }) }, run);
+      if (waiting) view.flow.waiting = waiting;
+    }
+    res.type('json').send(stringifyWithRaw(view));
   });
 
   router.get('/v1/runs/:runId/events', async (req, res) => {

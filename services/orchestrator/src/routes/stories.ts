@@ -10,10 +10,12 @@ import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
 import { notifyHook } from '../notify.js';
+import { callerOf, PriorityQuery } from '../flow-caller.js';
 
 /** The query of `POST /v1/stories`: a webhook told when the run ends. */
 export const StoryQuery = z.object({
   notify_url: z.string().min(1).max(2048).optional().describe('A webhook told once when the run ends (`notify.url`), signed; its host must be in `WEBHOOK_ALLOW`, or the story is refused with 400'),
+  priority: PriorityQuery,
 });
 
 export function storiesRouter(deps: AppDeps): Router {
@@ -27,7 +29,7 @@ export function storiesRouter(deps: AppDeps): Router {
     const runId = claim.id;
     if (!claim.repeated) {
       try {
-        await startStoryRun(deps, { request, runId, owner: requestKeyId(res), ...(onRecorded ? { onRecorded } : {}) });
+        await startStoryRun(deps, { request, runId, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
       } catch (error) {
         await claim.release();
         throw error;

@@ -94,6 +94,8 @@ export interface TestStackOptions {
   };
   /** The orchestrator's schedule bounds (default: its own, 1000 schedules and 64 KiB of input). */
   scheduleLimits?: StartOrchestratorOptions['scheduleLimits'];
+  /** Jobs at once per queue in the in-process workers (default: theirs, 8). */
+  workerConcurrency?: number;
   /** Webhooks: WEBHOOK_ALLOW (parsed) for the orchestrator and the in-process workers, and how the workers send them (default: none allowed, none sent). */
   webhooks?: WebhookSettings;
 }
@@ -139,6 +141,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(options.compaction ? { compaction: options.compaction } : {}),
           ...(workerMetrics ? { metrics: workerMetrics } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
+          ...(options.workerConcurrency ? { defaultConcurrency: options.workerConcurrency } : {}),
           ...(options.limits ? { limits: options.limits } : {}),
           ...(options.webhooks ? { webhooks: options.webhooks } : {}),
           stalledIntervalMs: 1000,

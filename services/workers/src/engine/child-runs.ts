@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
-import { admitDescendant, cancelRun, checkInputSize, checkRunInput, ChildBudgetError, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, TooManyRunsError, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
+import { admitDescendant, cancelRun, checkInputSize, checkRunInput, ChildBudgetError, childFlow, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, TooManyRunsError, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
 
 export interface ChildRunDeps {
   store: RunStore;
@@ -91,6 +91,9 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
     checkInputSize(input, store.limits);
     checkRunInput(pipeline, input);
     run = await newPipelineRun(pipeline, input, childId, store.limits);
+    // A child run is its parent's work: its priority, its share, its parent's run concurrency
+    // key (held already by the parent: the child passes no gate of its parent's).
+    if (request.data.flow) run.flow = await childFlow(pipeline, input, childId, request.data.flow);
   } catch (error) {
     // An input the pipeline refuses cannot pass by retrying: the step (or the model) reads why.
     if (error instanceof InputError || error instanceof RunLimitError) throw new ChildRunFailedError({ code: 'child_input_refused', message: `pipeline ${wanted.name} refused the input: ${error.message}`, details: { pipeline: wanted.name } });
@@ -109,7 +112,7 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
     if (error instanceof ChildBudgetError || error instanceof TooManyRunsError) throw new ChildRunFailedError({ code: error.code, message: error.message, details: error.details });
     throw error;
   }
-  await deps.queues.steps.add(await rootJobs(pipeline, childId, undefined, store.limits));
+  await deps.queues.steps.add(await rootJobs(pipeline, childId, undefined, store.limits, run.flow));
   // A parent cancelled meanwhile has looked for its children before this one was there.
   const parentStatus = await store.getStatus(parent.runId);
   if (!parentStatus || TERMINAL_STATUSES.includes(parentStatus)) {

@@ -26,7 +26,7 @@ export function fallbackOf(deps: FallbackDeps, options: { pipeline: CompiledPipe
     const runId = data.run_id;
     if (!(await takeFallback(deps.store, { runId, failed: step.name, fallback: fallback.name, error }))) return false;
     deps.logger.warn({ run_id: runId, stage: step.name, err: error, fallback: fallback.name }, 'stage failed; its fallback runs');
-    const job = stepJob({ pipeline, step: fallback, runId, batchId: data.batch_id });
+    const job = stepJob({ pipeline, step: fallback, runId, batchId: data.batch_id, flow: data.flow });
     job.data.fallback_for = { step: step.name, code: error.code.slice(0, 200), message: error.message.slice(0, 2000) };
     await deps.steps.add([job]);
     return true;
@@ -43,5 +43,5 @@ export function fallbackError(data: StepJob): { code: string; message: string; s
 export async function afterFallback(deps: FallbackDeps, options: { pipeline: CompiledPipeline; step: CompiledStep; data: StepJob; failed: string }): Promise<void> {
   const { pipeline, data, failed } = options;
   await standIn(deps.store, { runId: data.run_id, failed, fallback: options.step.name });
-  await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: failed });
+  await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: failed });
 }

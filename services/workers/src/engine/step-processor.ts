@@ -115,7 +115,7 @@ function boundedOutput(output: unknown, stage: string, limit: { bytes: number; v
 async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: CompiledPipeline; step: CompiledStep; data: StepJob }): Promise<void> {
   const { pipeline, step, data } = target;
   const runId = data.run_id;
-  const advance = () => advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId, batchId: data.batch_id, finished: step.name });
+  const advance = () => advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId, batchId: data.batch_id, flow: data.flow, finished: step.name });
   const peek = await deps.store.startStage({ runId, stage: step.name, batchId: data.batch_id ?? null, inputs: step.needs, withRequest: true, peek: true });
   if (peek.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
   if (peek.kind === 'ended') {
@@ -151,7 +151,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
   const branches = await deps.store.expandStep({ runId, step: step.name, branches: keys.map((key) => stageOf(step.name, key)), items: texts });
   if (!branches) throw new UnrecoverableError(`run ${runId} does not exist`);
   const count = list.length;
-  await deps.steps.add(keys.map((key, index) => stepJob({ pipeline, step, runId, batchId: data.batch_id, branch: { key, index, count, from: 'run' } })));
+  await deps.steps.add(keys.map((key, index) => stepJob({ pipeline, step, runId, batchId: data.batch_id, flow: data.flow, branch: { key, index, count, from: 'run' } })));
 }
 
 const finalInputsOf = new WeakMap<CompiledPipeline, readonly string[]>();
@@ -242,7 +242,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
     if (parented || output === CONTINUE_STAGE) return;
     const standsFor = pipeline.fallbacks.get(step.name);
     if (standsFor !== undefined) return afterFallback(deps, { pipeline, step, data, failed: standsFor });
-    if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
+    if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
     // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.
     if (ended) return;
     const steps = contextOf(data, request, inputs).steps;

@@ -13,6 +13,7 @@ import { analysisDataSchema } from '@switchyard/aceflow';
 import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, releaseWaits, type RunWaits, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import { parseArgs } from '../parse-args.js';
+import { callerFlow } from '../../flow-caller.js';
 import {
   CancelRunInput,
   GetRunInput,
@@ -68,8 +69,8 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
         longRunning: true,
         handler: async (args, context) => {
-          const request = parseArgs(StartStoryInput, args);
-          const runId = await startStoryRun(deps, { request, owner: context.keyId });
+          const { priority, ...request } = parseArgs(StartStoryInput, args);
+          const runId = await startStoryRun(deps, { request, owner: context.keyId, caller: callerFlow(context, priority) });
           return success(StartedRun.parse({ run_id: runId, status: (await deps.store.getStatus(runId)) ?? 'queued' }));
         },
       }),
@@ -90,7 +91,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             const { message, details } = describeZodError(error);
             throw new InvalidArgumentsError(message, details);
           }
-          const { batchId, runIds } = await startStoryBatch(deps, { requests, owner: context.keyId });
+          const { batchId, runIds } = await startStoryBatch(deps, { requests, owner: context.keyId, caller: callerFlow(context, body.priority) });
           return success(StartedBatch.parse({ batch_id: batchId, status: 'queued', total: runIds.length, run_ids: runIds }));
         },
       }),
@@ -114,7 +115,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
           }
           let started;
           try {
-            started = await startAceflowRun(deps, { request, owner: context.keyId });
+            started = await startAceflowRun(deps, { request, owner: context.keyId, caller: callerFlow(context) });
           } catch (error) {
             if (error instanceof AceflowRangeError) throw new InvalidArgumentsError(error.message);
             throw error;

@@ -3,7 +3,7 @@
  * an HTTP client are held to the same rules; outputs are the run API's views.
  */
 import { z } from 'zod';
-import { AceflowRunRequest, BatchRequest, PageMarks, RunStatus, RunSummary, RunView, StoryRequest } from '@switchyard/contracts';
+import { AceflowRunRequest, BatchRequest, PageMarks, RunPriority, RunStatus, RunSummary, RunView, StoryRequest } from '@switchyard/contracts';
 import { RUN_ID } from '@switchyard/pipeline';
 
 export { outputSchemaOf, ToolErrorBody } from '../error-body.js';
@@ -15,7 +15,7 @@ export const MAX_WAIT_S = 600;
 
 const RunId = z.string().regex(RUN_ID, 'must be a run id such as run_0123…(32 hex digits)').describe('The run id that start_story or start_story_batch answered');
 
-export const StartStoryInput = StoryRequest;
+export const StartStoryInput = StoryRequest.extend({ priority: RunPriority.optional() });
 export const StartStoryBatchInput = BatchRequest;
 export const StartStagePipelineInput = AceflowRunRequest;
 export const GetRunInput = z.strictObject({ run_id: RunId });

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { InputError, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
+import { callerFlow } from '../../flow-caller.js';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
 import { waitForRun } from '../jobs/wait.js';
 import { admittingErrorBody } from '../error-body.js';
@@ -92,7 +93,7 @@ function pipelineTool(deps: PipelinesSuiteDeps, pipeline: CompiledPipeline): Sui
       if (!pipeline) return notFound(name);
       let runId: string;
       try {
-        runId = await startPipelineRun(deps, { pipeline, input: args, owner: context.keyId });
+        runId = await startPipelineRun(deps, { pipeline, input: args, owner: context.keyId, caller: callerFlow(context) });
       } catch (error) {
         if (error instanceof InputError) throw new InvalidArgumentsError(error.message, { problems: error.problems });
         throw error;
