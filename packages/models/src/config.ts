@@ -41,6 +41,8 @@ const ModelEntry = z.strictObject({
   base_url: httpUrl,
   api_key_env: z.string().regex(ENV_NAME, 'an environment variable name (letters, digits and _)').optional(),
   model: modelId,
+  /** The most tokens the model writes in one reply: each turn's `max_tokens` is capped by it. */
+  max_output_tokens: z.number().int().positive().max(10_000_000).optional(),
 });
 
 /** The `MODELS` text: bounded, JSON, then name → `{ base_url, api_key_env?, model }`. */
@@ -76,6 +78,7 @@ const positiveInt = (max: number) => z.coerce.number().int().positive().max(max)
  * - `LLM_MAX_CONTENT_BYTES` (default 256 KiB) — text of one reply.
  * - `LLM_MAX_TOOL_CALLS` (default 32) — tool calls in one reply.
  * - `LLM_MAX_ARGUMENT_BYTES` (default 64 KiB) — arguments text of one tool call.
+ * - `LLM_MAX_OUTPUT_TOKENS` (default: unset, the server's own) — the `default` model's most tokens in one reply.
  */
 export const modelsEnvShape = {
   LLM_BASE_URL: httpUrl.optional(),
@@ -89,6 +92,7 @@ export const modelsEnvShape = {
   LLM_MAX_CONTENT_BYTES: positiveInt(16 * 1024 * 1024).default(256 * 1024),
   LLM_MAX_TOOL_CALLS: positiveInt(1024).default(32),
   LLM_MAX_ARGUMENT_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
+  LLM_MAX_OUTPUT_TOKENS: positiveInt(10_000_000).optional(),
 };
 
 /** One configured model, as the client calls it. */
@@ -100,6 +104,8 @@ export interface ModelConfig {
   apiKey?: string | undefined;
   /** The model id sent in each request. */
   model: string;
+  /** The model's own most output tokens (`MODELS.<name>.max_output_tokens`, `LLM_MAX_OUTPUT_TOKENS`): each turn's `max_tokens` is at most this. */
+  maxOutputTokens?: number | undefined;
 }
 
 /** Configured models by name; `default` is always there. */
@@ -138,7 +144,7 @@ export function parseModelsConfig(options: ParseModelsConfigOptions): ModelsConf
     if (name === 'default') {
       if (parsed.LLM_BASE_URL) throw new ModelsConfigError('MODELS', '"default" is set by LLM_BASE_URL / LLM_MODEL; name this model otherwise');
     }
-    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model });
+    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...(entry.max_output_tokens === undefined ? {} : { maxOutputTokens: entry.max_output_tokens }) });
   }
   return models;
 }
@@ -168,7 +174,7 @@ export function modelKeyVariables(modelsText: string | undefined): string[] {
 function defaultModel(parsed: ModelsEnv, env: Record<string, string | undefined>, options: ParseModelsConfigOptions): ModelConfig {
   if (parsed.LLM_BASE_URL) {
     if (!parsed.LLM_MODEL) throw new ModelsConfigError('LLM_MODEL', 'required when LLM_BASE_URL is set (the model id to ask for)');
-    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL };
+    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, ...(parsed.LLM_MAX_OUTPUT_TOKENS === undefined ? {} : { maxOutputTokens: parsed.LLM_MAX_OUTPUT_TOKENS }) };
   }
   const baseUrl = options.fallbackBaseUrl ?? parsed.MODEL_SERVICE_URL;
   if (!httpUrl.safeParse(baseUrl).success) throw new ModelsConfigError('MODEL_SERVICE_URL', 'expected an http(s) URL');

@@ -4,6 +4,8 @@ export { ModelCallError, retryAfterOf, toModelCallError } from './errors.js';
 export type { ModelCallErrorCode } from './errors.js';
 export { ChatMessageSchema, ToolCallSchema, toOpenAiTools } from './messages.js';
 export type { ChatMessage, ModelTool, OpenAiFunctionTool, ToolCall } from './messages.js';
+export { responseFormatFor, responseFormatName, strictAllowed } from './structured-output.js';
+export type { ResponseFormat } from './structured-output.js';
 export { DEFAULT_REPLY_BOUNDS } from './reply-reader.js';
 export type { ReplyBounds } from './reply-reader.js';
 export { DEFAULT_MODEL_CLIENT_OPTIONS, ModelClient, modelClientOptionsFromEnv } from './model-client.js';

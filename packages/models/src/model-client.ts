@@ -11,14 +11,20 @@ import { ModelCallError, toModelCallError, type ModelCallErrorCode } from './err
 import type { streamAttempt as StreamAttempt } from './langchain-turn.js';
 import type { ChatMessage, ModelTool, ToolCall } from './messages.js';
 import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds } from './reply-reader.js';
+import type { ResponseFormat } from './structured-output.js';
 
 export interface TurnRequest {
   /** A configured model name (`default`, or a key of MODELS). */
   model: string;
   messages: ChatMessage[];
   tools: ModelTool[];
-  /** The reply's most tokens (`max_tokens`); default: the model's own limit. */
+  /** The reply's most tokens (`max_tokens`), capped by the model's `maxOutputTokens`; default: that cap, else the server's own. */
   maxTokens?: number;
+  /**
+   * The answer's JSON Schema, sent as `response_format` (json_schema). A server that refuses the
+   * request with it (a 400) is asked again without it, and not sent it again by this client.
+   */
+  responseFormat?: ResponseFormat;
   /** Cancels the turn: the stream is closed and the turn rejects with `model_cancelled` at once. */
   signal: AbortSignal;
   /** Each piece of text as it streams, in order. */
@@ -93,6 +99,8 @@ class AttemptTimedOut extends Error {}
 export class ModelClient {
   private readonly options: Required<Omit<ModelClientOptions, 'observer' | 'bounds'>> & { bounds: ReplyBounds; observer: ModelObserver | undefined };
   private readonly backoff: BackoffOptions;
+  /** Models that refused a request for its `response_format`: asked without it since. */
+  private readonly refusesResponseFormat = new Set<string>();
 
   constructor(options: ModelClientOptions) {
     this.options = { ...DEFAULT_MODEL_CLIENT_OPTIONS, random: Math.random, ...stripUndefined(options), models: options.models, bounds: { ...DEFAULT_REPLY_BOUNDS, ...options.bounds }, observer: options.observer };
@@ -115,7 +123,7 @@ export class ModelClient {
       for (;;) {
         attempts += 1;
         try {
-          const reply = await this.attempt(config, request);
+          const reply = await this.attemptWithFormat(config, request);
           report('ok', reply.usage);
           return { ...reply, attempts };
         } catch (error) {
@@ -130,6 +138,21 @@ export class ModelClient {
       const failure = toModelCallError(error, { model: request.model });
       report(failure.code);
       throw failure;
+    }
+  }
+
+  /** The attempt with the turn's response_format; a 400 to it is an attempt without it (the engine checks the answer anyway). */
+  private async attemptWithFormat(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts'>> {
+    const maxTokens = capped(request.maxTokens, config.maxOutputTokens);
+    const plain = { ...request, maxTokens, responseFormat: undefined };
+    if (!request.responseFormat || this.refusesResponseFormat.has(config.name)) return this.attempt(config, plain);
+    try {
+      return await this.attempt(config, { ...request, maxTokens });
+    } catch (error) {
+      const failure = toModelCallError(error, { model: request.model });
+      if (failure.code !== 'model_refused' || failure.status !== 400) throw failure;
+      this.refusesResponseFormat.add(config.name);
+      return this.attempt(config, plain);
     }
   }
 
@@ -170,10 +193,15 @@ export class ModelClient {
     const reader = new ReplyReader(this.options.bounds, request.model);
     // No text is handed on once the attempt is over (cancelled or timed out): the turn has already answered.
     const onToken = request.onToken && ((text: string) => signal.aborted || request.onToken?.(text));
-    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken });
+    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, responseFormat: request.responseFormat, signal, reader, onToken });
     const reply = reader.finish();
     return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason, model: reply.model ?? config.model };
   }
+}
+
+function capped(asked: number | undefined, cap: number | undefined): number | undefined {
+  if (asked === undefined) return cap;
+  return cap === undefined ? asked : Math.min(asked, cap);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

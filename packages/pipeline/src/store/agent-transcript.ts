@@ -23,6 +23,10 @@ export interface AgentTurnRecord {
   tool_calls: AgentToolCallRecord[];
   usage: AgentUsage;
   at: string;
+  /** Why the reply ended, as the model said (`stop`, `tool_calls`, `length`, …). */
+  finish_reason?: string | null;
+  /** The reply's bound the turn sent: what was left of the step's `max_tokens`. */
+  max_tokens?: number;
 }
 
 export interface AgentResultRecord {

@@ -14,9 +14,10 @@ import { ContentCoalescer } from '../engine/content-coalescer.js';
 import { CONTINUE_STAGE, StageFailedError } from '../stage-runner.js';
 import { asStepFailure } from '../engine/step-work.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
+import { estimatedPromptTokens, replyTokensLeft } from './agent-budget.js';
 import type { AgentToolbox } from './agent-toolbox.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import type { ModelTool as ModelToolSpec } from '@switchyard/models';
+import { responseFormatFor, type ModelTool as ModelToolSpec } from '@switchyard/models';
 import type { AgentModels } from './model-port.js';
 
 export interface AgentTurnDeps {
@@ -94,9 +95,12 @@ function checkBeforeTurn(options: AgentTurnOptions, transcript: AgentTranscript,
   if (totalTokens(transcript) >= agent.definition.max_tokens) throw tokensExceeded(options, transcript);
 }
 
-function tokensExceeded(options: AgentTurnOptions, transcript: AgentTranscript): StageFailedError {
+function tokensExceeded(options: AgentTurnOptions, transcript: AgentTranscript, before?: { promptTokens: number }): StageFailedError {
   const max = options.agent.definition.max_tokens;
-  return new StageFailedError({ code: 'agent_tokens_exceeded', message: `${options.stage} used ${totalTokens(transcript)} tokens, past its max_tokens of ${max}; its transcript is kept`, details: { max_tokens: max, usage: transcript.usage, turns: transcript.turns.length } });
+  const message = before
+    ? `${options.stage} used ${totalTokens(transcript)} tokens and its next prompt takes about ${before.promptTokens}, leaving no reply within its max_tokens of ${max}; its transcript is kept`
+    : `${options.stage} used ${totalTokens(transcript)} tokens, reaching its max_tokens of ${max}; its transcript is kept`;
+  return new StageFailedError({ code: 'agent_tokens_exceeded', message, details: { max_tokens: max, usage: transcript.usage, turns: transcript.turns.length, ...(before ? { next_prompt_tokens: before.promptTokens } : {}) } });
 }
 
 function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedError {
@@ -107,6 +111,11 @@ function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedErro
 async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript): Promise<AgentTurnRecord> {
   const { agent, stage, data } = options;
   const { specs } = await deps.toolbox.specs(agent);
+  const messages = modelMessages(transcript);
+  const promptTokens = estimatedPromptTokens(transcript, messages, specs);
+  const maxTokens = replyTokensLeft(agent.definition.max_tokens, transcript, promptTokens);
+  if (maxTokens < 1) throw tokensExceeded(options, transcript, { promptTokens });
+  const schema = agent.definition.output_schema;
   const pending: Promise<unknown>[] = [];
   const append = (write: () => Promise<unknown>) => {
     options.announce();
@@ -119,8 +128,10 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
     const reply = await inSpan('agent model turn', { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const answer = await deps.models.turn({
         model: agent.definition.model,
-        messages: modelMessages(transcript),
+        messages,
         tools: specs,
+        maxTokens,
+        ...(schema ? { responseFormat: responseFormatFor(stage, schema as Record<string, unknown>) } : {}),
         signal: options.signal,
         onToken: (text) => content.push(text),
         onRetry: () => {
@@ -138,6 +149,8 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
       tool_calls: reply.toolCalls.map((call) => ({ id: call.id, tool: call.name, arguments: call.arguments })),
       usage: { prompt_tokens: reply.usage.promptTokens, completion_tokens: reply.usage.completionTokens },
       at: new Date().toISOString(),
+      finish_reason: reply.finishReason,
+      max_tokens: maxTokens,
     };
   } catch (error) {
     content.drop();
@@ -165,12 +178,17 @@ async function announceTurn(deps: AgentTurnDeps, options: AgentTurnOptions, reco
 async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, turn: number): Promise<unknown> {
   const record = transcript.turns[turn - 1];
   if (!record) throw new StageFailedError({ code: 'agent_stranded', message: `${options.stage}: turn ${turn} is not recorded` });
-  if (totalTokens(transcript) > options.agent.definition.max_tokens) throw tokensExceeded(options, transcript);
+  if (totalTokens(transcript) > options.agent.definition.max_tokens || cutByBudget(record)) throw tokensExceeded(options, transcript);
   if (record.tool_calls.length === 0) return answerOf(deps, options, transcript, turn);
   if (turn >= options.agent.definition.max_turns) throw turnsExceeded(options, turn);
   const calls = await checkedCalls(deps, options, record, turn);
   await deps.steps.add([agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage: options.stage, turn: turn + 1, calls })]);
   return CONTINUE_STAGE;
+}
+
+/** The reply stopped at the bound the budget set (not at the model's own, which may be lower): the budget is spent. */
+function cutByBudget(record: AgentTurnRecord): boolean {
+  return record.finish_reason === 'length' && record.max_tokens !== undefined && record.usage.completion_tokens >= record.max_tokens;
 }
 
 /** The model's answer as the step's output; one that breaks `output_schema` goes back to the model once. */
