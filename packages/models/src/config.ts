@@ -37,7 +37,13 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).max(MODELS_LIMITS.urlChars);
 const modelId = z.string().min(1).max(MODELS_LIMITS.modelIdChars);
 
+/** The wire format a model speaks: OpenAI's chat completions, or Anthropic's Messages API. */
+export const MODEL_PROVIDERS = ['openai', 'anthropic'] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
 const ModelEntry = z.strictObject({
+  /** `openai` (default): an OpenAI-compatible base URL with `/v1`; `anthropic`: the Messages API's root (`https://api.anthropic.com`). */
+  provider: z.enum(MODEL_PROVIDERS).optional(),
   base_url: httpUrl,
   api_key_env: z.string().regex(ENV_NAME, 'an environment variable name (letters, digits and _)').optional(),
   model: modelId,
@@ -104,6 +110,8 @@ export interface ModelConfig {
   apiKey?: string | undefined;
   /** The model id sent in each request. */
   model: string;
+  /** Its wire format; absent: `openai`. */
+  provider?: ModelProvider | undefined;
   /** The model's own most output tokens (`MODELS.<name>.max_output_tokens`, `LLM_MAX_OUTPUT_TOKENS`): each turn's `max_tokens` is at most this. */
   maxOutputTokens?: number | undefined;
 }
@@ -144,7 +152,7 @@ export function parseModelsConfig(options: ParseModelsConfigOptions): ModelsConf
     if (name === 'default') {
       if (parsed.LLM_BASE_URL) throw new ModelsConfigError('MODELS', '"default" is set by LLM_BASE_URL / LLM_MODEL; name this model otherwise');
     }
-    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...(entry.max_output_tokens === undefined ? {} : { maxOutputTokens: entry.max_output_tokens }) });
+    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...(entry.provider === undefined ? {} : { provider: entry.provider }), ...(entry.max_output_tokens === undefined ? {} : { maxOutputTokens: entry.max_output_tokens }) });
   }
   return models;
 }

@@ -1,5 +1,5 @@
-export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODELS_LIMITS, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelKeyVariables, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
-export type { ModelConfig, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
+export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODEL_PROVIDERS, MODELS_LIMITS, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelKeyVariables, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
+export type { ModelConfig, ModelProvider, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
 export { ModelCallError, retryAfterOf, toModelCallError } from './errors.js';
 export type { ModelCallErrorCode } from './errors.js';
 export { ChatMessageSchema, ToolCallSchema, toOpenAiTools } from './messages.js';
@@ -7,7 +7,7 @@ export type { ChatMessage, ModelTool, OpenAiFunctionTool, ToolCall } from './mes
 export { responseFormatFor, responseFormatName, strictAllowed } from './structured-output.js';
 export type { ResponseFormat } from './structured-output.js';
 export { DEFAULT_REPLY_BOUNDS } from './reply-reader.js';
-export type { ReplyBounds } from './reply-reader.js';
+export type { ReplyBounds, ReplyUsage } from './reply-reader.js';
 export { DEFAULT_MODEL_CLIENT_OPTIONS, ModelClient, modelClientOptionsFromEnv } from './model-client.js';
 export type { ModelClientOptions, ModelObserver, ModelTurnEvent, TurnReply, TurnRequest } from './model-client.js';
 export { CREATED, completionBody, completionChunks } from './completion-body.js';

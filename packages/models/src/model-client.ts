@@ -6,11 +6,11 @@
  * Retry-After, each attempt timed out, every wait and stream cut by the caller's signal.
  */
 import { cancelled, retryDelayMs, waitOrCancel, type BackoffOptions } from './backoff.js';
-import type { ModelConfig, ModelsConfig, ModelsEnv } from './config.js';
+import type { ModelConfig, ModelProvider, ModelsConfig, ModelsEnv } from './config.js';
 import { ModelCallError, toModelCallError, type ModelCallErrorCode } from './errors.js';
 import type { streamAttempt as StreamAttempt } from './langchain-turn.js';
 import type { ChatMessage, ModelTool, ToolCall } from './messages.js';
-import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds } from './reply-reader.js';
+import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds, type ReplyUsage } from './reply-reader.js';
 import type { ResponseFormat } from './structured-output.js';
 
 export interface TurnRequest {
@@ -36,7 +36,8 @@ export interface TurnRequest {
 export interface TurnReply {
   content: string | null;
   toolCalls: ToolCall[];
-  usage: { promptTokens: number; completionTokens: number };
+  usage: ReplyUsage;
+  /** Why the reply ended, in OpenAI's words (`stop`, `tool_calls`, `length`, …; an Anthropic `stop_reason` is said so too). */
   finishReason: string | null;
   /** The model id that answered (as the server named it, else the configured id). */
   model: string;
@@ -90,8 +91,17 @@ export function modelClientOptionsFromEnv(env: ModelsEnv): Omit<ModelClientOptio
   };
 }
 
-/** LangChain, loaded on the first turn (see langchain-turn.ts). */
-let langChainTurn: Promise<{ streamAttempt: typeof StreamAttempt }> | undefined;
+/** LangChain, loaded on the first turn of each provider (see langchain-turn.ts, anthropic-turn.ts). */
+const providerTurns = new Map<ModelProvider, Promise<{ streamAttempt: typeof StreamAttempt }>>();
+
+function providerTurn(provider: ModelProvider): Promise<{ streamAttempt: typeof StreamAttempt }> {
+  let turn = providerTurns.get(provider);
+  if (!turn) {
+    turn = provider === 'anthropic' ? import('./anthropic-turn.js') : import('./langchain-turn.js');
+    providerTurns.set(provider, turn);
+  }
+  return turn;
+}
 
 /** An attempt's own deadline passed (as opposed to the caller cancelling). */
 class AttemptTimedOut extends Error {}
@@ -189,7 +199,7 @@ export class ModelClient {
   }
 
   private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal): Promise<Omit<TurnReply, 'attempts'>> {
-    const { streamAttempt } = await (langChainTurn ??= import('./langchain-turn.js'));
+    const { streamAttempt } = await providerTurn(config.provider ?? 'openai');
     const reader = new ReplyReader(this.options.bounds, request.model);
     // No text is handed on once the attempt is over (cancelled or timed out): the turn has already answered.
     const onToken = request.onToken && ((text: string) => signal.aborted || request.onToken?.(text));
