@@ -98,3 +98,10 @@ test('backoff doubles from its base with jitter, up to its cap; a Retry-After re
   assert.deepEqual([1, 2, 3].map((attempt) => retryDelayMs(failure, attempt, options, () => 0)), [50, 100, 200]);
   assert.equal(retryDelayMs(new ModelCallError({ code: 'model_rate_limited', message: 'x', retryAfterMs: 1500 }), 1, options), 1500);
 });
+
+test('a MODELS entry may speak Anthropic\'s Messages API (provider: anthropic) and carry its own most output tokens; another provider is refused', () => {
+  const MODELS = JSON.stringify({ claude: { provider: 'anthropic', base_url: 'https://api.anthropic.com', api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5', max_output_tokens: 8192 } });
+  const models = parseModelsConfig({ env: { MODELS, ANTHROPIC_API_KEY: 'sk-ant' } });
+  assert.deepEqual(models.get('claude'), { name: 'claude', baseUrl: 'https://api.anthropic.com', apiKey: 'sk-ant', model: 'claude-sonnet-4-5', provider: 'anthropic', maxOutputTokens: 8192 });
+  assert.throws(() => parseModelsConfig({ env: { MODELS: JSON.stringify({ x: { provider: 'gemini', base_url: 'https://x.example', model: 'm' } }) } }), /MODELS\.x\.provider/);
+});
