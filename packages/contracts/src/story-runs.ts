@@ -118,6 +118,8 @@ export const RunView = z.object({
   error: RunError.nullable(),
   /** The run (and its agent stage) that started this one as a tool call. */
   parent: z.object({ run_id: z.string(), stage: z.string() }).optional(),
+  /** What the run's agent stages cost in USD (a child run's own cost is in its own view). */
+  cost_usd: z.number().nonnegative().optional().describe("USD the run's agent stages cost, by their models' prices (present when the run has an agent stage)"),
   poll_url: z.string(),
   events_url: z.string(),
 });

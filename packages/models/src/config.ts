@@ -41,6 +41,14 @@ const modelId = z.string().min(1).max(MODELS_LIMITS.modelIdChars);
 export const MODEL_PROVIDERS = ['openai', 'anthropic'] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
+/** USD per million tokens: a model's prices (`MODELS.<name>.prices`, `LLM_PRICES`). */
+export const ModelPricesJson = z.strictObject({
+  input: z.number().nonnegative().max(100_000),
+  /** Prompt tokens read from the server's prompt cache; default: the input price. */
+  cached_input: z.number().nonnegative().max(100_000).optional(),
+  output: z.number().nonnegative().max(100_000),
+});
+
 const ModelEntry = z.strictObject({
   /** `openai` (default): an OpenAI-compatible base URL with `/v1`; `anthropic`: the Messages API's root (`https://api.anthropic.com`). */
   provider: z.enum(MODEL_PROVIDERS).optional(),
@@ -49,6 +57,8 @@ const ModelEntry = z.strictObject({
   model: modelId,
   /** The most tokens the model writes in one reply: each turn's `max_tokens` is capped by it. */
   max_output_tokens: z.number().int().positive().max(10_000_000).optional(),
+  /** USD per million input, cached-input and output tokens: turns, stages, runs and batches are costed by them. */
+  prices: ModelPricesJson.optional(),
 });
 
 /** The `MODELS` text: bounded, JSON, then name → `{ base_url, api_key_env?, model }`. */
@@ -85,6 +95,7 @@ const positiveInt = (max: number) => z.coerce.number().int().positive().max(max)
  * - `LLM_MAX_TOOL_CALLS` (default 32) — tool calls in one reply.
  * - `LLM_MAX_ARGUMENT_BYTES` (default 64 KiB) — arguments text of one tool call.
  * - `LLM_MAX_OUTPUT_TOKENS` (default: unset, the server's own) — the `default` model's most tokens in one reply.
+ * - `LLM_PRICES` (default: unset, no cost counted) — the `default` model's prices, JSON `{input, cached_input?, output}` in USD per million tokens.
  */
 export const modelsEnvShape = {
   LLM_BASE_URL: httpUrl.optional(),
@@ -99,6 +110,19 @@ export const modelsEnvShape = {
   LLM_MAX_TOOL_CALLS: positiveInt(1024).default(32),
   LLM_MAX_ARGUMENT_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
   LLM_MAX_OUTPUT_TOKENS: positiveInt(10_000_000).optional(),
+  LLM_PRICES: z
+    .string()
+    .max(1024)
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'expected JSON: {"input": USD per million, "cached_input"?: …, "output": …}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(ModelPricesJson)
+    .optional(),
 };
 
 /** One configured model, as the client calls it. */
@@ -112,9 +136,21 @@ export interface ModelConfig {
   model: string;
   /** Its wire format; absent: `openai`. */
   provider?: ModelProvider | undefined;
+  /** USD per million tokens; absent: the model's turns cost nothing that is counted. */
+  prices?: ModelPrices | undefined;
   /** The model's own most output tokens (`MODELS.<name>.max_output_tokens`, `LLM_MAX_OUTPUT_TOKENS`): each turn's `max_tokens` is at most this. */
   maxOutputTokens?: number | undefined;
 }
+
+/** USD per million tokens of each kind. */
+export interface ModelPrices {
+  input: number;
+  cachedInput: number;
+  output: number;
+}
+
+const pricesOf = (json: z.infer<typeof ModelPricesJson> | undefined): { prices: ModelPrices } | Record<string, never> =>
+  json ? { prices: { input: json.input, cachedInput: json.cached_input ?? json.input, output: json.output } } : {};
 
 /** Configured models by name; `default` is always there. */
 export type ModelsConfig = Map<string, ModelConfig>;
@@ -152,7 +188,7 @@ export function parseModelsConfig(options: ParseModelsConfigOptions): ModelsConf
     if (name === 'default') {
       if (parsed.LLM_BASE_URL) throw new ModelsConfigError('MODELS', '"default" is set by LLM_BASE_URL / LLM_MODEL; name this model otherwise');
     }
-    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...(entry.provider === undefined ? {} : { provider: entry.provider }), ...(entry.max_output_tokens === undefined ? {} : { maxOutputTokens: entry.max_output_tokens }) });
+    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...(entry.provider === undefined ? {} : { provider: entry.provider }), ...(entry.max_output_tokens === undefined ? {} : { maxOutputTokens: entry.max_output_tokens }), ...pricesOf(entry.prices) });
   }
   return models;
 }
@@ -182,7 +218,7 @@ export function modelKeyVariables(modelsText: string | undefined): string[] {
 function defaultModel(parsed: ModelsEnv, env: Record<string, string | undefined>, options: ParseModelsConfigOptions): ModelConfig {
   if (parsed.LLM_BASE_URL) {
     if (!parsed.LLM_MODEL) throw new ModelsConfigError('LLM_MODEL', 'required when LLM_BASE_URL is set (the model id to ask for)');
-    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, ...(parsed.LLM_MAX_OUTPUT_TOKENS === undefined ? {} : { maxOutputTokens: parsed.LLM_MAX_OUTPUT_TOKENS }) };
+    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, ...(parsed.LLM_MAX_OUTPUT_TOKENS === undefined ? {} : { maxOutputTokens: parsed.LLM_MAX_OUTPUT_TOKENS }), ...pricesOf(parsed.LLM_PRICES) };
   }
   const baseUrl = options.fallbackBaseUrl ?? parsed.MODEL_SERVICE_URL;
   if (!httpUrl.safeParse(baseUrl).success) throw new ModelsConfigError('MODEL_SERVICE_URL', 'expected an http(s) URL');

@@ -1,5 +1,5 @@
-export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODEL_PROVIDERS, MODELS_LIMITS, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelKeyVariables, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
-export type { ModelConfig, ModelProvider, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
+export { DEFAULT_MODEL_SERVICE_URL, MODEL_NAME, MODEL_PROVIDERS, MODELS_LIMITS, ModelPricesJson, ModelsConfigError, ModelsJson, OFFLINE_MODEL, modelKeyVariables, modelsEnvShape, parseModelsConfig, parseModelsEnv } from './config.js';
+export type { ModelConfig, ModelPrices, ModelProvider, ModelsConfig, ModelsEnv, ParseModelsConfigOptions } from './config.js';
 export { ModelCallError, retryAfterOf, toModelCallError } from './errors.js';
 export type { ModelCallErrorCode } from './errors.js';
 export { ChatMessageSchema, ToolCallSchema, toOpenAiTools } from './messages.js';
@@ -8,6 +8,7 @@ export { responseFormatFor, responseFormatName, strictAllowed } from './structur
 export type { ResponseFormat } from './structured-output.js';
 export { DEFAULT_REPLY_BOUNDS } from './reply-reader.js';
 export type { ReplyBounds, ReplyUsage } from './reply-reader.js';
+export { turnCostUsd } from './cost.js';
 export { DEFAULT_MODEL_CLIENT_OPTIONS, ModelClient, modelClientOptionsFromEnv } from './model-client.js';
 export type { ModelClientOptions, ModelObserver, ModelTurnEvent, TurnReply, TurnRequest } from './model-client.js';
 export { CREATED, completionBody, completionChunks } from './completion-body.js';

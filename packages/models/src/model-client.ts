@@ -6,7 +6,8 @@
  * Retry-After, each attempt timed out, every wait and stream cut by the caller's signal.
  */
 import { cancelled, retryDelayMs, waitOrCancel, type BackoffOptions } from './backoff.js';
-import type { ModelConfig, ModelProvider, ModelsConfig, ModelsEnv } from './config.js';
+import type { ModelConfig, ModelPrices, ModelProvider, ModelsConfig, ModelsEnv } from './config.js';
+import { turnCostUsd } from './cost.js';
 import { ModelCallError, toModelCallError, type ModelCallErrorCode } from './errors.js';
 import type { streamAttempt as StreamAttempt } from './langchain-turn.js';
 import type { ChatMessage, ModelTool, ToolCall } from './messages.js';
@@ -43,6 +44,8 @@ export interface TurnReply {
   model: string;
   /** Attempts the turn took (1 when the first answered). */
   attempts: number;
+  /** What the turn cost in USD by its model's prices; null when the model has none. */
+  costUsd: number | null;
 }
 
 /** What a finished turn reports to metrics. `model` is the configured name (a bounded label). */
@@ -117,6 +120,11 @@ export class ModelClient {
     this.backoff = { baseBackoffMs: this.options.baseBackoffMs, maxBackoffMs: this.options.maxBackoffMs, maxRetryAfterMs: this.options.maxRetryAfterMs };
   }
 
+  /** A configured model's prices (USD per million tokens), undefined when it has none or is not configured. */
+  pricesOf(name: string): ModelPrices | undefined {
+    return this.options.models.get(name)?.prices;
+  }
+
   /** The configured model names. */
   names(): string[] {
     return [...this.options.models.keys()];
@@ -135,7 +143,7 @@ export class ModelClient {
         try {
           const reply = await this.attemptWithFormat(config, request);
           report('ok', reply.usage);
-          return { ...reply, attempts };
+          return { ...reply, attempts, costUsd: config.prices ? turnCostUsd(config.prices, reply.usage) : null };
         } catch (error) {
           const failure = toModelCallError(error, { model: request.model });
           if (!failure.retryable || attempts >= this.options.maxAttempts) throw failure;
@@ -152,7 +160,7 @@ export class ModelClient {
   }
 
   /** The attempt with the turn's response_format; a 400 to it is an attempt without it (the engine checks the answer anyway). */
-  private async attemptWithFormat(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts'>> {
+  private async attemptWithFormat(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts' | 'costUsd'>> {
     const maxTokens = capped(request.maxTokens, config.maxOutputTokens);
     const plain = { ...request, maxTokens, responseFormat: undefined };
     if (!request.responseFormat || this.refusesResponseFormat.has(config.name)) return this.attempt(config, plain);
@@ -167,7 +175,7 @@ export class ModelClient {
   }
 
   /** One request, streamed, read into its bounds; rejects at once when the signal fires. */
-  private async attempt(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts'>> {
+  private async attempt(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts' | 'costUsd'>> {
     if (request.signal.aborted) throw cancelled(request.model, request.signal);
     const controller = new AbortController();
     let stopWaiting = (_error: Error) => {};
@@ -198,7 +206,7 @@ export class ModelClient {
     }
   }
 
-  private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal): Promise<Omit<TurnReply, 'attempts'>> {
+  private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal): Promise<Omit<TurnReply, 'attempts' | 'costUsd'>> {
     const { streamAttempt } = await providerTurn(config.provider ?? 'openai');
     const reader = new ReplyReader(this.options.bounds, request.model);
     // No text is handed on once the attempt is over (cancelled or timed out): the turn has already answered.

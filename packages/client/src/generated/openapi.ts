@@ -610,6 +610,8 @@ export interface components {
                          * @default 50000
                          */
                         max_tokens: number;
+                        /** @description USD the step's model turns may cost at most, by the model's prices in MODELS; past it the step fails with agent_cost_exceeded */
+                        max_cost?: number;
                         /** @description JSON Schema of the answer: the answer is parsed as JSON and checked; one that does not fit goes back to the model once with the errors, then fails the step with invalid_output */
                         output_schema?: {
                             [key: string]: unknown;
@@ -839,6 +841,8 @@ export interface components {
                 run_id: string;
                 stage: string;
             };
+            /** @description USD the run's agent stages cost, by their models' prices (present when the run has an agent stage) */
+            cost_usd?: number;
             poll_url: string;
             events_url: string;
         };
@@ -1060,6 +1064,7 @@ export interface components {
                     prompt_tokens: number;
                     completion_tokens: number;
                 };
+                cost_usd: number;
                 messages: ({
                     /** @constant */
                     role: "system";
@@ -1082,6 +1087,7 @@ export interface components {
                         prompt_tokens: number;
                         completion_tokens: number;
                     };
+                    cost_usd?: number;
                     at: string;
                 } | {
                     /** @constant */

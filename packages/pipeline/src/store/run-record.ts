@@ -22,6 +22,8 @@ export interface RunRecord {
   error: RunError | null;
   /** The run and stage whose agent started this run as a tool call (see the workers' child-runs.ts). */
   parent?: { run_id: string; stage: string } | undefined;
+  /** USD the run's agent stages cost; absent when it has none. */
+  cost_usd?: number | undefined;
 }
 
 function parseJson(value: string | undefined | null): unknown {
@@ -53,7 +55,14 @@ export function runRecordOf(hash: Record<string, string>, options: { raw?: boole
     result: options.raw && hash.result ? new RawJson(hash.result) : parseJson(hash.result),
     error: parseJson(hash.error) as RunError | null,
     ...(hash.parent ? { parent: parentOf(hash.parent) } : {}),
+    ...costOf(stages),
   };
+}
+
+/** The run's cost: its agent stages' (a map's branches each one of them), when it has any. */
+function costOf(stages: readonly StageView[]): { cost_usd: number } | Record<string, never> {
+  const agents = stages.flatMap((stage) => (stage.agent ? [stage.agent.cost_usd] : []));
+  return agents.length > 0 ? { cost_usd: agents.reduce((sum, cost) => sum + cost, 0) } : {};
 }
 
 function parentOf(text: string): { run_id: string; stage: string } {

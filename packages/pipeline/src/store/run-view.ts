@@ -32,6 +32,7 @@ export function toRunView(run: RunRecord): RunView {
     result: run.result,
     error: run.error,
     ...(run.parent ? { parent: run.parent } : {}),
+    ...(run.cost_usd === undefined ? {} : { cost_usd: run.cost_usd }),
     ...runLinks(run.id),
   };
 }

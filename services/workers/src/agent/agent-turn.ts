@@ -14,7 +14,7 @@ import { ContentCoalescer } from '../engine/content-coalescer.js';
 import { CONTINUE_STAGE, StageFailedError } from '../stage-runner.js';
 import { asStepFailure } from '../engine/step-work.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
-import { estimatedPromptTokens, replyTokensLeft } from './agent-budget.js';
+import { estimatedPromptTokens, replyTokensByCost, replyTokensLeft } from './agent-budget.js';
 import type { AgentToolbox } from './agent-toolbox.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { responseFormatFor, type ModelTool as ModelToolSpec } from '@switchyard/models';
@@ -75,6 +75,7 @@ function withTurn(transcript: AgentTranscript, record: AgentTurnRecord): AgentTr
     results: [...transcript.results, record.tool_calls.map(() => undefined)],
     nudges: [...transcript.nudges, undefined],
     usage: { prompt_tokens: transcript.usage.prompt_tokens + record.usage.prompt_tokens, completion_tokens: transcript.usage.completion_tokens + record.usage.completion_tokens },
+    costUsd: transcript.costUsd + (record.cost_usd ?? 0),
   };
 }
 
@@ -103,6 +104,24 @@ function tokensExceeded(options: AgentTurnOptions, transcript: AgentTranscript, 
   return new StageFailedError({ code: 'agent_tokens_exceeded', message, details: { max_tokens: max, usage: transcript.usage, turns: transcript.turns.length, ...(before ? { next_prompt_tokens: before.promptTokens } : {}) } });
 }
 
+function costExceeded(options: AgentTurnOptions, transcript: AgentTranscript, before?: { promptTokens: number }): StageFailedError {
+  const max = options.agent.definition.max_cost ?? 0;
+  const spent = transcript.costUsd.toFixed(6);
+  const message = before
+    ? `${options.stage} cost $${spent} and its next prompt of about ${before.promptTokens} tokens leaves no reply within its max_cost of $${max}; its transcript is kept`
+    : `${options.stage} cost $${spent}, reaching its max_cost of $${max}; its transcript is kept`;
+  return new StageFailedError({ code: 'agent_cost_exceeded', message, details: { max_cost: max, cost_usd: transcript.costUsd, usage: transcript.usage, turns: transcript.turns.length, ...(before ? { next_prompt_tokens: before.promptTokens } : {}) } });
+}
+
+/** The most tokens the next reply may have within `max_cost`, Infinity without one; a `max_cost` on a model with no prices fails the step. */
+function tokensWithinCost(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, promptTokens: number): number {
+  const { max_cost: maxCost, model } = options.agent.definition;
+  if (maxCost === undefined) return Number.POSITIVE_INFINITY;
+  const prices = deps.models.pricesOf?.(model);
+  if (!prices) throw new StageFailedError({ code: 'agent_cost_unknown', message: `${options.stage} has a max_cost, but model ${model} has no prices (MODELS.${model}.prices, or LLM_PRICES for default)`, details: { model } });
+  return replyTokensByCost(maxCost, transcript.costUsd, promptTokens, prices);
+}
+
 function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedError {
   const max = options.agent.definition.max_turns;
   return new StageFailedError({ code: 'agent_turns_exceeded', message: `${options.stage} had its ${max} turns (max_turns) and its model still asked for tools; its transcript is kept`, details: { max_turns: max, turns: turn } });
@@ -113,8 +132,11 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
   const { specs } = await deps.toolbox.specs(agent);
   const messages = modelMessages(transcript);
   const promptTokens = estimatedPromptTokens(transcript, messages, specs);
-  const maxTokens = replyTokensLeft(agent.definition.max_tokens, transcript, promptTokens);
-  if (maxTokens < 1) throw tokensExceeded(options, transcript, { promptTokens });
+  const byTokens = replyTokensLeft(agent.definition.max_tokens, transcript, promptTokens);
+  if (byTokens < 1) throw tokensExceeded(options, transcript, { promptTokens });
+  const byCost = tokensWithinCost(deps, options, transcript, promptTokens);
+  if (byCost < 1) throw costExceeded(options, transcript, { promptTokens });
+  const maxTokens = Math.min(byTokens, byCost);
   const schema = agent.definition.output_schema;
   const pending: Promise<unknown>[] = [];
   const append = (write: () => Promise<unknown>) => {
@@ -143,7 +165,7 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
       return answer;
     });
     content.flush();
-    deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens, outcome: 'ok' });
+    deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens, costUsd: reply.costUsd, outcome: 'ok' });
     return {
       content: reply.content,
       tool_calls: reply.toolCalls.map((call) => ({ id: call.id, tool: call.name, arguments: call.arguments })),
@@ -151,6 +173,8 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
       at: new Date().toISOString(),
       finish_reason: reply.finishReason,
       max_tokens: maxTokens,
+      bound_by: byCost < byTokens ? 'max_cost' : 'max_tokens',
+      ...(reply.costUsd === null ? {} : { cost_usd: reply.costUsd }),
     };
   } catch (error) {
     content.drop();
@@ -178,6 +202,8 @@ async function announceTurn(deps: AgentTurnDeps, options: AgentTurnOptions, reco
 async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, turn: number): Promise<unknown> {
   const record = transcript.turns[turn - 1];
   if (!record) throw new StageFailedError({ code: 'agent_stranded', message: `${options.stage}: turn ${turn} is not recorded` });
+  const maxCost = options.agent.definition.max_cost;
+  if ((maxCost !== undefined && transcript.costUsd > maxCost) || (cutByBudget(record) && record.bound_by === 'max_cost')) throw costExceeded(options, transcript);
   if (totalTokens(transcript) > options.agent.definition.max_tokens || cutByBudget(record)) throw tokensExceeded(options, transcript);
   if (record.tool_calls.length === 0) return answerOf(deps, options, transcript, turn);
   if (turn >= options.agent.definition.max_turns) throw turnsExceeded(options, turn);
