@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ModelClient } from '@switchyard/models';
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest } from '@switchyard/models/testing';
+import { cliEnv, runCli } from '../../packages/cli/src/testing.js';
 import { finishedRun, registerPipeline, startRun, stageOf, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
-import { startTestStack, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { startTestStack, TEST_API_KEY, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 const PRICES = { input: 2, cachedInput: 0.5, output: 10 };
 let model: ScriptedModel;
@@ -63,6 +64,11 @@ test("each turn, the stage and the run show what they cost by the model's prices
   const text = await (stack.workerMetrics?.registry.metrics() ?? Promise.resolve(''));
   const [, counted] = /switchyard_agent_cost_usd_total\{model="default"\} ([0-9.e-]+)/.exec(text) ?? [];
   assert.ok(Number(counted) >= 0.0075 - 1e-9, `metrics counted ${counted}`);
+  const shown = await runCli(['runs', 'show', run.run_id], { env: cliEnv({ SWITCHYARD_URL: stack.api.url, SWITCHYARD_KEY: TEST_API_KEY }) });
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /^cost +\$0\.007500$/m);
+  assert.match(shown.stdout, /^STAGE +STATUS +ATTEMPTS +TOKENS +COST/m);
+  assert.match(shown.stdout, /^think +completed +1 +3150 +\$0\.007500/m);
 });
 
 test('max_cost sets the reply bound of each turn and fails the step with agent_cost_exceeded, never past it', async () => {
