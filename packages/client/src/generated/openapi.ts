@@ -769,6 +769,13 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
+            /**
+             * @description Ticks missed while every worker was down: `latest` (default) runs one, for the latest missed tick; `none` runs none; `all` runs each, up to `catch_up_max`
+             * @enum {string}
+             */
+            catch_up?: "none" | "latest" | "all";
+            /** @description With catch_up all: the most missed ticks run after an outage (default 10, at most 100), the latest ones */
+            catch_up_max?: number;
         };
         Error: {
             error: {
@@ -1137,11 +1144,18 @@ export interface components {
             pipeline: string;
             version: number | null;
             cron: string | null;
+            /** @description The interval as it was given (`3s`, or ms) */
+            every: (number | string) | null;
+            /** @description The interval in ms */
             every_ms: number | null;
             timezone: string | null;
             input: {
                 [key: string]: unknown;
             };
+            /** @enum {string} */
+            catch_up: "none" | "latest" | "all";
+            /** @description With catch_up all: the most missed ticks run */
+            catch_up_max: number | null;
             paused: boolean;
             created_at: string;
             updated_at: string;
