@@ -95,6 +95,10 @@ test('a pipeline as an agent tool runs as a child run, linked to its parent, and
   assert.equal(childRun.body.status, 'completed');
   assert.equal(childRun.body.pipeline.name, 'story');
   assert.deepEqual(childRun.body.parent, { run_id: run.run_id, stage: 'tell' });
+  // The listing tells a child from a top-level run as its view does.
+  const listed = (await stack.json<{ runs: { run_id: string; parent?: unknown }[] }>('/v1/runs?limit=200')).body.runs;
+  assert.deepEqual(listed.find((r) => r.run_id === childId)?.parent, childRun.body.parent);
+  assert.equal(listed.find((r) => r.run_id === run.run_id)?.parent, undefined);
 });
 
 test("the workers' metrics count agent tokens by model and kind, model-call latency, and tool calls by tool and outcome", async () => {

@@ -1124,6 +1124,10 @@ export interface components {
                 name: string;
                 version: number;
             } | null;
+            parent?: {
+                run_id: string;
+                stage: string;
+            };
             poll_url: string;
             events_url: string;
             /** @description A preview of the input: its `topic`, `title`, `name` or `project.name`, at most 120 characters */
