@@ -108,3 +108,13 @@ test('cancelling the question leaves the run waiting; a nested signal and a clie
   assert.equal((await waitForRun(plain.client, gate, 1)).status, 'waiting');
   for (const runId of [gate, nested]) await stack.json(`/v1/runs/${runId}`, { method: 'DELETE' });
 });
+
+test("a pipeline's own tool (pipeline_<name>) asks for what its run waits for as wait_for_run does, and answers the completed run", async (t) => {
+  const { client, asked } = await connect(() => ({ action: 'accept', content: { approve: true, topic: 'harbours', depth: 1 } }));
+  t.after(() => client.close());
+  const run = await ok(client, 'pipeline_inbox-agent', { topic: 'quays' });
+  assert.equal(run.status, 'completed', JSON.stringify(run));
+  assert.match(String(run.result), /^told: .*harbours/);
+  assert.equal(asked.length, 1);
+  assert.match(asked[0]?.message ?? '', /search_relevant_information.*I want to search for quays/);
+});
