@@ -175,9 +175,11 @@ test('a model that never stops calling tools ends at max_turns with agent_turns_
   assert.deepEqual(ledger.calls.filter((c) => c.key.startsWith('endless/')).map((c) => c.key).sort(), ['endless/1', 'endless/2'], 'the last turn\'s calls were not made');
 });
 
-test('an agent past its max_tokens fails with agent_tokens_exceeded, its transcript kept', async () => {
+test('an agent whose next prompt would leave no reply within its max_tokens fails with agent_tokens_exceeded before asking, its transcript kept', async () => {
   const run = await runScene('greedy', (turn, id) => ({ toolCalls: [note(`${id}/${turn}`)], usage: { promptTokens: 700, completionTokens: 100 } }), { max_tokens: 1000 });
   assert.equal(run.status, 'failed');
   assert.equal(run.error?.code, 'agent_tokens_exceeded');
-  assert.equal(transcriptOf(run).turns, 2);
+  assert.match(run.error?.message ?? '', /next prompt takes about \d+/);
+  assert.equal(transcriptOf(run).turns, 1);
+  assert.equal(model.requests.filter((r) => openingOf(r).includes('scene:greedy')).length, 1, 'the second turn, whose prompt alone would pass the budget, was not asked');
 });

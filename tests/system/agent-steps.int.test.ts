@@ -89,12 +89,16 @@ test('a pipeline as an agent tool runs as a child run, linked to its parent, and
   const result = stage.agent.messages.find((m) => m.role === 'tool');
   assert.equal(result?.is_error, false, result?.content);
   // A story is longer than a tool result is kept (16 KiB): its start names the child run and its title.
-  const [, childId] = /^\{"run_id":"(run_[0-9a-f]{32})","result":\{"title":"[^"]+"/.exec(result?.content ?? '') ?? [];
+  const [, childId] = /^\{"run_id":"(run_[0-9a-f]{32})","status":"completed","result":\{"title":"[^"]+"/.exec(result?.content ?? '') ?? [];
   assert.ok(childId, result?.content?.slice(0, 200));
   const childRun = await stack.json<{ status: string; pipeline: { name: string }; parent?: { run_id: string; stage: string } }>(`/v1/runs/${childId}`);
   assert.equal(childRun.body.status, 'completed');
   assert.equal(childRun.body.pipeline.name, 'story');
   assert.deepEqual(childRun.body.parent, { run_id: run.run_id, stage: 'tell' });
+  // The listing tells a child from a top-level run as its view does.
+  const listed = (await stack.json<{ runs: { run_id: string; parent?: unknown }[] }>('/v1/runs?limit=200')).body.runs;
+  assert.deepEqual(listed.find((r) => r.run_id === childId)?.parent, childRun.body.parent);
+  assert.equal(listed.find((r) => r.run_id === run.run_id)?.parent, undefined);
 });
 
 test("the workers' metrics count agent tokens by model and kind, model-call latency, and tool calls by tool and outcome", async () => {

@@ -76,6 +76,15 @@ test('an agent call that needs approval waits in the inbox with its arguments an
   const bad = await post(item?.answer_url ?? '', { approve: true, arguments: { key: 5 } });
   assert.equal(bad.status, 400);
   assert.match(bad.body.error?.message ?? '', /key must be string/);
+  // One shape for every refusal: details.problems [{path, message}], an additional property named.
+  const problemsOf = (body: unknown) => ((body as { error?: { details?: { problems?: { path: string; message: string }[] } } }).error?.details?.problems ?? []);
+  const extra = await post(item?.answer_url ?? '', { approve: true, arguments: { key: 'edit1/x', colour: 'red' } });
+  assert.equal(extra.status, 400);
+  assert.match(extra.body.error?.message ?? '', /additional properties \(colour\)/);
+  assert.deepEqual(problemsOf(extra.body).map((p) => p.path), ['arguments']);
+  const longNote = await post(item?.answer_url ?? '', { approve: false, note: 'n'.repeat(100_000) });
+  assert.equal(longNote.status, 400);
+  assert.deepEqual(problemsOf(longNote.body).map((p) => p.path), ['note'], JSON.stringify(longNote.body));
   const ok = await post(item?.answer_url ?? '', { approve: true, arguments: { key: 'edit1/edited' } });
   assert.equal(ok.status, 202);
   const again = await post(item?.answer_url ?? '', { approve: false });

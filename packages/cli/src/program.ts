@@ -8,6 +8,8 @@ import { pipelinesCommand } from './commands/pipelines.js';
 import { runCommand } from './commands/run.js';
 import { httpUrl } from './commands/options.js';
 import { runsCommand } from './commands/runs.js';
+import { schedulesCommand } from './commands/schedules.js';
+import { approveCommand, inboxCommand, signalCommand } from './commands/waits.js';
 import type { CliContext } from './context.js';
 import { DEFAULT_URL } from './env.js';
 import type { Streams } from './output.js';
@@ -30,13 +32,17 @@ function eachCommand(command: Command, configure: (c: Command) => void): void {
 
 export function buildProgram(ctx: CliContext, streams: Streams): Command {
   const program = new Command('switchyard')
-    .description('Drive a Switchyard API from a terminal or a script: pipelines, runs and batches.')
+    .description('Drive a Switchyard API from a terminal or a script: pipelines, runs, batches, the inbox and schedules.')
     .option('--url <url>', `the API's URL (default: SWITCHYARD_URL, else ${DEFAULT_URL})`, httpUrl)
     .addHelpText('after', FOOTER)
     .addCommand(pipelinesCommand(ctx))
     .addCommand(runCommand(ctx))
     .addCommand(runsCommand(ctx))
-    .addCommand(batchesCommand(ctx));
+    .addCommand(batchesCommand(ctx))
+    .addCommand(inboxCommand(ctx))
+    .addCommand(approveCommand(ctx))
+    .addCommand(signalCommand(ctx))
+    .addCommand(schedulesCommand(ctx));
   eachCommand(program, (command) => {
     command
       .exitOverride()

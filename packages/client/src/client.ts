@@ -9,6 +9,15 @@ import { ApiError, ApiUnreachable, networkProblem } from './errors.js';
 import { followEvents, type FollowOptions, type StreamEvent } from './events.js';
 import type { paths } from './generated/openapi.js';
 import type {
+  ApprovalAccepted,
+  ApprovalRequest,
+  InboxList,
+  InboxQuery,
+  ScheduleDeleted,
+  ScheduleList,
+  ScheduleRequest,
+  ScheduleView,
+  SignalAnswer,
   BatchAccepted,
   BatchEvent,
   BatchList,
@@ -125,6 +134,45 @@ export class SwitchyardClient {
 
   listBatches(query: BatchListQuery = {}): Promise<BatchList> {
     return this.#send('GET /v1/batches', () => this.api.GET('/v1/batches', { params: { query } }));
+  }
+
+  /** What runs wait for (oldest first). */
+  listInbox(query: InboxQuery = {}): Promise<InboxList> {
+    return this.#send('GET /v1/inbox', () => this.api.GET('/v1/inbox', { params: { query } }));
+  }
+
+  /** Approves (with edited arguments) or refuses (with a note) a tool call that waits. */
+  answerApproval(runId: string, callId: string, body: ApprovalRequest): Promise<ApprovalAccepted> {
+    return this.#send(`POST /v1/runs/${runId}/approvals/${callId}`, () => this.api.POST('/v1/runs/{runId}/approvals/{callId}', { params: { path: { runId, callId } }, body }));
+  }
+
+  /** Sends a signal (its payload checked against the wait step's schema). */
+  sendSignal(runId: string, name: string, payload: unknown): Promise<SignalAnswer> {
+    return this.#send(`POST /v1/runs/${runId}/signals/${name}`, () => this.api.POST('/v1/runs/{runId}/signals/{name}', { params: { path: { runId, name } }, body: payload as never }));
+  }
+
+  listSchedules(page: { offset?: number; limit?: number } = {}): Promise<ScheduleList> {
+    return this.#send('GET /v1/schedules', () => this.api.GET('/v1/schedules', { params: { query: page } }));
+  }
+
+  getSchedule(name: string): Promise<ScheduleView> {
+    return this.#send(`GET /v1/schedules/${name}`, () => this.api.GET('/v1/schedules/{name}', { params: { path: { name } } }));
+  }
+
+  putSchedule(name: string, body: ScheduleRequest): Promise<ScheduleView> {
+    return this.#send(`PUT /v1/schedules/${name}`, () => this.api.PUT('/v1/schedules/{name}', { params: { path: { name } }, body }));
+  }
+
+  pauseSchedule(name: string): Promise<ScheduleView> {
+    return this.#send(`POST /v1/schedules/${name}/pause`, () => this.api.POST('/v1/schedules/{name}/pause', { params: { path: { name } } }));
+  }
+
+  resumeSchedule(name: string): Promise<ScheduleView> {
+    return this.#send(`POST /v1/schedules/${name}/resume`, () => this.api.POST('/v1/schedules/{name}/resume', { params: { path: { name } } }));
+  }
+
+  deleteSchedule(name: string): Promise<ScheduleDeleted> {
+    return this.#send(`DELETE /v1/schedules/${name}`, () => this.api.DELETE('/v1/schedules/{name}', { params: { path: { name } } }));
   }
 
   /** Follows a run's events until `done`; resolves with the last event id (to resume from later). */

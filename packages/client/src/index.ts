@@ -6,6 +6,15 @@ export type { FollowOptions, StreamEvent } from './events.js';
 export { ENDED_STATUSES } from './types.js';
 export type {
   ApiErrorBody,
+  ApprovalAccepted,
+  ApprovalRequest,
+  InboxList,
+  InboxQuery,
+  ScheduleDeleted,
+  ScheduleList,
+  ScheduleRequest,
+  ScheduleView,
+  SignalAnswer,
   BatchAccepted,
   BatchEvent,
   BatchList,

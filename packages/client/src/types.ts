@@ -17,6 +17,15 @@ export type PipelineView = Schemas['PipelineView'];
 export type PipelineDeleted = operations['deletePipeline']['responses'][200]['content']['application/json'];
 export type PipelineRegistered = Schemas['PipelineRegistered'];
 export type ApiErrorBody = Schemas['Error'];
+export type InboxList = operations['listInbox']['responses'][200]['content']['application/json'];
+export type InboxQuery = NonNullable<operations['listInbox']['parameters']['query']>;
+export type ApprovalRequest = NonNullable<operations['answerApproval']['requestBody']>['content']['application/json'];
+export type ApprovalAccepted = operations['answerApproval']['responses'][202]['content']['application/json'];
+export type SignalAnswer = operations['sendSignal']['responses'][202]['content']['application/json'];
+export type ScheduleRequest = NonNullable<operations['putSchedule']['requestBody']>['content']['application/json'];
+export type ScheduleView = operations['getSchedule']['responses'][200]['content']['application/json'];
+export type ScheduleList = operations['listSchedules']['responses'][200]['content']['application/json'];
+export type ScheduleDeleted = operations['deleteSchedule']['responses'][200]['content']['application/json'];
 
 /** The body of `POST /v1/batches`: story items, or a pipeline's inputs. */
 export type BatchRequest = NonNullable<paths['/v1/batches']['post']['requestBody']>['content']['application/json'];

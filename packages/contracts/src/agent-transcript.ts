@@ -24,6 +24,8 @@ export const AgentMessage = z.discriminatedUnion('role', [
     content: z.string().nullable(),
     tool_calls: z.array(AgentToolCallView),
     usage: AgentUsage,
+    /** What this turn cost in USD, by its model's prices (absent when the model has none). */
+    cost_usd: z.number().nonnegative().optional(),
     at: z.string(),
   }),
   z.object({
@@ -42,6 +44,8 @@ export const AgentTranscriptView = z.object({
   model: z.string(),
   turns: z.number().int().nonnegative(),
   usage: AgentUsage,
+  /** What the step's turns cost in USD, by their model's prices (0 when it has none). */
+  cost_usd: z.number().nonnegative(),
   messages: z.array(AgentMessage),
 });
 export type AgentTranscriptView = z.infer<typeof AgentTranscriptView>;

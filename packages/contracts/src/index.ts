@@ -72,5 +72,6 @@ export { RunLinks, RunAccepted, PipelineRunAccepted, PageMarks, RUN_LABEL_CHARS,
 export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutput } from './stage-document.js';
 export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest, AceflowRunAccepted } from './aceflow-runs.js';
 export { AgentUsage, AgentToolCallView, AgentMessage, AgentTranscriptView, EVENT_PREVIEW_CHARS } from './agent-transcript.js';
-export { SCHEDULE_NAME, ScheduleInterval, ScheduleRequest, ScheduleLastRun, ScheduleView, ScheduleList, ScheduleDeleted } from './schedules.js';
+export type { ScheduleCatchUp } from './schedules.js';
+export { DEFAULT_CATCH_UP_MAX, MAX_CATCH_UP, SCHEDULE_CATCH_UP, SCHEDULE_NAME, ScheduleInterval, ScheduleRequest, ScheduleLastRun, ScheduleView, ScheduleList, ScheduleDeleted } from './schedules.js';
 export { ApprovalRequest, ApprovalAccepted, SignalAccepted, InboxItem, InboxList } from './waits.js';

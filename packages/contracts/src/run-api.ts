@@ -45,7 +45,7 @@ export const RUN_LABEL_CHARS = 120;
  * A run as `GET /v1/runs` lists it: what a list shows, without its input, stages and result, which
  * its own URL answers (or `fields` adds here).
  */
-export const RunSummary = RunView.pick({ run_id: true, kind: true, status: true, progress: true, created_at: true, updated_at: true, batch_id: true, pipeline: true, poll_url: true, events_url: true }).extend({
+export const RunSummary = RunView.pick({ run_id: true, kind: true, status: true, progress: true, created_at: true, updated_at: true, batch_id: true, pipeline: true, parent: true, poll_url: true, events_url: true }).extend({
   topic: z.string().nullable().describe(`A preview of the input: its \`topic\`, \`title\`, \`name\` or \`project.name\`, at most ${RUN_LABEL_CHARS} characters`),
   title: z.string().nullable().describe(`The result's \`title\` once the run has completed (a story's title), at most ${RUN_LABEL_CHARS} characters`),
   request: z.unknown().optional().describe('The run\'s input, with `fields=request`'),

@@ -11,6 +11,12 @@ export const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** An interval as `<n><unit>` (ms, s, m, h, d) or a number of milliseconds. */
 export const ScheduleInterval = z.union([z.number().int().positive(), z.string().regex(/^\d{1,12}(ms|s|m|h|d)$/, 'an interval such as 30s, 5m, 1h or 1d')]);
 
+/** What a schedule does with the ticks missed while every worker was down. */
+export const SCHEDULE_CATCH_UP = ['none', 'latest', 'all'] as const;
+export type ScheduleCatchUp = (typeof SCHEDULE_CATCH_UP)[number];
+export const DEFAULT_CATCH_UP_MAX = 10;
+export const MAX_CATCH_UP = 100;
+
 /** `PUT /v1/schedules/{name}`: one of `cron` and `every`. */
 export const ScheduleRequest = z
   .strictObject({
@@ -21,6 +27,8 @@ export const ScheduleRequest = z
     timezone: z.string().min(1).max(64).optional().describe('An IANA time zone for `cron` (default UTC)'),
     input: z.record(z.string(), z.unknown()).default({}).describe("Each run's input, checked against the pipeline's input schema"),
     priority: RunPriority.optional().describe('The priority class of its runs: 1 goes first, 9 last (default 6, as batch work)'),
+    catch_up: z.enum(SCHEDULE_CATCH_UP).optional().describe('Ticks missed while every worker was down: `latest` (default) runs one, for the latest missed tick; `none` runs none; `all` runs each, up to `catch_up_max`'),
+    catch_up_max: z.number().int().min(1).max(MAX_CATCH_UP).optional().describe(`With catch_up all: the most missed ticks run after an outage (default ${DEFAULT_CATCH_UP_MAX}, at most ${MAX_CATCH_UP}), the latest ones`),
   })
   .describe('A schedule: exactly one of `cron` and `every`');
 export type ScheduleRequest = z.infer<typeof ScheduleRequest>;
@@ -37,10 +45,13 @@ export const ScheduleView = z.object({
   pipeline: z.string(),
   version: z.number().int().positive().nullable(),
   cron: z.string().nullable(),
-  every_ms: z.number().int().positive().nullable(),
+  every: ScheduleInterval.nullable().describe('The interval as it was given (`3s`, or ms)'),
+  every_ms: z.number().int().positive().nullable().describe('The interval in ms'),
   timezone: z.string().nullable(),
   input: z.record(z.string(), z.unknown()),
   priority: z.number().int().min(1).max(9).nullable().describe('Its runs\' priority class (null: the default, 6)'),
+  catch_up: z.enum(SCHEDULE_CATCH_UP),
+  catch_up_max: z.number().int().positive().nullable().describe('With catch_up all: the most missed ticks run'),
   paused: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),

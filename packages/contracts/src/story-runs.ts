@@ -148,6 +148,8 @@ export const RunView = z.object({
   parent: z.object({ run_id: z.string(), stage: z.string() }).optional(),
   /** Its priority, its fair-share key, its concurrency key, and why it waits while queued. */
   flow: RunFlowView.optional(),
+  /** What the run's agent stages cost in USD (a child run's own cost is in its own view). */
+  cost_usd: z.number().nonnegative().optional().describe("USD the run's agent stages cost, by their models' prices (present when the run has an agent stage)"),
   poll_url: z.string(),
   events_url: z.string(),
 });

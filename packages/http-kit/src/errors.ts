@@ -31,14 +31,15 @@ export function errorBody(code: string, message: string, details: unknown = {}):
 export const MAX_LISTED_ISSUES = 20;
 
 /** Turns a zod failure into a message that names the fields, and details a program can read. */
-export function describeZodError(error: ZodError): { message: string; details: { missing_parameters: string[]; issues: { path: string; message: string }[]; issue_count: number } } {
+export function describeZodError(error: ZodError): { message: string; details: { missing_parameters: string[]; problems: { path: string; message: string }[]; issues: { path: string; message: string }[]; issue_count: number } } {
   const issues = error.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
   const missing = error.issues
     .filter((issue) => issue.code === 'invalid_type' && /received undefined/.test(issue.message))
     .map((issue) => issue.path.join('.'));
   const first = missing.length > 0 ? `Parameter '${missing[0]}' is required` : `Invalid '${issues[0]?.path}': ${issues[0]?.message}`;
   const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
-  return { message: `${first}${more}`, details: { missing_parameters: missing.slice(0, MAX_LISTED_ISSUES), issues, issue_count: error.issues.length } };
+  // `problems` is what every refusal of the API lists (docs/API.md, Errors); `issues` is the same list, kept for clients written before.
+  return { message: `${first}${more}`, details: { missing_parameters: missing.slice(0, MAX_LISTED_ISSUES), problems: issues, issues, issue_count: error.issues.length } };
 }
 
 interface BodyParserError {

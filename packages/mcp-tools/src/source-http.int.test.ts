@@ -67,7 +67,7 @@ test('bad arguments are refused by the source itself, naming each problem, and a
 test('a pipeline registered while the source is connected appears among its tools after tools/list_changed', async (t) => {
   const source = await sourceFor(bridge.mcpUrl);
   t.after(() => source.close());
-  assert.ok(!source.tools().some((tool) => tool.name === 'pipeline_harbour_note'));
+  assert.ok(!source.tools().some((tool) => tool.name === 'pipeline_harbour-note'));
   const put = await stack.json('/v1/pipelines/harbour-note', {
     method: 'PUT',
     body: JSON.stringify({
@@ -78,9 +78,9 @@ test('a pipeline registered while the source is connected appears among its tool
     }),
   });
   assert.equal(put.status, 201);
-  const tools = await waitFor(async () => source.tools(), (list) => list.some((tool) => tool.name === 'pipeline_harbour_note'), 'the new pipeline is a tool of the source', 10_000);
-  assert.deepEqual(tools.find((tool) => tool.name === 'pipeline_harbour_note')?.inputSchema.required, ['harbour']);
-  await assert.rejects(source.call({ tool: 'pipeline_harbour_note', arguments: {} }), ToolInputError, 'its schema is enforced at once');
+  const tools = await waitFor(async () => source.tools(), (list) => list.some((tool) => tool.name === 'pipeline_harbour-note'), 'the new pipeline is a tool of the source', 10_000);
+  assert.deepEqual(tools.find((tool) => tool.name === 'pipeline_harbour-note')?.inputSchema.required, ['harbour']);
+  await assert.rejects(source.call({ tool: 'pipeline_harbour-note', arguments: {} }), ToolInputError, 'its schema is enforced at once');
 });
 
 test('a call cancelled by its AbortSignal stops within a second', async (t) => {

@@ -114,3 +114,10 @@ test('a rate limit that is not a positive whole number within its bound is refus
   assert.match(configError(() => parseModelsConfig({ env: { MODELS: entry(MODELS_LIMITS.requestsPerMinute + 1) } })).variable, /MODELS/);
   assert.equal(configError(() => parseModelsConfig({ env: { LLM_TOKENS_PER_MINUTE: '-5' } })).variable, 'LLM_TOKENS_PER_MINUTE');
 });
+
+test('a MODELS entry may speak Anthropic\'s Messages API (provider: anthropic) and carry its own most output tokens; another provider is refused', () => {
+  const MODELS = JSON.stringify({ claude: { provider: 'anthropic', base_url: 'https://api.anthropic.com', api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5', max_output_tokens: 8192 } });
+  const models = parseModelsConfig({ env: { MODELS, ANTHROPIC_API_KEY: 'sk-ant' } });
+  assert.deepEqual(models.get('claude'), { name: 'claude', baseUrl: 'https://api.anthropic.com', apiKey: 'sk-ant', model: 'claude-sonnet-4-5', provider: 'anthropic', maxOutputTokens: 8192 });
+  assert.throws(() => parseModelsConfig({ env: { MODELS: JSON.stringify({ x: { provider: 'gemini', base_url: 'https://x.example', model: 'm' } }) } }), /MODELS\.x\.provider/);
+});

@@ -43,8 +43,21 @@ const modelId = z.string().min(1).max(MODELS_LIMITS.modelIdChars);
 
 const requestsPerMinute = z.coerce.number().int().positive().max(MODELS_LIMITS.requestsPerMinute);
 const tokensPerMinute = z.coerce.number().int().positive().max(MODELS_LIMITS.tokensPerMinute);
+/** The wire format a model speaks: OpenAI's chat completions, or Anthropic's Messages API. */
+export const MODEL_PROVIDERS = ['openai', 'anthropic'] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+/** USD per million tokens: a model's prices (`MODELS.<name>.prices`, `LLM_PRICES`). */
+export const ModelPricesJson = z.strictObject({
+  input: z.number().nonnegative().max(100_000),
+  /** Prompt tokens read from the server's prompt cache; default: the input price. */
+  cached_input: z.number().nonnegative().max(100_000).optional(),
+  output: z.number().nonnegative().max(100_000),
+});
 
 const ModelEntry = z.strictObject({
+  /** `openai` (default): an OpenAI-compatible base URL with `/v1`; `anthropic`: the Messages API's root (`https://api.anthropic.com`). */
+  provider: z.enum(MODEL_PROVIDERS).optional(),
   base_url: httpUrl,
   api_key_env: z.string().regex(ENV_NAME, 'an environment variable name (letters, digits and _)').optional(),
   model: modelId,
@@ -52,6 +65,10 @@ const ModelEntry = z.strictObject({
   requests_per_minute: requestsPerMinute.optional(),
   /** The provider's limit of tokens (prompt and completion) per minute, shared likewise. */
   tokens_per_minute: tokensPerMinute.optional(),
+  /** The most tokens the model writes in one reply: each turn's `max_tokens` is capped by it. */
+  max_output_tokens: z.number().int().positive().max(10_000_000).optional(),
+  /** USD per million input, cached-input and output tokens: turns, stages, runs and batches are costed by them. */
+  prices: ModelPricesJson.optional(),
 });
 
 /** The `MODELS` text: bounded, JSON, then name → `{ base_url, api_key_env?, model, requests_per_minute?, tokens_per_minute? }`. */
@@ -90,6 +107,8 @@ const positiveInt = (max: number) => z.coerce.number().int().positive().max(max)
  * - `LLM_MAX_ARGUMENT_BYTES` (default 64 KiB) — arguments text of one tool call.
  * - `LLM_REQUESTS_PER_MINUTE` (default: none) — the `default` model's request limit, shared by every worker.
  * - `LLM_TOKENS_PER_MINUTE` (default: none) — the `default` model's token limit, shared likewise.
+ * - `LLM_MAX_OUTPUT_TOKENS` (default: unset, the server's own) — the `default` model's most tokens in one reply.
+ * - `LLM_PRICES` (default: unset, no cost counted) — the `default` model's prices, JSON `{input, cached_input?, output}` in USD per million tokens.
  */
 export const modelsEnvShape = {
   LLM_BASE_URL: httpUrl.optional(),
@@ -106,6 +125,20 @@ export const modelsEnvShape = {
   LLM_MAX_ARGUMENT_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
   LLM_REQUESTS_PER_MINUTE: requestsPerMinute.optional(),
   LLM_TOKENS_PER_MINUTE: tokensPerMinute.optional(),
+  LLM_MAX_OUTPUT_TOKENS: positiveInt(10_000_000).optional(),
+  LLM_PRICES: z
+    .string()
+    .max(1024)
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'expected JSON: {"input": USD per million, "cached_input"?: …, "output": …}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(ModelPricesJson)
+    .optional(),
 };
 
 /** One configured model, as the client calls it. */
@@ -119,6 +152,12 @@ export interface ModelConfig {
   model: string;
   /** The provider's limits, shared by every worker (absent: none declared; a 429 still pauses the model). */
   limits?: ModelRateLimits | undefined;
+  /** Its wire format; absent: `openai`. */
+  provider?: ModelProvider | undefined;
+  /** USD per million tokens; absent: the model's turns cost nothing that is counted. */
+  prices?: ModelPrices | undefined;
+  /** The model's own most output tokens (`MODELS.<name>.max_output_tokens`, `LLM_MAX_OUTPUT_TOKENS`): each turn's `max_tokens` is at most this. */
+  maxOutputTokens?: number | undefined;
 }
 
 /** What a model's provider admits per minute, as declared in MODELS or LLM_*_PER_MINUTE. */
@@ -126,6 +165,16 @@ export interface ModelRateLimits {
   requestsPerMinute?: number | undefined;
   tokensPerMinute?: number | undefined;
 }
+
+/** USD per million tokens of each kind. */
+export interface ModelPrices {
+  input: number;
+  cachedInput: number;
+  output: number;
+}
+
+const pricesOf = (json: z.infer<typeof ModelPricesJson> | undefined): { prices: ModelPrices } | Record<string, never> =>
+  json ? { prices: { input: json.input, cachedInput: json.cached_input ?? json.input, output: json.output } } : {};
 
 /** Configured models by name; `default` is always there. */
 export type ModelsConfig = Map<string, ModelConfig>;
@@ -163,7 +212,7 @@ export function parseModelsConfig(options: ParseModelsConfigOptions): ModelsConf
     if (name === 'default') {
       if (parsed.LLM_BASE_URL) throw new ModelsConfigError('MODELS', '"default" is set by LLM_BASE_URL / LLM_MODEL; name this model otherwise');
     }
-    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...limitsOf(entry.requests_per_minute, entry.tokens_per_minute) });
+    models.set(name, { name, baseUrl: entry.base_url, apiKey: keyFrom(env, name, entry.api_key_env), model: entry.model, ...limitsOf(entry.requests_per_minute, entry.tokens_per_minute), ...(entry.provider === undefined ? {} : { provider: entry.provider }), ...(entry.max_output_tokens === undefined ? {} : { maxOutputTokens: entry.max_output_tokens }), ...pricesOf(entry.prices) });
   }
   return models;
 }
@@ -194,7 +243,7 @@ function defaultModel(parsed: ModelsEnv, env: Record<string, string | undefined>
   const limits = limitsOf(parsed.LLM_REQUESTS_PER_MINUTE, parsed.LLM_TOKENS_PER_MINUTE);
   if (parsed.LLM_BASE_URL) {
     if (!parsed.LLM_MODEL) throw new ModelsConfigError('LLM_MODEL', 'required when LLM_BASE_URL is set (the model id to ask for)');
-    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, ...limits };
+    return { name: 'default', baseUrl: parsed.LLM_BASE_URL, apiKey: parsed.LLM_API_KEY, model: parsed.LLM_MODEL, ...limits, ...(parsed.LLM_MAX_OUTPUT_TOKENS === undefined ? {} : { maxOutputTokens: parsed.LLM_MAX_OUTPUT_TOKENS }), ...pricesOf(parsed.LLM_PRICES) };
   }
   const baseUrl = options.fallbackBaseUrl ?? parsed.MODEL_SERVICE_URL;
   if (!httpUrl.safeParse(baseUrl).success) throw new ModelsConfigError('MODEL_SERVICE_URL', 'expected an http(s) URL');

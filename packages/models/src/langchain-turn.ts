@@ -9,16 +9,18 @@
  * OpenAI-compatible servers (and the offline model) do not serve.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
-import { ChatOpenAICompletions } from '@langchain/openai';
+import { ChatOpenAICompletions, type ChatOpenAICompletionsCallOptions } from '@langchain/openai';
 import type { ModelConfig } from './config.js';
 import { toOpenAiTools, type ChatMessage, type ModelTool } from './messages.js';
 import type { ReplyReader } from './reply-reader.js';
+import type { ResponseFormat } from './structured-output.js';
 
 export interface AttemptInput {
   config: ModelConfig;
   messages: readonly ChatMessage[];
   tools: readonly ModelTool[];
   maxTokens: number | undefined;
+  responseFormat?: ResponseFormat | undefined;
   signal: AbortSignal;
   reader: ReplyReader;
   onToken: ((text: string) => void) | undefined;
@@ -26,18 +28,37 @@ export interface AttemptInput {
   onChunk?: (() => void) | undefined;
 }
 
-/**
- * One chat model (and its SDK client, with its connection pool) per configured model and reply
- * bound, made at its first attempt: a new one per attempt cost as much CPU as the rest of a turn.
- * Each attempt's signal is its own (passed to `stream`), so sharing the model shares no state.
- */
-const chats = new Map<string, ChatOpenAICompletions>();
+/** Call options of a turn: its reply bound, which LangChain reads only from the model's fields. */
+interface TurnCallOptions extends ChatOpenAICompletionsCallOptions {
+  maxTokensOfTurn?: number;
+}
 
-function chatOf(config: ModelConfig, maxTokens: number | undefined): ChatOpenAICompletions {
-  const key = JSON.stringify([config.name, config.baseUrl, config.model, config.apiKey ?? '', maxTokens ?? null]);
+/**
+ * The chat-completions model with `max_tokens` per call: each turn sends what is left of its
+ * step's budget, so the bound cannot be a field of a model shared by every turn.
+ */
+class BudgetedChat extends ChatOpenAICompletions<TurnCallOptions> {
+  override invocationParams(options?: this['ParsedCallOptions'], extra?: { streaming?: boolean }): ReturnType<ChatOpenAICompletions['invocationParams']> {
+    const params = super.invocationParams(options, extra);
+    const max = options?.maxTokensOfTurn;
+    if (max === undefined) return params;
+    // A reasoning model takes max_completion_tokens (LangChain picks the field by the model id).
+    return 'max_completion_tokens' in params ? { ...params, max_completion_tokens: max } : { ...params, max_tokens: max };
+  }
+}
+
+/**
+ * One chat model (and its SDK client, with its connection pool) per configured model, made at its
+ * first attempt: a new one per attempt cost as much CPU as the rest of a turn. Each attempt's
+ * signal and reply bound are its own (passed to `stream`), so sharing the model shares no state.
+ */
+const chats = new Map<string, BudgetedChat>();
+
+function chatOf(config: ModelConfig): BudgetedChat {
+  const key = JSON.stringify([config.name, config.baseUrl, config.model, config.apiKey ?? '']);
   let chat = chats.get(key);
   if (!chat) {
-    chat = new ChatOpenAICompletions({
+    chat = new BudgetedChat({
       model: config.model,
       // The offline model takes any key; the SDK refuses to start without one.
       apiKey: config.apiKey ?? 'none',
@@ -45,9 +66,8 @@ function chatOf(config: ModelConfig, maxTokens: number | undefined): ChatOpenAIC
       maxRetries: 0,
       streaming: true,
       streamUsage: true,
-      ...(maxTokens === undefined ? {} : { maxTokens }),
     });
-    // Configurations are few (MODELS is bounded), but reply bounds vary: a bounded cache.
+    // Configurations are few (MODELS is bounded), and a key may change: a bounded cache.
     if (chats.size >= 64) chats.delete(chats.keys().next().value as string);
     chats.set(key, chat);
   }
@@ -56,9 +76,15 @@ function chatOf(config: ModelConfig, maxTokens: number | undefined): ChatOpenAIC
 
 /** Streams one reply into `reader`; rejects with whatever LangChain or the SDK threw. */
 export async function streamAttempt(input: AttemptInput): Promise<void> {
-  const chat = chatOf(input.config, input.maxTokens);
+  const chat = chatOf(input.config);
   const runnable = input.tools.length > 0 ? chat.bindTools(toOpenAiTools(input.tools)) : chat;
-  const stream = await runnable.stream(toLangChainMessages(input.messages), { signal: input.signal });
+  const format = input.responseFormat;
+  const options: Partial<TurnCallOptions> = {
+    signal: input.signal,
+    ...(input.maxTokens === undefined ? {} : { maxTokensOfTurn: input.maxTokens }),
+    ...(format ? { response_format: { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: format.strict } } } : {}),
+  };
+  const stream = await runnable.stream(toLangChainMessages(input.messages), options);
   for await (const chunk of stream) {
     input.onChunk?.();
     const text = input.reader.add(chunk as AIMessageChunk);

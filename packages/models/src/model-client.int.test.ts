@@ -74,6 +74,29 @@ test('a turn with parallel tool calls returns them all, each with its arguments 
   assert.deepEqual(seen?.tools[0]?.parameters, TOOLS[0]?.parameters);
 });
 
+test('a response format goes as response_format json_schema, and max_tokens is capped by the model\'s own maximum', async () => {
+  next = () => ({ content: '{"a":"x"}' });
+  const schema = { type: 'object', additionalProperties: false, required: ['a'], properties: { a: { type: 'string' } } };
+  const client = new ModelClient({ models: new Map([['default', { name: 'default', baseUrl: model.baseUrl, model: 'scripted-1', maxOutputTokens: 30 }]]), baseBackoffMs: 10 });
+  await client.turn({ model: 'default', messages: ASK, tools: [], maxTokens: 500, responseFormat: { name: 'answer', schema, strict: true }, signal: new AbortController().signal });
+  await client.turn({ model: 'default', messages: ASK, tools: [], maxTokens: 10, signal: new AbortController().signal });
+  await client.turn({ model: 'default', messages: ASK, tools: [], signal: new AbortController().signal });
+  assert.deepEqual(model.requests[0]?.responseFormat, { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } });
+  assert.deepEqual(model.requests.map((r) => r.maxTokens), [30, 10, 30]);
+  assert.equal(model.requests[1]?.responseFormat, undefined);
+});
+
+test('a server that refuses response_format (400) is asked again without it at once, and not sent it again', async () => {
+  next = (n) => (n === 0 || model.requests.at(-1)?.responseFormat ? { status: 400 } : { content: 'plain' });
+  const client = clientFor();
+  const format = { name: 'answer', schema: { type: 'object' }, strict: false };
+  const reply = await client.turn({ model: 'default', messages: ASK, tools: [], responseFormat: format, signal: new AbortController().signal });
+  assert.equal(reply.content, 'plain');
+  assert.equal(reply.attempts, 1, 'the request without it is part of the same attempt');
+  await client.turn({ model: 'default', messages: ASK, tools: [], responseFormat: format, signal: new AbortController().signal });
+  assert.deepEqual(model.requests.map((r) => r.responseFormat !== undefined), [true, false, false]);
+});
+
 test('the history goes back as given: tool calls with their exact arguments text (even broken JSON) and the results that answer them', async () => {
   next = () => ({ content: 'It is sunny.' });
   const history: ChatMessage[] = [

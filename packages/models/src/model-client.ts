@@ -6,20 +6,27 @@
  * Retry-After, each attempt timed out, every wait and stream cut by the caller's signal.
  */
 import { cancelled, retryDelayMs, waitOrCancel, type BackoffOptions } from './backoff.js';
-import type { ModelConfig, ModelsConfig, ModelsEnv } from './config.js';
+import type { ModelConfig, ModelPrices, ModelProvider, ModelsConfig, ModelsEnv } from './config.js';
+import { turnCostUsd } from './cost.js';
 import { ModelCallError, toModelCallError, type ModelCallErrorCode } from './errors.js';
 import type { streamAttempt as StreamAttempt } from './langchain-turn.js';
 import type { ChatMessage, ModelTool, ToolCall } from './messages.js';
 import type { TurnGate } from './rate-gate.js';
-import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds } from './reply-reader.js';
+import { DEFAULT_REPLY_BOUNDS, ReplyReader, type ReplyBounds, type ReplyUsage } from './reply-reader.js';
+import type { ResponseFormat } from './structured-output.js';
 
 export interface TurnRequest {
   /** A configured model name (`default`, or a key of MODELS). */
   model: string;
   messages: ChatMessage[];
   tools: ModelTool[];
-  /** The reply's most tokens (`max_tokens`); default: the model's own limit. */
+  /** The reply's most tokens (`max_tokens`), capped by the model's `maxOutputTokens`; default: that cap, else the server's own. */
   maxTokens?: number;
+  /**
+   * The answer's JSON Schema, sent as `response_format` (json_schema). A server that refuses the
+   * request with it (a 400) is asked again without it, and not sent it again by this client.
+   */
+  responseFormat?: ResponseFormat;
   /** Cancels the turn: the stream is closed and the turn rejects with `model_cancelled` at once. */
   signal: AbortSignal;
   /** Each piece of text as it streams, in order. */
@@ -33,12 +40,15 @@ export interface TurnRequest {
 export interface TurnReply {
   content: string | null;
   toolCalls: ToolCall[];
-  usage: { promptTokens: number; completionTokens: number };
+  usage: ReplyUsage;
+  /** Why the reply ended, in OpenAI's words (`stop`, `tool_calls`, `length`, …; an Anthropic `stop_reason` is said so too). */
   finishReason: string | null;
   /** The model id that answered (as the server named it, else the configured id). */
   model: string;
   /** Attempts the turn took (1 when the first answered). */
   attempts: number;
+  /** What the turn cost in USD by its model's prices; null when the model has none. */
+  costUsd: number | null;
 }
 
 /** What a finished turn reports to metrics. `model` is the configured name (a bounded label). */
@@ -99,8 +109,17 @@ export function modelClientOptionsFromEnv(env: ModelsEnv): Omit<ModelClientOptio
   };
 }
 
-/** LangChain, loaded on the first turn (see langchain-turn.ts). */
-let langChainTurn: Promise<{ streamAttempt: typeof StreamAttempt }> | undefined;
+/** LangChain, loaded on the first turn of each provider (see langchain-turn.ts, anthropic-turn.ts). */
+const providerTurns = new Map<ModelProvider, Promise<{ streamAttempt: typeof StreamAttempt }>>();
+
+function providerTurn(provider: ModelProvider): Promise<{ streamAttempt: typeof StreamAttempt }> {
+  let turn = providerTurns.get(provider);
+  if (!turn) {
+    turn = provider === 'anthropic' ? import('./anthropic-turn.js') : import('./langchain-turn.js');
+    providerTurns.set(provider, turn);
+  }
+  return turn;
+}
 
 /** An attempt's own deadline passed (as opposed to the caller cancelling). */
 class AttemptTimedOut extends Error {}
@@ -110,10 +129,17 @@ class AttemptIdle extends Error {}
 export class ModelClient {
   private readonly options: Required<Omit<ModelClientOptions, 'observer' | 'bounds' | 'gate'>> & { bounds: ReplyBounds; observer: ModelObserver | undefined; gate: TurnGate | undefined };
   private readonly backoff: BackoffOptions;
+  /** Models that refused a request for its `response_format`: asked without it since. */
+  private readonly refusesResponseFormat = new Set<string>();
 
   constructor(options: ModelClientOptions) {
     this.options = { ...DEFAULT_MODEL_CLIENT_OPTIONS, random: Math.random, ...stripUndefined(options), models: options.models, bounds: { ...DEFAULT_REPLY_BOUNDS, ...options.bounds }, observer: options.observer, gate: options.gate };
     this.backoff = { baseBackoffMs: this.options.baseBackoffMs, maxBackoffMs: this.options.maxBackoffMs, maxRetryAfterMs: this.options.maxRetryAfterMs };
+  }
+
+  /** A configured model's prices (USD per million tokens), undefined when it has none or is not configured. */
+  pricesOf(name: string): ModelPrices | undefined {
+    return this.options.models.get(name)?.prices;
   }
 
   /** The configured model names. */
@@ -134,14 +160,14 @@ export class ModelClient {
         const gate = this.options.gate;
         try {
           if (gate) {
-            // LangChain loaded first: a place in the model's budget is for a request sent then, not after an import.
-            await (langChainTurn ??= import('./langchain-turn.js'));
+            // The provider's client loaded first: a place in the model's budget is for a request sent then, not after an import.
+            await providerTurn(config.provider ?? 'openai');
             await gate.admit(config, { signal: request.signal, slot: attempts === 1 ? request.rateSlot : undefined });
           }
-          const reply = await this.attempt(config, request);
+          const reply = await this.attemptWithFormat(config, request);
           await gate?.spent(config, reply.usage.promptTokens + reply.usage.completionTokens);
           report('ok', reply.usage);
-          return { ...reply, attempts };
+          return { ...reply, attempts, costUsd: config.prices ? turnCostUsd(config.prices, reply.usage) : null };
         } catch (error) {
           const failure = toModelCallError(error, { model: request.model });
           // With a gate, a 429 pauses the model for every caller and the turn waits in its caller, not here.
@@ -162,8 +188,23 @@ export class ModelClient {
     }
   }
 
+  /** The attempt with the turn's response_format; a 400 to it is an attempt without it (the engine checks the answer anyway). */
+  private async attemptWithFormat(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts' | 'costUsd'>> {
+    const maxTokens = capped(request.maxTokens, config.maxOutputTokens);
+    const plain = { ...request, maxTokens, responseFormat: undefined };
+    if (!request.responseFormat || this.refusesResponseFormat.has(config.name)) return this.attempt(config, plain);
+    try {
+      return await this.attempt(config, { ...request, maxTokens });
+    } catch (error) {
+      const failure = toModelCallError(error, { model: request.model });
+      if (failure.code !== 'model_refused' || failure.status !== 400) throw failure;
+      this.refusesResponseFormat.add(config.name);
+      return this.attempt(config, plain);
+    }
+  }
+
   /** One request, streamed, read into its bounds; rejects at once when the signal fires. */
-  private async attempt(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts'>> {
+  private async attempt(config: ModelConfig, request: TurnRequest): Promise<Omit<TurnReply, 'attempts' | 'costUsd'>> {
     if (request.signal.aborted) throw cancelled(request.model, request.signal);
     const controller = new AbortController();
     let stopWaiting = (_error: Error) => {};
@@ -209,16 +250,21 @@ export class ModelClient {
     }
   }
 
-  private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal, onChunk: () => void): Promise<Omit<TurnReply, 'attempts'>> {
-    const { streamAttempt } = await (langChainTurn ??= import('./langchain-turn.js'));
+  private async read(config: ModelConfig, request: TurnRequest, signal: AbortSignal, onChunk: () => void): Promise<Omit<TurnReply, 'attempts' | 'costUsd'>> {
+    const { streamAttempt } = await providerTurn(config.provider ?? 'openai');
     const reader = new ReplyReader(this.options.bounds, request.model);
     // No text is handed on once the attempt is over (cancelled or timed out): the turn has already answered.
     const onToken = request.onToken && ((text: string) => signal.aborted || request.onToken?.(text));
     onChunk();
-    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, signal, reader, onToken, onChunk });
+    await streamAttempt({ config, messages: request.messages, tools: request.tools, maxTokens: request.maxTokens, responseFormat: request.responseFormat, signal, reader, onToken, onChunk });
     const reply = reader.finish();
     return { content: reply.content, toolCalls: reply.toolCalls, usage: reply.usage, finishReason: reply.finishReason, model: reply.model ?? config.model };
   }
+}
+
+function capped(asked: number | undefined, cap: number | undefined): number | undefined {
+  if (asked === undefined) return cap;
+  return cap === undefined ? asked : Math.min(asked, cap);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

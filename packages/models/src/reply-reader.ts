@@ -29,10 +29,27 @@ interface CallInProgress {
   argumentBytes: number;
 }
 
+/** A reply's tokens; `promptTokens` counts the cached ones too (`cachedTokens` of them read from the server's prompt cache). */
+export interface ReplyUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens read from the server's prompt cache (OpenAI's `cached_tokens`, Anthropic's `cache_read_input_tokens`), when it said. */
+  cachedTokens?: number;
+}
+
+/** One streamed piece in the reader's terms, whatever the provider's wire format. */
+export interface ReplyPart {
+  text?: string;
+  calls?: { index?: number | undefined; id?: string | undefined; name?: string | undefined; args?: string | undefined }[];
+  usage?: ReplyUsage;
+  finishReason?: string;
+  model?: string;
+}
+
 export interface GatheredReply {
   content: string | null;
   toolCalls: ToolCall[];
-  usage: { promptTokens: number; completionTokens: number };
+  usage: ReplyUsage;
   finishReason: string | null;
   model: string | undefined;
 }
@@ -42,7 +59,7 @@ export class ReplyReader {
   private contentBytes = 0;
   private sawContent = false;
   private readonly calls = new Map<number, CallInProgress>();
-  private usage = { promptTokens: 0, completionTokens: 0 };
+  private usage: ReplyUsage = { promptTokens: 0, completionTokens: 0 };
   private finishReason: string | null = null;
   private model: string | undefined;
 
@@ -56,11 +73,24 @@ export class ReplyReader {
     const text = typeof chunk.content === 'string' ? chunk.content : '';
     if (text) this.addText(text);
     for (const piece of chunk.tool_call_chunks ?? []) this.addCallPiece(piece);
-    if (chunk.usage_metadata) this.usage = { promptTokens: chunk.usage_metadata.input_tokens, completionTokens: chunk.usage_metadata.output_tokens };
+    if (chunk.usage_metadata) {
+      const cached = chunk.usage_metadata.input_token_details?.cache_read;
+      this.usage = { promptTokens: chunk.usage_metadata.input_tokens, completionTokens: chunk.usage_metadata.output_tokens, ...(cached ? { cachedTokens: cached } : {}) };
+    }
     const metadata = chunk.response_metadata as { finish_reason?: unknown; model_name?: unknown } | undefined;
     if (typeof metadata?.finish_reason === 'string') this.finishReason = metadata.finish_reason;
     if (typeof metadata?.model_name === 'string' && metadata.model_name) this.model = metadata.model_name.slice(0, TOOL_NAME_CHARS);
     return text;
+  }
+
+  /** Takes one piece another provider's stream gave (see anthropic-turn.ts); returns its text. */
+  addPart(part: ReplyPart): string {
+    if (part.text) this.addText(part.text);
+    for (const piece of part.calls ?? []) this.addCallPiece(piece);
+    if (part.usage) this.usage = part.usage;
+    if (part.finishReason) this.finishReason = part.finishReason;
+    if (part.model) this.model = part.model.slice(0, TOOL_NAME_CHARS);
+    return part.text ?? '';
   }
 
   /**

@@ -50,7 +50,8 @@ export class InputSchemas {
   check(context: { service: string; tool: string; schema: Schema }, args: unknown): void {
     const validate = this.validator(context.schema);
     if (validate(args)) return;
-    const issues = (validate.errors ?? []).map((e) => ({ path: e.instancePath || '(arguments)', message: e.message ?? 'invalid' }));
+    // ajv does not name an additional property in its message: the name is in its params.
+    const issues = (validate.errors ?? []).map((e) => ({ path: e.instancePath || '(arguments)', message: `${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})` : ''}` }));
     throw new ToolInputError({
       service: context.service,
       tool: context.tool,

@@ -52,7 +52,7 @@ const growing = (values: number[]) => values.every((value, i) => i === 0 || valu
 test('the research agent as an MCP tool reports progress per turn, tool call and tool result, and answers its structured findings', async (t) => {
   const client = await connect();
   t.after(() => client.close());
-  const { result, progress, messages } = await callWithProgress(client, 'pipeline_research_agent', { topic: 'the history of tea' });
+  const { result, progress, messages } = await callWithProgress(client, 'pipeline_research-agent', { topic: 'the history of tea' });
 
   const answer = result.structuredContent as { status: string; timed_out: boolean; result: { answer: string; sources: { tool: string; summary: string }[] } };
   assert.equal(result.isError, undefined, JSON.stringify(result.structuredContent));
@@ -91,7 +91,7 @@ test('a failed tool call of an agent is a progress message quoting why, and a wa
   t.after(() => client.close());
   const { messages: logged } = recordNotifications(client);
   await client.setLoggingLevel('info');
-  const { result, messages } = await callWithProgress(client, 'pipeline_oracle_agent', { topic: 'tides' });
+  const { result, messages } = await callWithProgress(client, 'pipeline_oracle-agent', { topic: 'tides' });
 
   assert.equal((result.structuredContent as { status: string }).status, 'completed', JSON.stringify(result.structuredContent));
   assert.ok(messages.includes('ask turn 1: called consult_oracle'), JSON.stringify(messages));

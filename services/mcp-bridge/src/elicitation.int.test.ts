@@ -131,3 +131,13 @@ test('a read key and an admin-only key are asked nothing and answer nothing thro
     for (const runId of [gate, agent]) await stack.json(`/v1/runs/${runId}`, { method: 'DELETE' });
   }
 });
+
+test("a pipeline's own tool (pipeline_<name>) asks for what its run waits for as wait_for_run does, and answers the completed run", async (t) => {
+  const { client, asked } = await connect(() => ({ action: 'accept', content: { approve: true, topic: 'harbours', depth: 1 } }));
+  t.after(() => client.close());
+  const run = await ok(client, 'pipeline_inbox-agent', { topic: 'quays' });
+  assert.equal(run.status, 'completed', JSON.stringify(run));
+  assert.match(String(run.result), /^told: .*harbours/);
+  assert.equal(asked.length, 1);
+  assert.match(asked[0]?.message ?? '', /search_relevant_information.*I want to search for quays/);
+});

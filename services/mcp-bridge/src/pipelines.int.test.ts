@@ -48,9 +48,9 @@ function toldOf(client: Client, name: string, timeoutMs = 10_000): Promise<void>
 test('a pipeline registered over HTTP becomes an MCP tool at once, connected clients are told, and it runs', async (t) => {
   const client = await connect();
   t.after(() => client.close());
-  const told = toldOf(client, 'pipeline_tide_report');
+  const told = toldOf(client, 'pipeline_tide-report');
   const before = (await client.listTools()).tools.map((tool) => tool.name);
-  assert.ok(!before.includes('pipeline_tide_report'));
+  assert.ok(!before.includes('pipeline_tide-report'));
 
   const put = await stack.json('/v1/pipelines/tide-report', {
     method: 'PUT',
@@ -68,7 +68,7 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
   });
   assert.equal(put.status, 201);
   await told;
-  const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'pipeline_tide_report');
+  const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'pipeline_tide-report');
   assert.ok(tool, 'the pipeline is a tool');
   assert.deepEqual(tool.inputSchema.required, ['coast']);
   // The run's answer, or the error body of a refused call.
@@ -76,7 +76,7 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
   assert.deepEqual(answer?.properties?.result, { type: 'object', properties: { report: { type: 'string' }, sources: { type: 'integer' } } }, 'the output schema carries the pipeline\'s');
 
   const progress: number[] = [];
-  const result = await client.callTool({ name: 'pipeline_tide_report', arguments: { coast: 'Brittany' } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+  const result = await client.callTool({ name: 'pipeline_tide-report', arguments: { coast: 'Brittany' } }, undefined, { onprogress: (p) => progress.push(p.progress) });
   const run = structured<{ status: string; timed_out: boolean; pipeline: { version: number }; result: { report: string; sources: number } }>(result);
   assert.equal(run.status, 'completed');
   assert.equal(run.timed_out, false);
@@ -89,13 +89,13 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
   assert.deepEqual(flows.map((f) => f.priority), [3, 2]);
   assert.match(flows[0]?.key ?? '', /^key:[0-9a-f]{16}$/, "the session's API key");
 
-  const refused = await client.callTool({ name: 'pipeline_tide_report', arguments: {} });
+  const refused = await client.callTool({ name: 'pipeline_tide-report', arguments: {} });
   assert.equal(refused.isError, true);
   assert.match(JSON.stringify(refused.structuredContent), /invalid_arguments.*coast/);
 
   // An input past the run's bound (1 MiB) is the tool's failure, in its error shape; no run is made.
   const runsBefore = (await stack.json<{ runs: unknown[] }>('/v1/runs?pipeline=tide-report')).body.runs.length;
-  const tooLarge = await client.callTool({ name: 'pipeline_tide_report', arguments: { coast: 'x'.repeat(2 * 1024 * 1024) } });
+  const tooLarge = await client.callTool({ name: 'pipeline_tide-report', arguments: { coast: 'x'.repeat(2 * 1024 * 1024) } });
   assert.equal(tooLarge.isError, true);
   const error = structured<{ error: { code: string; details: { variable: string } } }>(tooLarge).error;
   assert.deepEqual([error.code, error.details.variable], ['input_too_large', 'RUN_MAX_INPUT_BYTES']);
@@ -139,7 +139,7 @@ output: '{ "text": steps.tidy.polished_content }'
 test('a pipeline registered over MCP is checked as over HTTP: a bad one is refused with every problem and nothing stored, a good one becomes a tool and runs', async (t) => {
   const client = await connect();
   t.after(() => client.close());
-  const told = toldOf(client, 'pipeline_coast_notes');
+  const told = toldOf(client, 'pipeline_coast-notes');
 
   const bad = await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes.replace('needs: [notes]', 'needs: [nowhere]').replace('tool: polish_story', 'tool: polish_stories') } });
   assert.equal(bad.isError, true);
@@ -153,13 +153,13 @@ test('a pipeline registered over MCP is checked as over HTTP: a bad one is refus
   assert.match(JSON.stringify(unnamed.structuredContent), /invalid_pipeline.*line 1/);
 
   const registered = structured<{ name: string; version: number; outcome: string; tool: string }>(await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes } }));
-  assert.deepEqual(registered, { name: 'coast-notes', version: 1, outcome: 'created', tool: 'pipeline_coast_notes' });
+  assert.deepEqual(registered, { name: 'coast-notes', version: 1, outcome: 'created', tool: 'pipeline_coast-notes' });
   const again = structured<{ outcome: string; version: number }>(await client.callTool({ name: 'register_pipeline', arguments: { definition: coastNotes } }));
   assert.deepEqual([again.outcome, again.version], ['unchanged', 1]);
   await told;
   assert.equal((await stack.json<{ latest: number }>('/v1/pipelines/coast-notes')).body.latest, 1, 'the API sees the same version');
 
-  const run = structured<{ status: string; result: { text: string } }>(await client.callTool({ name: 'pipeline_coast_notes', arguments: { coast: 'a fjord' } }));
+  const run = structured<{ status: string; result: { text: string } }>(await client.callTool({ name: 'pipeline_coast-notes', arguments: { coast: 'a fjord' } }));
   assert.equal(run.status, 'completed');
   assert.ok(run.result.text.length > 20);
 });

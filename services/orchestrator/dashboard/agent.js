@@ -16,6 +16,8 @@ function longText(text, className) {
 }
 
 const tokens = (usage) => (usage ? `${usage.prompt_tokens} + ${usage.completion_tokens} tokens` : '');
+/** USD, to six places below a cent (a turn may cost $0.000150); '' when not costed. */
+export const dollars = (usd) => (typeof usd === 'number' ? `$${usd >= 0.01 || usd === 0 ? usd.toFixed(4) : usd.toFixed(6)}` : '');
 
 /** One tool call: the tool, the arguments as the model wrote them, and (once in) the result. */
 function callView(callId, tool) {
@@ -60,7 +62,7 @@ function turnView(n) {
     setText(content) {
       if (text.textContent !== (content ?? '')) replace(text, longText(content ?? '', 'turn-body'));
     },
-    setUsage: (value) => (usage.textContent = tokens(value)),
+    setUsage: (value, cost) => (usage.textContent = `${tokens(value)}${cost ? ` · ${dollars(cost)}` : ''}`),
     call(callId, tool) {
       let call = byId.get(callId);
       if (!call) {
@@ -112,7 +114,7 @@ function conversationView(stage) {
     toolResult: ({ turn: n, call_id: callId, tool, is_error: isError, preview }) => turn(n).call(callId, tool).setResult(preview, isError, { full: false }),
     /** The stage's transcript as GET /v1/runs/{id} has it. */
     load(agent) {
-      facts.textContent = `${agent.model} · ${agent.turns} turn${agent.turns === 1 ? '' : 's'} · ${tokens(agent.usage)}`;
+      facts.textContent = `${agent.model} · ${agent.turns} turn${agent.turns === 1 ? '' : 's'} · ${tokens(agent.usage)}${agent.cost_usd ? ` · ${dollars(agent.cost_usd)}` : ''}`;
       const nudges = new Map();
       let last = 0;
       const intro = [];
@@ -125,7 +127,7 @@ function conversationView(stage) {
           const view = turn(message.turn);
           view.fromTranscript = true;
           view.setText(message.content);
-          view.setUsage(message.usage);
+          view.setUsage(message.usage, message.cost_usd);
           view.recorded(message.tool_calls.length);
           for (const call of message.tool_calls) view.call(call.id, call.tool).setArguments(call.arguments);
         } else if (message.role === 'tool') turn(message.turn).call(message.call_id, message.tool).setResult(message.content, message.is_error, { full: true });

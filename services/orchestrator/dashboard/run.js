@@ -1,7 +1,7 @@
 // A run's page: its stages as a timeline, the text arriving live from its events, its agents'
 // conversations, its progress, a cancel button, what it waits for (with the Inbox's controls),
 // and the finished story.
-import { conversations } from './agent.js';
+import { conversations, dollars } from './agent.js';
 import { api, ApiError } from './api.js';
 import { badge, duration, h, progressBar, replace, setProgress, shortId, TERMINAL, when } from './dom.js';
 import { syncCards, oneAtATime } from './inbox.js';
@@ -134,7 +134,7 @@ export async function runView(ctx, runId) {
     const topic = run.request && typeof run.request === 'object' ? run.request.topic ?? run.request.project?.name : undefined;
     title.textContent = topic ?? run.run_id;
     replace(status, badge(run.status));
-    replace(facts, `${run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind} · ${run.run_id} · started ${when(run.created_at)}`, run.batch_id ? [' · batch ', h('a', { href: `#/batches/${run.batch_id}` }, shortId(run.batch_id))] : '', run.parent ? [' · child of ', h('a', { href: `#/runs/${run.parent.run_id}`, class: 'parent-run' }, shortId(run.parent.run_id)), ` (${run.parent.stage})`] : '');
+    replace(facts, `${run.pipeline ? `${run.pipeline.name} v${run.pipeline.version}` : run.kind} · ${run.run_id} · started ${when(run.created_at)}`, run.batch_id ? [' · batch ', h('a', { href: `#/batches/${run.batch_id}` }, shortId(run.batch_id))] : '', run.parent ? [' · child of ', h('a', { href: `#/runs/${run.parent.run_id}`, class: 'parent-run' }, shortId(run.parent.run_id)), ` (${run.parent.stage})`] : '', run.cost_usd ? h('span', { class: 'run-cost' }, ` · ${dollars(run.cost_usd)}`) : '');
     replace(flowFacts, run.flow ? flowText(run.flow) : '');
     flowFacts.hidden = !run.flow;
     // A queued run has no events until it starts: why it waits is looked at again meanwhile.

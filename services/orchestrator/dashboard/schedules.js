@@ -3,7 +3,7 @@
 import { api } from './api.js';
 import { badge, h, replace, shortId, when } from './dom.js';
 
-const timing = (s) => (s.cron ? `cron ${s.cron}${s.timezone ? ` (${s.timezone})` : ''}` : `every ${s.every_ms / 1000} s`);
+const timing = (s) => (s.cron ? `cron ${s.cron}${s.timezone ? ` (${s.timezone})` : ''}` : `every ${typeof s.every === 'string' ? s.every : `${s.every_ms / 1000} s`}`);
 
 function lastRun(s) {
   if (!s.last_run) return h('span', { class: 'muted' }, 'none yet');

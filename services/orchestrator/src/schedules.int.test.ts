@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { createPipelineQueues, nextCronTime, PipelineStore, processScheduleTick, QUEUES, RunStore, ScheduleStore } from '@switchyard/pipeline';
+import { createPipelineQueues, nextCronTime, PipelineStore, processScheduleTick, QUEUES, RunStore, ScheduleStore, tickRunId } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { ResponseChecker } from './testing/openapi-check.js';
 import { registerPipeline } from './testing/pipelines.js';
@@ -147,6 +147,46 @@ test('a tick processed twice at once, and again later, starts one run', async (t
   const view = await stack.json<View>('/v1/schedules/twice');
   assert.deepEqual(view.body.last_run, { run_id: runId, at: '2026-01-01T00:00:00.000Z', status: 'completed' });
   await stack.json('/v1/schedules/twice', { method: 'DELETE' });
+});
+
+test("a schedule echoes its interval as given, and a tick taken after a full outage runs what its catch_up says: none, the latest, or each missed one up to catch_up_max", async (t) => {
+  const redis = createRedisClient(stack.redisUrl);
+  const store = new RunStore({ redis, prefix: stack.prefix });
+  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
+  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
+  t.after(async () => {
+    await queues.close();
+    await schedules.close();
+    await redis.quit();
+  });
+  const deps = { store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) };
+  const hour = 3_600_000;
+  // The tick BullMQ kept while every worker was down: due 3½ hours ago, three more due since.
+  const due = Date.now() - 3.5 * hour;
+  const tickOf = (name: string) => ({ id: `repeat:${name}:${due}`, data: { schedule: name }, opts: {}, timestamp: due });
+  const outcomes: Record<string, unknown> = {};
+  t.after(async () => {
+    for (const name of ['cu-none', 'cu-latest', 'cu-all']) await stack.json(`/v1/schedules/${name}`, { method: 'DELETE' });
+  });
+  for (const [name, policy] of [['cu-none', { catch_up: 'none' }], ['cu-latest', {}], ['cu-all', { catch_up: 'all', catch_up_max: 3 }]] as const) {
+    const created = await put(name, { pipeline: 'sched-find', every: '1h', input: { topic: name }, ...policy });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const view = created.body as unknown as { every: unknown; every_ms: number; catch_up: string; catch_up_max: number | null };
+    assert.deepEqual([view.every, view.every_ms, view.catch_up, view.catch_up_max], ['1h', hour, policy.catch_up ?? 'latest', name === 'cu-all' ? 3 : null]);
+    outcomes[name] = await processScheduleTick(deps, tickOf(name));
+  }
+  assert.deepEqual(outcomes['cu-none'], { outcome: 'skipped', reason: 'missed' });
+  const latest = outcomes['cu-latest'] as { outcome: string; run_id: string; caught_up?: string[] };
+  assert.equal(latest.outcome, 'started');
+  assert.equal(latest.caught_up, undefined);
+  const all = outcomes['cu-all'] as { outcome: string; run_id: string; caught_up: string[] };
+  assert.equal(all.caught_up.length, 2, 'three runs in all, the latest three ticks');
+  assert.equal(latest.run_id, tickRunId(stack.prefix, 'cu-latest', due + 3 * hour), 'latest: the run of the latest tick due');
+  assert.deepEqual([...all.caught_up, all.run_id], [1, 2, 3].map((h) => tickRunId(stack.prefix, 'cu-all', due + h * hour)), 'all: the runs of the latest three ticks, oldest first');
+  for (const runId of [latest.run_id, all.run_id, ...all.caught_up]) assert.equal((await stack.waitForRun(runId)).status, 'completed');
+  const refused = await put('cu-bad', { pipeline: 'sched-find', every: '1h', input: { topic: 'x' }, catch_up_max: 5 });
+  assert.equal(refused.status, 400);
+  assert.deepEqual(paths(refused.body), ['catch_up_max']);
 });
 
 test('every schedule route answers as the OpenAPI document says, refusals included', async () => {

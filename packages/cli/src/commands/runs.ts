@@ -21,13 +21,19 @@ export function flowLine(flow: NonNullable<RunView['flow']>): string {
   return parts.join('; ');
 }
 
+/** Dollars to the hundredth of a cent, or to six places below a cent (an agent turn may cost $0.000150). */
+const usd = (value: number) => `$${value >= 0.01 || value === 0 ? value.toFixed(4) : value.toFixed(6)}`;
+
 function describeRun(view: RunView): string {
   const lines = [`run       ${view.run_id}`, `pipeline  ${pipelineOf(view)}`, `status    ${view.status} (${Math.round(view.progress)}%)`, `created   ${shortTime(view.created_at)}   updated ${shortTime(view.updated_at)}`];
   if (view.batch_id) lines.push(`batch     ${view.batch_id}`);
   if (view.flow) lines.push(`flow      ${flowLine(view.flow)}`);
+  if (view.parent) lines.push(`parent    ${view.parent.run_id} (stage ${view.parent.stage})`);
+  if (view.cost_usd !== undefined) lines.push(`cost      ${usd(view.cost_usd)}`);
   if (view.error) lines.push(`error     ${endedLine(view)}`);
-  const stages = view.stages.map((s) => [s.name, s.status, String(s.attempts), s.error ? s.error.message : '']);
-  lines.push('', table(['STAGE', 'STATUS', 'ATTEMPTS', 'ERROR'], stages));
+  const agents = view.stages.some((s) => s.agent);
+  const stages = view.stages.map((s) => [s.name, s.status, String(s.attempts), ...(agents ? [s.agent ? `${s.agent.usage.prompt_tokens + s.agent.usage.completion_tokens}` : '', s.agent ? usd(s.agent.cost_usd) : ''] : []), s.error ? s.error.message : '']);
+  lines.push('', table(['STAGE', 'STATUS', 'ATTEMPTS', ...(agents ? ['TOKENS', 'COST'] : []), 'ERROR'], stages));
   if (view.status === 'completed') lines.push('', resultText(view.result));
   return `${lines.join('\n')}\n`;
 }

@@ -638,6 +638,8 @@ export interface components {
                          * @default 50000
                          */
                         max_tokens: number;
+                        /** @description USD the step's model turns may cost at most, by the model's prices in MODELS; past it the step fails with agent_cost_exceeded */
+                        max_cost?: number;
                         /** @description JSON Schema of the answer: the answer is parsed as JSON and checked; one that does not fit goes back to the model once with the errors, then fails the step with invalid_output */
                         output_schema?: {
                             [key: string]: unknown;
@@ -801,6 +803,13 @@ export interface components {
             };
             /** @description The priority class of its runs: 1 goes first, 9 last (default 6, as batch work) */
             priority?: number;
+            /**
+             * @description Ticks missed while every worker was down: `latest` (default) runs one, for the latest missed tick; `none` runs none; `all` runs each, up to `catch_up_max`
+             * @enum {string}
+             */
+            catch_up?: "none" | "latest" | "all";
+            /** @description With catch_up all: the most missed ticks run after an outage (default 10, at most 100), the latest ones */
+            catch_up_max?: number;
         };
         Error: {
             error: {
@@ -903,6 +912,8 @@ export interface components {
                     holders?: number;
                 };
             };
+            /** @description USD the run's agent stages cost, by their models' prices (present when the run has an agent stage) */
+            cost_usd?: number;
             poll_url: string;
             events_url: string;
         };
@@ -1124,6 +1135,7 @@ export interface components {
                     prompt_tokens: number;
                     completion_tokens: number;
                 };
+                cost_usd: number;
                 messages: ({
                     /** @constant */
                     role: "system";
@@ -1146,6 +1158,7 @@ export interface components {
                         prompt_tokens: number;
                         completion_tokens: number;
                     };
+                    cost_usd?: number;
                     at: string;
                 } | {
                     /** @constant */
@@ -1175,6 +1188,10 @@ export interface components {
                 name: string;
                 version: number;
             } | null;
+            parent?: {
+                run_id: string;
+                stage: string;
+            };
             poll_url: string;
             events_url: string;
             /** @description A preview of the input: its `topic`, `title`, `name` or `project.name`, at most 120 characters */
@@ -1195,6 +1212,9 @@ export interface components {
             pipeline: string;
             version: number | null;
             cron: string | null;
+            /** @description The interval as it was given (`3s`, or ms) */
+            every: (number | string) | null;
+            /** @description The interval in ms */
             every_ms: number | null;
             timezone: string | null;
             input: {
@@ -1202,6 +1222,10 @@ export interface components {
             };
             /** @description Its runs' priority class (null: the default, 6) */
             priority: number | null;
+            /** @enum {string} */
+            catch_up: "none" | "latest" | "all";
+            /** @description With catch_up all: the most missed ticks run */
+            catch_up_max: number | null;
             paused: boolean;
             created_at: string;
             updated_at: string;

@@ -47,6 +47,8 @@ export interface ScriptedRequest {
   tools: { name: string; description?: string; parameters?: unknown }[];
   stream: boolean;
   maxTokens: number | undefined;
+  /** `response_format` as sent (`{type: "json_schema", json_schema: {name, schema, strict}}`), when it was. */
+  responseFormat: { type: string; json_schema?: { name: string; schema: Record<string, unknown>; strict?: boolean } } | undefined;
   /** `performance.now()` when the request's body had arrived. */
   receivedAt: number;
   /** The Authorization header, if any. */
@@ -163,6 +165,7 @@ function scriptedRequest(body: Record<string, unknown>, n: number, authorization
     })),
     stream: body.stream === true,
     maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : undefined,
+    responseFormat: typeof body.response_format === 'object' && body.response_format !== null ? (body.response_format as ScriptedRequest['responseFormat']) : undefined,
     receivedAt: performance.now(),
     authorization,
   };

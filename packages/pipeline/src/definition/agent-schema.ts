@@ -35,6 +35,7 @@ export const AgentDefinition = z.strictObject({
   tools: z.array(AgentToolDefinition).max(MAX_AGENT_TOOLS).default([]).describe('What the model may call'),
   max_turns: z.number().int().min(1).max(MAX_AGENT_TURNS).default(DEFAULT_AGENT_TURNS).describe('Model turns at most; past them the step fails with agent_turns_exceeded'),
   max_tokens: z.number().int().min(1).max(MAX_AGENT_TOKENS).default(DEFAULT_AGENT_TOKENS).describe('Prompt and completion tokens over the step at most; past them it fails with agent_tokens_exceeded'),
+  max_cost: z.number().positive().max(1_000_000).optional().describe("USD the step's model turns may cost at most, by the model's prices in MODELS; past it the step fails with agent_cost_exceeded"),
   output_schema: z.record(z.string(), z.unknown()).optional().describe("JSON Schema of the answer: the answer is parsed as JSON and checked; one that does not fit goes back to the model once with the errors, then fails the step with invalid_output"),
 });
 export type AgentDefinition = z.output<typeof AgentDefinition>;

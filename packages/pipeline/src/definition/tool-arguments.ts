@@ -25,7 +25,7 @@ export class ToolArgumentChecker {
   problems(schema: Record<string, unknown>, args: unknown): string[] {
     const validate = this.#validator(schema);
     if (typeof validate === 'string' || validate(args)) return [];
-    return (validate.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
+    return (validate.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}${namedProperty(e)}`);
   }
 
   #validator(schema: Record<string, unknown>): ValidateFunction | string {
@@ -54,4 +54,9 @@ export class ToolArgumentChecker {
     if (dropped && typeof dropped !== 'string') this.#ajv.removeSchema(dropped.schema as object);
     this.#compiled.delete(oldest);
   }
+}
+
+/** The property an `additionalProperties` error is about: ajv says only "must NOT have additional properties". */
+export function namedProperty(error: { keyword: string; params: unknown }): string {
+  return error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: unknown }).additionalProperty)})` : '';
 }

@@ -67,8 +67,33 @@ export function nextCronTime(pattern: string, timezone: string | undefined, from
   return CronExpressionParser.parse(pattern, { currentDate: from, ...(timezone ? { tz: timezone } : {}), strict: false }).next().toDate();
 }
 
+/**
+ * The ticks of a schedule due after `afterMs` and by `now`, oldest first, the latest `max` of them:
+ * what a tick taken at `now` finds missed (none when it is on time). A cron pattern is read
+ * backwards from `now`, so a pattern firing every second over a long outage costs `max` steps.
+ */
+export function ticksDue(timing: { cron: string | null; timezone: string | null; every_ms: number | null }, afterMs: number, now: number, max: number): number[] {
+  if (timing.every_ms) {
+    const count = Math.floor((now - afterMs) / timing.every_ms);
+    const first = Math.max(1, count - max + 1);
+    return count < 1 ? [] : Array.from({ length: count - first + 1 }, (_, i) => afterMs + (first + i) * timing.every_ms!);
+  }
+  if (!timing.cron) return [];
+  const times = (from: number) => CronExpressionParser.parse(timing.cron as string, { currentDate: new Date(from), ...(timing.timezone ? { tz: timing.timezone } : {}), strict: false });
+  if (times(afterMs).next().getTime() > now) return [];
+  const due: number[] = [];
+  const back = times(now + 1);
+  while (due.length < max) {
+    const previous = back.prev().getTime();
+    if (previous <= afterMs) break;
+    due.unshift(previous);
+  }
+  return due;
+}
+
 function timingProblems(request: ScheduleRequest): DefinitionProblem[] {
   const problems: DefinitionProblem[] = [];
+  if (request.catch_up_max !== undefined && request.catch_up !== 'all') problems.push({ path: 'catch_up_max', message: 'applies only with catch_up: all' });
   if (request.timezone !== undefined && !isTimeZone(request.timezone)) problems.push({ path: 'timezone', message: `${JSON.stringify(request.timezone)} is not an IANA time zone (e.g. Europe/Paris, UTC)` });
   if ((request.cron === undefined) === (request.every === undefined)) {
     problems.push({ path: request.cron === undefined ? 'cron' : 'every', message: 'give exactly one of cron and every' });

@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { keyspace } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
-import type { ScheduleRequest, ScheduleView, RunStatus } from '@switchyard/contracts';
+import { DEFAULT_CATCH_UP_MAX, type ScheduleCatchUp, type ScheduleRequest, type ScheduleView, type RunStatus } from '@switchyard/contracts';
 import { BULLMQ_EVENTS_MAXLEN, JOB_CATALOG, QUEUES, type ScheduleTickJob } from '../catalog.js';
 import { DEFAULT_SCHEDULE_LIMITS, intervalMs, type ScheduleLimits } from './schedule-spec.js';
 
@@ -20,11 +20,15 @@ export interface StoredSchedule {
   pipeline: string;
   version: number | null;
   cron: string | null;
+  /** The interval as the request gave it (`3s`, or ms). */
+  every: string | number | null;
   every_ms: number | null;
   timezone: string | null;
   input: Record<string, unknown>;
   /** Its runs' priority class; null: PRIORITY_BATCH. */
   priority: number | null;
+  catch_up: ScheduleCatchUp;
+  catch_up_max: number | null;
   paused: boolean;
   created_at: string;
   updated_at: string;
@@ -85,8 +89,9 @@ type ScheduleSpec = Omit<StoredSchedule, 'paused' | 'created_at'>;
 /** A schedule from its spec and its state (`<paused 0|1>|<created_at>`). */
 function parseRecord(spec: string | null | undefined, state: string | null | undefined): StoredSchedule | null {
   if (!spec) return null;
-  const parsed = JSON.parse(spec) as ScheduleSpec;
-  return { ...parsed, priority: parsed.priority ?? null, paused: state?.startsWith('1') === true, created_at: state?.slice(2) || parsed.updated_at };
+  // A schedule stored before `every`, `catch_up` and `priority` were kept reads as what it did then.
+  const parsed = JSON.parse(spec) as Partial<ScheduleSpec> & Omit<ScheduleSpec, 'every' | 'catch_up' | 'catch_up_max' | 'priority'>;
+  return { ...parsed, every: parsed.every ?? parsed.every_ms, priority: parsed.priority ?? null, catch_up: parsed.catch_up ?? 'latest', catch_up_max: parsed.catch_up_max ?? null, paused: state?.startsWith('1') === true, created_at: state?.slice(2) || parsed.updated_at };
 }
 
 export class ScheduleStore {
@@ -117,10 +122,13 @@ export class ScheduleStore {
       pipeline: request.pipeline,
       version: request.version ?? null,
       cron: request.cron ?? null,
+      every: request.every ?? null,
       every_ms: request.every === undefined ? null : intervalMs(request.every),
       timezone: request.timezone ?? null,
       input: request.input,
       priority: request.priority ?? null,
+      catch_up: request.catch_up ?? 'latest',
+      catch_up_max: (request.catch_up ?? 'latest') === 'all' ? (request.catch_up_max ?? DEFAULT_CATCH_UP_MAX) : null,
       updated_at: now,
     };
     const text = JSON.stringify(spec);

@@ -5,14 +5,16 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunStatus } from '@switchyard/contracts';
+import { DEFAULT_CATCH_UP_MAX, type RunStatus } from '@switchyard/contracts';
 import type { Job } from 'bullmq';
 import { ScheduleTickJob } from '../catalog.js';
 import { InputError, rootJobs, startPipelineRun, type PipelineRunsDeps } from '../engine/pipeline-runs.js';
 import { PRIORITY_BATCH } from '../catalog.js';
 import { RunLimitError } from '../store/limits.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
-import type { ScheduleStore } from './schedule-store.js';
+import type { CompiledPipeline } from '../definition/compile.js';
+import { ticksDue } from './schedule-spec.js';
+import type { ScheduleStore, StoredSchedule } from './schedule-store.js';
 
 /** The run's field its tick's processor claims it by (ms), before the run is written. */
 const CLAIM_FIELD = 'tick_claimed_at';
@@ -48,7 +50,9 @@ export function tickTimeOf(job: Pick<Job, 'id' | 'opts' | 'timestamp'>): number 
   return job.opts.prevMillis ?? job.timestamp;
 }
 
-export type TickOutcome = { outcome: 'started' | 'existed'; run_id: string } | { outcome: 'skipped'; reason: 'no_schedule' | 'paused' | 'pipeline_gone' | 'invalid_input' };
+export type TickOutcome =
+  | { outcome: 'started' | 'existed'; run_id: string; /** With catch_up all, the runs of the missed ticks started too, oldest first. */ caught_up?: string[] }
+  | { outcome: 'skipped'; reason: 'no_schedule' | 'paused' | 'pipeline_gone' | 'invalid_input' | 'missed' };
 
 export interface ScheduleTickDeps extends Pick<PipelineRunsDeps, 'store' | 'queues'> {
   pipelines: PipelineStore;
@@ -72,14 +76,45 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   if (schedule.paused) return { outcome: 'skipped', reason: 'paused' };
   const pipeline = await deps.pipelines.compiled(schedule.pipeline, schedule.version ?? undefined);
   if (!pipeline) return { outcome: 'skipped', reason: 'pipeline_gone' };
-  const tickMs = tickTimeOf(job);
+  const ticks = ticksToRun(schedule, tickTimeOf(job), Date.now());
+  if (ticks.length === 0) return { outcome: 'skipped', reason: 'missed' };
+  let last: TickOutcome = { outcome: 'skipped', reason: 'missed' };
+  const started: string[] = [];
+  for (const tickMs of ticks) {
+    last = await startTick(deps, { name, input: schedule.input, priority: schedule.priority, pipeline, tickMs });
+    if (last.outcome === 'skipped') return last;
+    started.push(last.run_id);
+    await deps.schedules.recordTick(name, { run_id: last.run_id, at: new Date(tickMs).toISOString() });
+  }
+  return started.length > 1 && last.outcome !== 'skipped' ? { ...last, caught_up: started.slice(0, -1) } : last;
+}
+
+/**
+ * The ticks a tick taken at `now` runs, by the schedule's `catch_up`. On time (no later tick due
+ * yet), its own. Late, after an outage of every worker (BullMQ keeps one delayed tick and schedules
+ * the next from now, so the ones between are never taken): `none` runs nothing, `latest` the
+ * latest tick due, `all` this one and every later one due, the latest `catch_up_max` of them. Run
+ * ids come from tick times, so a tick also taken on its own starts no second run.
+ */
+export function ticksToRun(schedule: Pick<StoredSchedule, 'cron' | 'timezone' | 'every_ms' | 'catch_up' | 'catch_up_max'>, tickMs: number, now: number): number[] {
+  const max = schedule.catch_up === 'all' ? (schedule.catch_up_max ?? DEFAULT_CATCH_UP_MAX) : 1;
+  const due = ticksDue(schedule, tickMs, now, max);
+  if (due.length === 0) return [tickMs];
+  if (schedule.catch_up === 'none') return [];
+  if (schedule.catch_up === 'latest') return due.slice(-1);
+  return [tickMs, ...due].slice(-max);
+}
+
+/** Starts one tick's run, once (see processScheduleTick). */
+async function startTick(deps: ScheduleTickDeps, tick: { name: string; input: Record<string, unknown>; priority: number | null; pipeline: CompiledPipeline; tickMs: number }): Promise<TickOutcome> {
+  const { name, pipeline, tickMs } = tick;
   const runId = tickRunId(deps.store.prefix, name, tickMs);
   const runKey = deps.store.keys.run(runId);
   const claimed = (await deps.store.redis.hsetnx(runKey, CLAIM_FIELD, String(Date.now()))) === 1;
   const status = claimed ? null : await statusOnceWritten(deps, runId);
   if (status === null) {
     try {
-      await startPipelineRun(deps, { pipeline, input: schedule.input, runId, caller: { key: `schedule:${name}`, priority: schedule.priority ?? undefined }, defaultPriority: PRIORITY_BATCH });
+      await startPipelineRun(deps, { pipeline, input: tick.input, runId, caller: { key: `schedule:${name}`, priority: tick.priority ?? undefined }, defaultPriority: PRIORITY_BATCH });
     } catch (error) {
       // The latest version's input schema no longer takes the schedule's input: no retry mends that.
       if (!(error instanceof InputError) && !(error instanceof RunLimitError)) throw error;
@@ -91,6 +126,5 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
     await deps.store.ensureIndexed(runId);
     if (status === 'queued') await deps.queues.steps.add(await rootJobs(pipeline, runId, undefined, deps.store.limits, await deps.store.getFlow(runId)));
   }
-  await deps.schedules.recordTick(name, { run_id: runId, at: new Date(tickMs).toISOString() });
   return { outcome: status === null ? 'started' : 'existed', run_id: runId };
 }

@@ -23,6 +23,14 @@ export interface AgentTurnRecord {
   tool_calls: AgentToolCallRecord[];
   usage: AgentUsage;
   at: string;
+  /** Why the reply ended, as the model said (`stop`, `tool_calls`, `length`, …). */
+  finish_reason?: string | null;
+  /** The reply's bound the turn sent: what was left of the step's `max_tokens` (and `max_cost`). */
+  max_tokens?: number;
+  /** What the turn cost in USD, when its model has prices. */
+  cost_usd?: number;
+  /** Which budget set `max_tokens`: the step's tokens left, or its cost left. */
+  bound_by?: 'max_tokens' | 'max_cost';
 }
 
 export interface AgentResultRecord {
@@ -42,7 +50,13 @@ export interface AgentTranscript {
   /** By turn, what the model was told after it (an answer that did not fit `output_schema`). */
   nudges: (string | undefined)[];
   usage: AgentUsage;
+  /** USD the recorded turns cost (0 when the model has no prices). */
+  costUsd: number;
 }
+
+/** Costs are summed in Redis as whole nano-dollars: integers, so HINCRBY adds them exactly. */
+const NANOS = 1_000_000_000;
+export const costNanos = (usd: number | undefined) => Math.round((usd ?? 0) * NANOS);
 
 const field = (stage: string, name: string) => `${stage}.agent.${name}`;
 
@@ -57,6 +71,7 @@ if have ~= n - 1 then return 'gap' end
 redis.call('HSET', KEYS[1], ARGV[1] .. '.agent.turn.' .. n, ARGV[3], ARGV[1] .. '.agent.turns', n)
 redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.prompt_tokens', ARGV[4])
 redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.completion_tokens', ARGV[5])
+if ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.cost_nanos', ARGV[6]) end
 return 'recorded'
 `;
 
@@ -78,7 +93,7 @@ export class AgentTranscripts {
 
   async recordTurn(options: { key: string; stage: string; turn: number; record: AgentTurnRecord }): Promise<'recorded' | 'exists' | 'gap' | 'ended'> {
     const { key, stage, turn, record } = options;
-    const answer = await this.#redis.eval(RECORD_TURN, 1, key, stage, turn, JSON.stringify(record), record.usage.prompt_tokens, record.usage.completion_tokens);
+    const answer = await this.#redis.eval(RECORD_TURN, 1, key, stage, turn, JSON.stringify(record), record.usage.prompt_tokens, record.usage.completion_tokens, costNanos(record.cost_usd));
     return answer as 'recorded' | 'exists' | 'gap' | 'ended';
   }
 
@@ -101,7 +116,7 @@ export class AgentTranscripts {
 
   /** The whole transcript, in three reads (its head, its turns, their results). */
   async read(key: string, stage: string): Promise<AgentTranscript> {
-    const [model, opening, turns, prompt, completion] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens'].map((name) => field(stage, name)));
+    const [model, opening, turns, prompt, completion, cost] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens', 'cost_nanos'].map((name) => field(stage, name)));
     const count = Number(turns ?? 0);
     const numbers = Array.from({ length: count }, (_, i) => i + 1);
     const bodies = count > 0 ? await this.#redis.hmget(key, ...numbers.flatMap((n) => [field(stage, `turn.${n}`), field(stage, `nudge.${n}`)])) : [];
@@ -116,6 +131,7 @@ export class AgentTranscripts {
       results: records.map((turn) => turn.tool_calls.map(() => parse<AgentResultRecord>(resultTexts[next++]))),
       nudges: numbers.map((_, i) => bodies[2 * i + 1] ?? undefined),
       usage: { prompt_tokens: Number(prompt ?? 0), completion_tokens: Number(completion ?? 0) },
+      costUsd: Number(cost ?? 0) / NANOS,
     };
   }
 }
@@ -132,7 +148,7 @@ export function transcriptView(fields: Record<string, string | null | undefined>
   for (let n = 1; n <= count; n += 1) {
     const turn = parse<AgentTurnRecord>(fields[field(stage, `turn.${n}`)]);
     if (!turn) break;
-    messages.push({ role: 'assistant', turn: n, content: turn.content, tool_calls: turn.tool_calls, usage: turn.usage, at: turn.at });
+    messages.push({ role: 'assistant', turn: n, content: turn.content, tool_calls: turn.tool_calls, usage: turn.usage, ...(turn.cost_usd === undefined ? {} : { cost_usd: turn.cost_usd }), at: turn.at });
     turn.tool_calls.forEach((call, index) => {
       const result = parse<AgentResultRecord>(fields[field(stage, `result.${n}.${index}`)]);
       if (result) messages.push({ role: 'tool', turn: n, call_id: call.id, tool: call.tool, content: result.content, is_error: result.is_error, at: result.at });
@@ -144,6 +160,7 @@ export function transcriptView(fields: Record<string, string | null | undefined>
     model,
     turns: count,
     usage: { prompt_tokens: Number(fields[field(stage, 'prompt_tokens')] ?? 0), completion_tokens: Number(fields[field(stage, 'completion_tokens')] ?? 0) },
+    cost_usd: Number(fields[field(stage, 'cost_nanos')] ?? 0) / NANOS,
     messages,
   };
 }

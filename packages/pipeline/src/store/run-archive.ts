@@ -21,7 +21,7 @@ import { toStreamEvents, type StreamEvent } from './events.js';
 import type { RunKeys } from './keys.js';
 
 /** The run fields a compacted run keeps in its hash: short values, so the hash stays a listpack. */
-export const KEPT_RUN_FIELDS: readonly string[] = ['id', 'kind', 'status', 'created_at', 'updated_at', 'batch_id', 'pipeline', 'pipeline_version', 'stage_count', 'completed_stages', 'topic', 'title'];
+export const KEPT_RUN_FIELDS: readonly string[] = ['id', 'kind', 'status', 'created_at', 'updated_at', 'batch_id', 'pipeline', 'pipeline_version', 'stage_count', 'completed_stages', 'topic', 'title', 'parent'];
 
 /** What a compacted run held besides its kept fields. */
 export interface RunArchive {

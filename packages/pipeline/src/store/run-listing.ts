@@ -41,7 +41,7 @@ const MAX_SCANNED = 10_000;
 const FULL_READS_AT_ONCE = 5;
 
 /** The hash fields a summary is made of: all among those a compacted run keeps (KEPT_RUN_FIELDS). */
-const SUMMARY_FIELDS = ['id', 'kind', 'status', 'created_at', 'updated_at', 'batch_id', 'pipeline', 'pipeline_version', 'stage_count', 'completed_stages', 'topic', 'title'] as const;
+const SUMMARY_FIELDS = ['id', 'kind', 'status', 'created_at', 'updated_at', 'batch_id', 'pipeline', 'pipeline_version', 'stage_count', 'completed_stages', 'topic', 'title', 'parent'] as const;
 
 /** A label cut to RUN_LABEL_CHARS characters (never through a surrogate pair), an ellipsis saying it was. */
 export function runLabel(text: string): string {
@@ -65,6 +65,13 @@ export function resultTitle(result: unknown): string | null {
   return typeof title === 'string' && title.trim() !== '' ? runLabel(title) : null;
 }
 
+/** A child run's parent, as its view gives it (a run started by an agent's call of a pipeline). */
+function parentOf(text: string | null): { parent: { run_id: string; stage: string } } | Record<string, never> {
+  if (!text) return {};
+  const { run_id, stage } = JSON.parse(text) as { run_id: string; stage: string };
+  return { parent: { run_id, stage } };
+}
+
 function summaryOf(values: readonly (string | null)[]): RunSummary | null {
   const field = (name: (typeof SUMMARY_FIELDS)[number]) => values[SUMMARY_FIELDS.indexOf(name)] ?? null;
   const id = field('id');
@@ -86,6 +93,7 @@ function summaryOf(values: readonly (string | null)[]): RunSummary | null {
     pipeline: name ? { name, version: Number(field('pipeline_version')) } : null,
     topic: field('topic') || null,
     title: field('title') || null,
+    ...parentOf(field('parent')),
     ...runLinks(id),
   };
 }

@@ -23,6 +23,8 @@ export interface RunRecord {
   error: RunError | null;
   /** The run and stage whose agent started this run as a tool call (see the workers' child-runs.ts). */
   parent?: { run_id: string; stage: string } | undefined;
+  /** USD the run's agent stages cost; absent when it has none. */
+  cost_usd?: number | undefined;
   /** Its flow control as recorded when it was created (absent for runs created before there was any). */
   flow?: FlowTag | undefined;
 }
@@ -68,7 +70,14 @@ export function runRecordOf(hash: Record<string, string>, options: { raw?: boole
     error: parseJson(hash.error) as RunError | null,
     ...(hash.parent ? { parent: parentOf(hash.parent) } : {}),
     ...(hash.flow ? { flow: flowOf(hash.flow) } : {}),
+    ...costOf(stages),
   };
+}
+
+/** The run's cost: its agent stages' (a map's branches each one of them), when it has any. */
+function costOf(stages: readonly StageView[]): { cost_usd: number } | Record<string, never> {
+  const agents = stages.flatMap((stage) => (stage.agent ? [stage.agent.cost_usd] : []));
+  return agents.length > 0 ? { cost_usd: agents.reduce((sum, cost) => sum + cost, 0) } : {};
 }
 
 function parentOf(text: string): { run_id: string; stage: string } {

@@ -39,6 +39,7 @@ export function toRunView(run: RunRecord): RunView {
     error: run.error,
     ...(run.parent ? { parent: run.parent } : {}),
     ...(run.flow ? { flow: flowView(run.flow) } : {}),
+    ...(run.cost_usd === undefined ? {} : { cost_usd: run.cost_usd }),
     ...runLinks(run.id),
   };
 }

@@ -89,6 +89,8 @@ export interface TestStackOptions {
     models?: AgentModels;
     /** Models besides the offline `default` (name → OpenAI base URL, e.g. a scripted stub's), when `models` is not given. */
     moreModels?: Readonly<Record<string, string>>;
+    /** Names under which the stack's offline model is reached over Anthropic's Messages API (`provider: anthropic`), when `models` is not given. */
+    anthropicModels?: readonly string[];
     modelNames?: readonly string[];
     mcp?: ReadonlyMap<string, McpToolSource>;
   };
@@ -101,9 +103,13 @@ export interface TestStackOptions {
 }
 
 /** The in-process workers' models: the stack's offline model as `default`, and the test's own by name. */
-function stackModels(offlineBaseUrl: string, more: Readonly<Record<string, string>> = {}): ModelClient {
-  const MODELS = JSON.stringify(Object.fromEntries(Object.entries(more).map(([name, baseUrl]) => [name, { base_url: baseUrl, model: name }])));
-  const models = parseModelsConfig({ env: Object.keys(more).length > 0 ? { MODELS } : {}, fallbackBaseUrl: offlineBaseUrl, fallbackApiKey: TOOL_KEY });
+function stackModels(offline: { baseUrl: string; url: string }, more: Readonly<Record<string, string>> = {}, anthropic: readonly string[] = []): ModelClient {
+  const entries = [
+    ...Object.entries(more).map(([name, baseUrl]) => [name, { base_url: baseUrl, model: name }] as const),
+    ...anthropic.map((name) => [name, { provider: 'anthropic', base_url: offline.url, api_key_env: 'OFFLINE_ANTHROPIC_KEY', model: `${name}-offline` }] as const),
+  ];
+  const env = entries.length > 0 ? { MODELS: JSON.stringify(Object.fromEntries(entries)), OFFLINE_ANTHROPIC_KEY: TOOL_KEY } : {};
+  const models = parseModelsConfig({ env, fallbackBaseUrl: offline.baseUrl, fallbackApiKey: TOOL_KEY });
   return new ModelClient({ models, baseBackoffMs: 50, maxBackoffMs: 500 });
 }
 
@@ -146,7 +152,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(options.webhooks ? { webhooks: options.webhooks } : {}),
           stalledIntervalMs: 1000,
           ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
-          agents: { models: options.agents?.models ?? stackModels(tools.model.baseUrl, options.agents?.moreModels), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
+          agents: { models: options.agents?.models ?? stackModels(tools.model, options.agents?.moreModels, options.agents?.anthropicModels), ...(options.agents?.mcp ? { mcp: options.agents.mcp } : {}) },
           aceflow: {
             engine: createAceflowEngine({ redis: engineRedis, prefix, workspaceRoot: aceflowRoot }),
             writer: createHttpStageWriter(toolConfig, { retry: { retries: options.clientRetries ?? 1, minDelayMs: 20, maxDelayMs: 100 } }),
@@ -165,7 +171,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
-    agentNames: { models: options.agents?.modelNames ?? ['default', ...Object.keys(options.agents?.moreModels ?? {})], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
+    agentNames: { models: options.agents?.modelNames ?? ['default', ...Object.keys(options.agents?.moreModels ?? {}), ...(options.agents?.anthropicModels ?? [])], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
     ...(options.scheduleLimits ? { scheduleLimits: options.scheduleLimits } : {}),
     ...(options.webhooks ? { webhookAllow: options.webhooks.allow } : {}),
   });

@@ -13,6 +13,7 @@ import { emptyRateLimitLog, rateLimitWait, type ModelFaultKnobs, type RateLimitL
 import { replyTo } from './offline-model.js';
 import { openAiErrorMiddleware } from './openai-errors.js';
 import { chatCompletionRequest, DEFAULT_MODEL_LIMITS, type ModelLimits } from './schema.js';
+import { anthropicErrorMiddleware, anthropicUsage, messageBody, messageEvents, messagesRequest, toCompletionRequest } from './anthropic-messages.js';
 
 /** The model id `GET /v1/models` lists; any `model` in a request is accepted and echoed. */
 export const OFFLINE_MODEL_ID = 'switchyard-offline';
@@ -49,7 +50,9 @@ export function emptyModelStats(): ModelStats {
 
 export function createModelApp(options: ModelAppOptions): Express {
   const app = express();
-  const schema = chatCompletionRequest({ ...DEFAULT_MODEL_LIMITS, ...options.limits });
+  const limits = { ...DEFAULT_MODEL_LIMITS, ...options.limits };
+  const schema = chatCompletionRequest(limits);
+  const anthropicSchema = messagesRequest(limits);
   const stats = options.stats ?? emptyModelStats();
   app.disable('x-powered-by');
   app.get('/health', (_req, res) => void res.json({ status: 'healthy', service: 'model_service', model: OFFLINE_MODEL_ID }));
@@ -74,28 +77,51 @@ export function createModelApp(options: ModelAppOptions): Express {
     await streamChunks(res, completionChunks(reply, request.model, request.stream_options?.include_usage === true), options.faults, stats);
   });
 
+  // Anthropic's Messages API on the same model (anthropic-messages.ts): base URL is this origin.
+  app.post('/v1/messages', async (req, res) => {
+    const request = anthropicSchema.parse(req.body ?? {});
+    const completion = toCompletionRequest(request, limits);
+    injectFailure(options.faults);
+    if (options.faults.latencyMs > 0) await sleep(options.faults.latencyMs);
+    const reply = replyTo(completion);
+    const usage = anthropicUsage(request, reply);
+    stats.completions += 1;
+    if (!request.stream) {
+      res.json(messageBody(reply, request.model, usage));
+      return;
+    }
+    await streamChunks(res, messageEvents(reply, request.model, usage), options.faults, stats);
+  });
+  app.use('/v1/messages', anthropicErrorMiddleware(options.logger));
+
   app.use((req, _res, next) => next(new HttpError({ status: 404, code: 'not_found', message: `No route for ${req.method} ${req.path}` })));
   app.use(openAiErrorMiddleware(options.logger));
   return app;
 }
 
-/** Writes each chunk as an SSE `data:` line, then `data: [DONE]`; stops as soon as the client leaves. */
-async function streamChunks(res: Response, chunks: Iterable<object>, faults: ModelFaultKnobs, stats: ModelStats): Promise<void> {
+/**
+ * Writes each chunk as an SSE `data:` line (an `{event, data}` of Anthropic's stream as `event:` and
+ * `data:`), then OpenAI's `data: [DONE]` (Anthropic's stream ends with its message_stop); stops as
+ * soon as the client leaves.
+ */
+async function streamChunks(res: Response, chunks: Iterable<object | { event: string; data: object }>, faults: ModelFaultKnobs, stats: ModelStats): Promise<void> {
   const left = new AbortController();
   res.on('close', () => left.abort());
   res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   res.flushHeaders();
   stats.streamsStarted += 1;
+  let named = false;
   try {
     let first = true;
     for (const chunk of chunks) {
       if (!first && faults.tokenDelayMs > 0) await sleep(faults.tokenDelayMs, undefined, { signal: left.signal });
       first = false;
       if (left.signal.aborted) throw left.signal.reason;
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      res.write(isNamedEvent(chunk) ? `event: ${chunk.event}\ndata: ${JSON.stringify(chunk.data)}\n\n` : `data: ${JSON.stringify(chunk)}\n\n`);
       stats.chunksWritten += 1;
+      named ||= isNamedEvent(chunk);
     }
-    res.end('data: [DONE]\n\n');
+    res.end(named ? '' : 'data: [DONE]\n\n');
     stats.streamsFinished += 1;
   } catch (error) {
     if (!left.signal.aborted) throw error;
@@ -109,6 +135,10 @@ function refuseOverLimit(faults: ModelFaultKnobs, log: RateLimitLog): void {
   if (waitMs === null) return;
   const headers = { 'Retry-After': String(Math.ceil(waitMs / 1000)), 'retry-after-ms': String(waitMs) };
   throw new HttpError({ status: 429, code: 'rate_limit_exceeded', message: `Rate limit reached for the offline model: ${faults.rateLimit?.requests} requests per ${faults.rateLimit?.windowMs} ms`, headers });
+}
+
+function isNamedEvent(chunk: object): chunk is { event: string; data: object } {
+  return 'event' in chunk && 'data' in chunk && typeof chunk.event === 'string';
 }
 
 function injectFailure(faults: ModelFaultKnobs): void {

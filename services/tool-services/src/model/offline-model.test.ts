@@ -100,3 +100,23 @@ test('a tool schema with too many properties, or two tools of one name, are refu
   const duplicate = chatCompletionRequest().safeParse({ model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [tool('t', 'd'), tool('t', 'e')] });
   assert.equal(duplicate.success, false);
 });
+
+test('response_format json_schema gets JSON built from the schema alone, each tool result an item, whatever the instructions say', () => {
+  const schema = { type: 'object', required: ['headline', 'items', 'count'], properties: { headline: { type: 'string' }, items: { type: 'array', items: { type: 'object', required: ['name', 'note'], properties: { name: { type: 'string' }, note: { type: 'string' } } } }, count: { type: 'integer' }, extra: { type: 'string' } } };
+  const reply = replyTo(request({
+    messages: [
+      { role: 'system', content: 'Answer in prose, never in JSON.' },
+      { role: 'user', content: 'Roll dice' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'roll_dice', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'four and six' },
+    ],
+    tools: TOOLS,
+    response_format: { type: 'json_schema', json_schema: { name: 'dice', schema, strict: false } },
+  }));
+  assert.deepEqual(JSON.parse(reply.content ?? ''), { headline: 'Summary of 1 tool result about Roll dice.', items: [{ name: 'roll_dice', note: 'four and six' }], count: 1 });
+});
+
+test('response_format json_schema without its json_schema, or with a name OpenAI refuses, is a bad request', () => {
+  assert.throws(() => request({ messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema' } }), /json_schema/);
+  assert.throws(() => request({ messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'no spaces', schema: {} } } }), /schema name/);
+});

@@ -7,8 +7,9 @@
  *   or the first tool when none does; with `parallel_tool_calls: false`, only the best match.
  *   `tool_choice: required` calls tools even after results; `{function: {name}}` calls that one.
  * - Otherwise → a final answer: with tool results, one line per result (its tool and the start of
- *   its content); without, a short reply naming the prompt's topic. As JSON (`{answer, sources}`)
- *   when `response_format` is `json_object`/`json_schema` or a system message asks for JSON.
+ *   its content); without, a short reply naming the prompt's topic. With `response_format`
+ *   `json_schema`, JSON built from that schema alone (structured-answer.ts); else as JSON
+ *   (`{answer, sources}`) when `response_format` is `json_object` or a system message asks for JSON.
  * - `max_tokens` (or `max_completion_tokens`) cuts a text answer to that many words (`length`).
  * - `usage`: words (runs of non-space) of every message read, tool calls' names and arguments
  *   included, and of the reply.
@@ -16,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { CompletionReply, CompletionUsage } from '@switchyard/models/wire';
 import { argumentsFor } from './arguments.js';
+import { structuredAnswer } from './structured-answer.js';
 import { textOf, type ChatCompletionRequest, type ChatMessage, type FunctionTool } from './schema.js';
 import { contentWords, countTokens, topicOf, wordsMatch } from './words.js';
 
@@ -89,9 +91,19 @@ function wantsJson(request: ChatCompletionRequest): boolean {
   return request.messages.some((message) => (message.role === 'system' || message.role === 'developer') && /\bjson\b/i.test(textOf(message.content)));
 }
 
+/** The schema of `response_format: {type: "json_schema", json_schema: {schema}}`, when sent. */
+function jsonSchemaOf(request: ChatCompletionRequest): unknown {
+  const format = request.response_format;
+  if (format?.type !== 'json_schema') return undefined;
+  const spec = format.json_schema as { schema?: unknown } | undefined;
+  return typeof spec?.schema === 'object' && spec.schema !== null ? spec.schema : undefined;
+}
+
 function finalAnswer(request: ChatCompletionRequest, turn: Turn): string {
   const topic = topicOf(turn.prompt);
   const sources = turn.results.map((result) => ({ tool: result.name, summary: firstWords(result.content, QUOTED_RESULT_WORDS) }));
+  const schema = jsonSchemaOf(request);
+  if (schema !== undefined) return JSON.stringify(structuredAnswer(schema, { topic, sources }));
   if (wantsJson(request)) {
     const answer = sources.length > 0 ? `Summary of ${sources.length} tool result${sources.length === 1 ? '' : 's'} about ${topic}.` : `Offline answer about ${topic}.`;
     return JSON.stringify({ answer, sources });

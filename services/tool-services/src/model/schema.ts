@@ -101,6 +101,21 @@ const ToolChoice = z.union([
 ]);
 export type ToolChoice = z.infer<typeof ToolChoice>;
 
+/** `response_format`; `json_schema` needs its `{name, schema?, strict?}` as OpenAI's API does. */
+const ResponseFormat = z
+  .looseObject({
+    type: z.enum(['text', 'json_object', 'json_schema']),
+    json_schema: z
+      .looseObject({
+        name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a schema name is 1-64 letters, digits, _ or -'),
+        description: z.string().max(4096).optional(),
+        schema: z.record(z.string(), z.unknown()).optional(),
+        strict: z.boolean().nullish(),
+      })
+      .optional(),
+  })
+  .refine((format) => format.type !== 'json_schema' || format.json_schema !== undefined, { message: 'response_format json_schema needs its json_schema: {name, schema}', path: ['json_schema'] });
+
 /** The request schema under the given limits (tool names must be unique and `tool_choice` must name one). */
 export function chatCompletionRequest(limits: ModelLimits = DEFAULT_MODEL_LIMITS) {
   return z
@@ -114,7 +129,7 @@ export function chatCompletionRequest(limits: ModelLimits = DEFAULT_MODEL_LIMITS
       stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
       max_tokens: z.number().int().positive().nullish(),
       max_completion_tokens: z.number().int().positive().nullish(),
-      response_format: z.looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) }).nullish(),
+      response_format: ResponseFormat.nullish(),
     })
     .superRefine((request, ctx) => {
       const names = (request.tools ?? []).map((tool) => tool.function.name);

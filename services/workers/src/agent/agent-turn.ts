@@ -16,9 +16,10 @@ import { DEFAULT_STAGE_BUDGET, type StageBudget } from '../stage-budget.js';
 import { ModelRateLimits } from './model-rate-limits.js';
 import { asStepFailure } from '../engine/step-work.js';
 import { messageText, modelMessages, parseAnswer } from './agent-messages.js';
+import { estimatedPromptTokens, replyTokensByCost, replyTokensLeft } from './agent-budget.js';
 import type { AgentToolbox } from './agent-toolbox.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import type { ModelTool as ModelToolSpec } from '@switchyard/models';
+import { responseFormatFor, type ModelTool as ModelToolSpec } from '@switchyard/models';
 import type { AgentModels } from './model-port.js';
 
 export interface AgentTurnDeps {
@@ -81,6 +82,7 @@ function withTurn(transcript: AgentTranscript, record: AgentTurnRecord): AgentTr
     results: [...transcript.results, record.tool_calls.map(() => undefined)],
     nudges: [...transcript.nudges, undefined],
     usage: { prompt_tokens: transcript.usage.prompt_tokens + record.usage.prompt_tokens, completion_tokens: transcript.usage.completion_tokens + record.usage.completion_tokens },
+    costUsd: transcript.costUsd + (record.cost_usd ?? 0),
   };
 }
 
@@ -101,9 +103,30 @@ function checkBeforeTurn(options: AgentTurnOptions, transcript: AgentTranscript,
   if (totalTokens(transcript) >= agent.definition.max_tokens) throw tokensExceeded(options, transcript);
 }
 
-function tokensExceeded(options: AgentTurnOptions, transcript: AgentTranscript): StageFailedError {
+function tokensExceeded(options: AgentTurnOptions, transcript: AgentTranscript, before?: { promptTokens: number }): StageFailedError {
   const max = options.agent.definition.max_tokens;
-  return new StageFailedError({ code: 'agent_tokens_exceeded', message: `${options.stage} used ${totalTokens(transcript)} tokens, past its max_tokens of ${max}; its transcript is kept`, details: { max_tokens: max, usage: transcript.usage, turns: transcript.turns.length } });
+  const message = before
+    ? `${options.stage} used ${totalTokens(transcript)} tokens and its next prompt takes about ${before.promptTokens}, leaving no reply within its max_tokens of ${max}; its transcript is kept`
+    : `${options.stage} used ${totalTokens(transcript)} tokens, reaching its max_tokens of ${max}; its transcript is kept`;
+  return new StageFailedError({ code: 'agent_tokens_exceeded', message, details: { max_tokens: max, usage: transcript.usage, turns: transcript.turns.length, ...(before ? { next_prompt_tokens: before.promptTokens } : {}) } });
+}
+
+function costExceeded(options: AgentTurnOptions, transcript: AgentTranscript, before?: { promptTokens: number }): StageFailedError {
+  const max = options.agent.definition.max_cost ?? 0;
+  const spent = transcript.costUsd.toFixed(6);
+  const message = before
+    ? `${options.stage} cost $${spent} and its next prompt of about ${before.promptTokens} tokens leaves no reply within its max_cost of $${max}; its transcript is kept`
+    : `${options.stage} cost $${spent}, reaching its max_cost of $${max}; its transcript is kept`;
+  return new StageFailedError({ code: 'agent_cost_exceeded', message, details: { max_cost: max, cost_usd: transcript.costUsd, usage: transcript.usage, turns: transcript.turns.length, ...(before ? { next_prompt_tokens: before.promptTokens } : {}) } });
+}
+
+/** The most tokens the next reply may have within `max_cost`, Infinity without one; a `max_cost` on a model with no prices fails the step. */
+function tokensWithinCost(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, promptTokens: number): number {
+  const { max_cost: maxCost, model } = options.agent.definition;
+  if (maxCost === undefined) return Number.POSITIVE_INFINITY;
+  const prices = deps.models.pricesOf?.(model);
+  if (!prices) throw new StageFailedError({ code: 'agent_cost_unknown', message: `${options.stage} has a max_cost, but model ${model} has no prices (MODELS.${model}.prices, or LLM_PRICES for default)`, details: { model } });
+  return replyTokensByCost(maxCost, transcript.costUsd, promptTokens, prices);
 }
 
 function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedError {
@@ -114,6 +137,14 @@ function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedErro
 async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript): Promise<AgentTurnRecord | ParkStage> {
   const { agent, stage, data } = options;
   const { specs } = await deps.toolbox.specs(agent);
+  const messages = modelMessages(transcript);
+  const promptTokens = estimatedPromptTokens(transcript, messages, specs);
+  const byTokens = replyTokensLeft(agent.definition.max_tokens, transcript, promptTokens);
+  if (byTokens < 1) throw tokensExceeded(options, transcript, { promptTokens });
+  const byCost = tokensWithinCost(deps, options, transcript, promptTokens);
+  if (byCost < 1) throw costExceeded(options, transcript, { promptTokens });
+  const maxTokens = Math.min(byTokens, byCost);
+  const schema = agent.definition.output_schema;
   const pending: Promise<unknown>[] = [];
   const append = (write: () => Promise<unknown>) => {
     options.announce();
@@ -126,8 +157,10 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
     const reply = await inSpan('agent model turn', { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const answer = await deps.models.turn({
         model: agent.definition.model,
-        messages: modelMessages(transcript),
+        messages,
         tools: specs,
+        maxTokens,
+        ...(schema ? { responseFormat: responseFormatFor(stage, schema as Record<string, unknown>) } : {}),
         signal: options.signal,
         rateSlot: data.model_slot,
         onToken: (text) => content.push(text),
@@ -140,12 +173,16 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
       return answer;
     });
     content.flush();
-    deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens, outcome: 'ok' });
+    deps.metrics?.turn({ model: agent.definition.model, seconds: (performance.now() - started) / 1000, promptTokens: reply.usage.promptTokens, completionTokens: reply.usage.completionTokens, costUsd: reply.costUsd, outcome: 'ok' });
     return {
       content: reply.content,
       tool_calls: reply.toolCalls.map((call) => ({ id: call.id, tool: call.name, arguments: call.arguments })),
       usage: { prompt_tokens: reply.usage.promptTokens, completion_tokens: reply.usage.completionTokens },
       at: new Date().toISOString(),
+      finish_reason: reply.finishReason,
+      max_tokens: maxTokens,
+      bound_by: byCost < byTokens ? 'max_cost' : 'max_tokens',
+      ...(reply.costUsd === null ? {} : { cost_usd: reply.costUsd }),
     };
   } catch (error) {
     content.drop();
@@ -196,12 +233,19 @@ async function announceTurn(deps: AgentTurnDeps, options: AgentTurnOptions, reco
 async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, turn: number): Promise<unknown> {
   const record = transcript.turns[turn - 1];
   if (!record) throw new StageFailedError({ code: 'agent_stranded', message: `${options.stage}: turn ${turn} is not recorded` });
-  if (totalTokens(transcript) > options.agent.definition.max_tokens) throw tokensExceeded(options, transcript);
+  const maxCost = options.agent.definition.max_cost;
+  if ((maxCost !== undefined && transcript.costUsd > maxCost) || (cutByBudget(record) && record.bound_by === 'max_cost')) throw costExceeded(options, transcript);
+  if (totalTokens(transcript) > options.agent.definition.max_tokens || cutByBudget(record)) throw tokensExceeded(options, transcript);
   if (record.tool_calls.length === 0) return answerOf(deps, options, transcript, turn);
   if (turn >= options.agent.definition.max_turns) throw turnsExceeded(options, turn);
   const calls = await checkedCalls(deps, options, record, turn);
   await deps.steps.add([agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage: options.stage, turn: turn + 1, calls })]);
   return CONTINUE_STAGE;
+}
+
+/** The reply stopped at the bound the budget set (not at the model's own, which may be lower): the budget is spent. */
+function cutByBudget(record: AgentTurnRecord): boolean {
+  return record.finish_reason === 'length' && record.max_tokens !== undefined && record.usage.completion_tokens >= record.max_tokens;
 }
 
 /** The model's answer as the step's output; one that breaks `output_schema` goes back to the model once. */

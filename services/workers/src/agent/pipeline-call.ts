@@ -1,7 +1,7 @@
 /**
  * A pipeline as an agent's tool: each call is a child run of that pipeline (engine/child-runs.ts),
- * its input the call's arguments, its id derived from the call. The call's result is the child's
- * id and result; a child that fails gives the model its error. When the parent has ended, a
+ * its input the call's arguments, its id derived from the call. The call's result is
+ * `{run_id, status: "completed", result}`, the child's id and result; a child that fails gives the model its error. When the parent has ended, a
  * child still running is cancelled.
  */
 import type { Job } from 'bullmq';
@@ -25,5 +25,6 @@ export async function callPipeline(deps: ChildRunDeps, options: { job: Job; toke
     pipeline: { name: tool.pipeline, version: tool.version },
     input: () => Promise.resolve(options.args),
   });
-  return { run_id: childId, result };
+  // The keys the MCP bridge's pipeline_<name> tool answers a completed run with (it adds its pipeline, progress and timed_out).
+  return { run_id: childId, status: 'completed', result };
 }

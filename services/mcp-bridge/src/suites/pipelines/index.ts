@@ -7,10 +7,11 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { InputError, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
+import { InputError, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type RunWaits, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
 import { callerFlow } from '../../flow-caller.js';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
+import { waitAsker } from '../jobs/elicit.js';
 import { waitForRun } from '../jobs/wait.js';
 import { admittingErrorBody } from '../error-body.js';
 import { registerPipelineTool } from './register.js';
@@ -20,6 +21,8 @@ export interface PipelinesSuiteDeps extends PipelineRunsDeps {
   redis: Redis;
   /** The configured tool services, that registrations are checked against (default none: no register_pipeline). */
   tools?: ToolDirectory | undefined;
+  /** What runs wait for: with it, a pipeline's tool asks a client that can show forms for what its run waits for, as wait_for_run does. */
+  waits?: RunWaits | undefined;
 }
 
 export interface PipelinesSuite extends ToolSuite {
@@ -98,7 +101,10 @@ function pipelineTool(deps: PipelinesSuiteDeps, pipeline: CompiledPipeline): Sui
         if (error instanceof InputError) throw new InvalidArgumentsError(error.message, { problems: error.problems });
         throw error;
       }
-      const waited = await waitForRun(deps, { runId, timeoutMs: DEFAULT_WAIT_S * 1000, signal: context.signal, onProgress: ({ progress, message }) => context.reportProgress({ progress, total: 100, message }) });
+      const timeoutMs = DEFAULT_WAIT_S * 1000;
+      // A client that can show forms is asked for what the run waits for (jobs/elicit.ts), as wait_for_run does.
+      const asker = context.elicit && deps.waits ? waitAsker({ store: deps.store, waits: deps.waits, pipelines: deps.pipelines, steps: deps.queues.steps }, { runId, by: { scopes: context.scopes }, elicit: context.elicit.bind(context), signal: context.signal, deadline: Date.now() + timeoutMs }) : undefined;
+      const waited = await waitForRun(deps, { runId, timeoutMs, signal: context.signal, onProgress: ({ progress, message }) => context.reportProgress({ progress, total: 100, message }), ...(asker ? { onWaiting: asker } : {}) });
       const view = waited ? toRunView(waited.run) : null;
       return success({
         run_id: runId,

@@ -1,2 +1,4 @@
-/** A pipeline's tool name: MCP names take letters, digits, `_`, `-` and `.`. */
-export const pipelineToolName = (pipeline: string) => `pipeline_${pipeline.replace(/-/g, '_')}`;
+/** The MCP tool of a pipeline: the name an agent's model calls it by too (`pipeline_<name>`, hyphens kept). */
+import { modelToolName } from '@switchyard/pipeline';
+
+export const pipelineToolName = (pipeline: string) => modelToolName({ pipeline });
