@@ -8,11 +8,14 @@
  *   SWITCHYARD_TEST_REDIS=cluster npm test [-- filter]
  *                                 the same against a local 3-master Redis Cluster it starts
  *                                 (REDIS_URL, when set, wins: `redis-cluster://host:port,…` for a cluster of yours)
+ *   SWITCHYARD_TEST_REDIS=container npm test [-- filter]
+ *                                 Redis from a container (testcontainers; `container-cluster`: three
+ *                                 cluster masters), for a machine with Docker and no redis-server
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
+import { REPO_ROOT, resolveRedis, testRedisMode } from '@switchyard/redis';
 
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 
@@ -61,7 +64,7 @@ const files = ['packages', 'services', 'scripts', 'tests']
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();
 
-const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: path.join(REPO_ROOT, '.data', 'redis-test'), cluster: process.env.SWITCHYARD_TEST_REDIS === 'cluster' });
+const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: path.join(REPO_ROOT, '.data', 'redis-test'), ...testRedisMode() });
 process.stdout.write(`\n▶ ${files.length} test files, Redis at ${redis.url}\n`);
 // --test-force-exit: a file whose tests have all ended exits even when a handle it leaked would
 // keep it alive, so no file can hold CI until its time runs out. The runner's closing counts are
