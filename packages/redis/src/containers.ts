@@ -28,6 +28,7 @@ export interface ContainerRedis {
 }
 
 async function load() {
+  // eslint-disable-next-line no-restricted-properties -- testcontainers reads its own settings from the environment
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
   return import('testcontainers');
 }
