@@ -5,6 +5,7 @@
  *
  *   npm test                      everything
  *   npm test -- tool-client       only test files whose path contains "tool-client" (checks skipped)
+ *   npm test -- x --test-name-pattern="compose"   and of those, only the tests whose names match
  *   SWITCHYARD_TEST_REDIS=cluster npm test [-- filter]
  *                                 the same against a local 3-master Redis Cluster it starts
  *                                 (REDIS_URL, when set, wins: `redis-cluster://host:port,…` for a cluster of yours)
@@ -18,6 +19,8 @@ import path from 'node:path';
 import { REPO_ROOT, resolveRedis, testRedisMode } from '@switchyard/redis';
 
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+// `--test-name-pattern=…` goes on to node's runner: only the tests whose names match run.
+const namePatterns = process.argv.slice(2).filter((arg) => arg.startsWith('--test-name-pattern='));
 
 function findTests(dir: string, found: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -75,7 +78,7 @@ const counts = new Map<string, number>();
 let partial = '';
 const testCode = await run(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=4', '--test-force-exit', '--test-reporter=spec', '--test-reporter-destination=stdout', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=4', '--test-force-exit', '--test-reporter=spec', '--test-reporter-destination=stdout', ...namePatterns, ...files],
   { ...process.env, REDIS_URL: redis.url, NODE_ENV: 'test' },
   (chunk) => {
     const lines = (partial + chunk).split('\n');
