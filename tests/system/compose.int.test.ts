@@ -40,8 +40,8 @@ let stack: ComposeStack;
 before(async () => {
   if (!enabled) return;
   const toolPort = await freePortRange(5);
-  // Stories slow enough to be caught mid-flight: each section streams over 2 s, polish takes 1 s.
-  stack = new ComposeStack({ apiPort: await freePort(), mcpPort: await freePort(), toolPort, env: { WORKERS: '2', LOG_LEVEL: 'warn', FAULT_WRITING_STREAM_MS: '2000', FAULT_EDITING_TASK_MS: '1000' } });
+  // Stories slow enough to be caught mid-flight: every tool call answers after 2.5 s.
+  stack = new ComposeStack({ apiPort: await freePort(), mcpPort: await freePort(), toolPort, env: { WORKERS: '2', LOG_LEVEL: 'warn', FAULT_LATENCY_MS: '2500' } });
 });
 
 after(async () => {
@@ -98,12 +98,13 @@ async function busyWorker(): Promise<{ id: string; active: number }> {
   return waitFor(
     'a worker with active stages',
     async () => {
-      for (const id of await stack.containers('workers')) {
-        if ((await stack.inspect(id, '{{.State.Running}}')) !== 'true') continue;
-        const active = sampleSum(await stack.fetchInside(id, 'http://127.0.0.1:9464/metrics'), 'switchyard_stages_active');
-        if (active > 0) return { id, active };
-      }
-      return undefined;
+      const seen = await Promise.all(
+        (await stack.containers('workers')).map(async (id) => {
+          const text = await stack.fetchInside(id, 'http://127.0.0.1:9464/metrics').catch(() => ''); // a stopped one answers nothing
+          return { id, active: sampleSum(text, 'switchyard_stages_active') };
+        }),
+      );
+      return seen.sort((a, b) => b.active - a.active).find((worker) => worker.active > 0);
     },
     (found) => found !== undefined,
     60_000,

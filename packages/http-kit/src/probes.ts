@@ -63,6 +63,7 @@ export function probesRouter(probes: Probes): Router {
     const answer = await probes.ready();
     res.status(answer.healthy ? 200 : 503).json(answer.body);
   });
-  router.all(['/livez', '/readyz'], methodNotAllowed('GET'));
+  router.all('/livez', methodNotAllowed('GET'));
+  router.all('/readyz', methodNotAllowed('GET'));
   return router;
 }
