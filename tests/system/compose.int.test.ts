@@ -40,8 +40,8 @@ let stack: ComposeStack;
 before(async () => {
   if (!enabled) return;
   const toolPort = await freePortRange(5);
-  // Stories slow enough to be caught mid-flight: every tool call answers after 2.5 s.
-  stack = new ComposeStack({ apiPort: await freePort(), mcpPort: await freePort(), toolPort, env: { WORKERS: '2', LOG_LEVEL: 'warn', FAULT_LATENCY_MS: '2500' } });
+  // Stories slow enough to be caught mid-flight: every tool call answers after 4 s.
+  stack = new ComposeStack({ apiPort: await freePort(), mcpPort: await freePort(), toolPort, env: { WORKERS: '2', LOG_LEVEL: 'warn', FAULT_LATENCY_MS: '4000' } });
 });
 
 after(async () => {
@@ -100,7 +100,7 @@ async function busyWorker(): Promise<{ id: string; active: number }> {
     async () => {
       const seen = await Promise.all(
         (await stack.containers('workers')).map(async (id) => {
-          const text = await stack.fetchInside(id, 'http://127.0.0.1:9464/metrics').catch(() => ''); // a stopped one answers nothing
+          const text = await stack.getInside(id, 9464, '/metrics').catch(() => ''); // a stopped one answers nothing
           return { id, active: sampleSum(text, 'switchyard_stages_active') };
         }),
       );
@@ -198,7 +198,7 @@ test('docker compose up --build runs the stack: stories, an agent and MCP throug
     const workers = (await Promise.all((await stack.containers('workers')).map(async (id) => ((await stack.inspect(id, '{{.State.Running}}')) === 'true' ? id : undefined)))).filter((id): id is string => id !== undefined);
     let ended = 0;
     for (const id of workers) {
-      const text = await stack.fetchInside(id, 'http://127.0.0.1:9464/metrics');
+      const text = await stack.getInside(id, 9464, '/metrics');
       assert.match(text, /^switchyard_stage_duration_seconds/m);
       ended += sampleSum(text, 'switchyard_runs_ended_total');
     }
