@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort, REPO_ROOT, uniquePrefix } from '@switchyard/redis';
 import { launchStack, type LaunchedStack } from './launcher/testing/launch-stack.js';
+import { ComposeStack, freePortRange, waitFor as waitForCondition } from '../tests/system/testing/compose-stack.js';
 
 interface Block {
   where: string;
@@ -49,11 +50,10 @@ let stack: LaunchedStack | undefined;
 let curlHome: string;
 const prefix = uniquePrefix('docs-commands');
 
-before(async () => {
+before(() => {
   curlHome = mkdtempSync(path.join(os.tmpdir(), 'docs-curl-'));
   // What each curl answered, written after its body: the docs' commands stay as written.
   writeFileSync(path.join(curlHome, '.curlrc'), 'write-out = "\\nHTTP %{http_code}\\n"\n');
-  stack = await launchStack({ QUEUE_PREFIX: prefix });
 });
 after(async () => {
   await stack?.stop();
@@ -86,7 +86,9 @@ test('every shell block of the docs is run here or says which test covers it, or
 });
 
 test("the docs' commands work as written against npm run stack: each exits 0 and no HTTP answer is a 5xx or a 404", async () => {
-  const live = stack as NonNullable<typeof stack>;
+  // Started here, not before every test: a run of the compose test alone (--test-name-pattern) needs none.
+  stack ??= await launchStack({ QUEUE_PREFIX: prefix });
+  const live = stack;
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'docs-run-'));
   const env = { ...process.env, CURL_HOME: curlHome, SWITCHYARD_URL: live.apiUrl, SWITCHYARD_KEY: live.apiKey };
   const failures: string[] = [];
@@ -137,4 +139,35 @@ test('npm start -- --agent, as the README gives it, runs the research agent on t
   assert.match(output, /turn 1: asked for 2 tool calls/);
   assert.match(output, /turn 2: answered/);
   assert.match(output, /written to \.data\/research\/the-history-of-tea\.json, with the transcript/);
+});
+
+const composeSkip = process.env.SWITCHYARD_TEST_COMPOSE === '1' ? false : 'needs a Docker engine: .ci/run sets SWITCHYARD_TEST_COMPOSE=1 when infra/docker-engine.sh has one';
+
+test('docker compose up --build, as the README gives it, brings the whole stack up healthy, and Ctrl-C stops it', { skip: composeSkip, timeout: 30 * 60_000 }, async () => {
+  const block = docBlocks().find((b) => b.where.startsWith('README.md:') && b.text.includes('docker compose up'));
+  const command = commandsOf(block?.text ?? '')[0];
+  assert.equal(command, 'docker compose up --build', 'the README gives the command');
+  // Its project, keys and ports from the environment, as a user's .env would give them: the command stays as written.
+  const compose = new ComposeStack({ apiPort: await freePort(), mcpPort: await freePort(), toolPort: await freePortRange(5), env: { LOG_LEVEL: 'warn' } });
+  const child = spawn('bash', ['-c', command], { cwd: REPO_ROOT, env: compose.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000)));
+  child.stderr.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    const ready = async (url: string) => (await fetch(url).catch(() => undefined))?.status ?? 0;
+    await waitForCondition('the API and the bridge ready', () => Promise.all([ready(`${compose.apiUrl}/readyz`), ready(compose.mcpUrl.replace(/\/mcp$/, '/readyz'))]), (codes) => codes.every((c) => c === 200), 25 * 60_000, 1_000);
+    const story = await compose.api<{ run_id: string }>('/v1/stories', { method: 'POST', body: JSON.stringify({ topic: 'a lighthouse keeper who collects lost letters' }) });
+    assert.equal(story.status, 202);
+    const run = await waitForCondition('the story', async () => (await compose.api<{ status: string }>(`/v1/runs/${story.body.run_id}`)).body, (r) => r.status === 'completed' || r.status === 'failed', 180_000, 1_000);
+    assert.equal(run.status, 'completed');
+    // Ctrl-C, as a user stops it: compose stops the containers and exits.
+    process.kill(-(child.pid as number), 'SIGINT');
+    const code = await exited;
+    assert.ok(code === 0 || code === 130, `docker compose up exited ${code}: ${output.slice(-1000)}`);
+    assert.equal((await compose.docker(['ps', '-q', '--filter', `label=com.docker.compose.project=${compose.project}`])).trim(), '', 'no container runs after Ctrl-C');
+  } finally {
+    if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGKILL');
+    await compose.compose(['down', '-v', '--remove-orphans']).catch(() => undefined);
+  }
 });

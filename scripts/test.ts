@@ -5,16 +5,22 @@
  *
  *   npm test                      everything
  *   npm test -- tool-client       only test files whose path contains "tool-client" (checks skipped)
+ *   npm test -- x --test-name-pattern="compose"   and of those, only the tests whose names match
  *   SWITCHYARD_TEST_REDIS=cluster npm test [-- filter]
  *                                 the same against a local 3-master Redis Cluster it starts
  *                                 (REDIS_URL, when set, wins: `redis-cluster://host:port,…` for a cluster of yours)
+ *   SWITCHYARD_TEST_REDIS=container npm test [-- filter]
+ *                                 Redis from a container (testcontainers; `container-cluster`: three
+ *                                 cluster masters), for a machine with Docker and no redis-server
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, resolveRedis } from '@switchyard/redis';
+import { REPO_ROOT, resolveRedis, testRedisMode } from '@switchyard/redis';
 
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+// `--test-name-pattern=…` goes on to node's runner: only the tests whose names match run.
+const namePatterns = process.argv.slice(2).filter((arg) => arg.startsWith('--test-name-pattern='));
 
 function findTests(dir: string, found: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -61,7 +67,7 @@ const files = ['packages', 'services', 'scripts', 'tests']
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();
 
-const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: path.join(REPO_ROOT, '.data', 'redis-test'), cluster: process.env.SWITCHYARD_TEST_REDIS === 'cluster' });
+const redis = await resolveRedis({ url: process.env.REDIS_URL, dataDir: path.join(REPO_ROOT, '.data', 'redis-test'), ...testRedisMode() });
 process.stdout.write(`\n▶ ${files.length} test files, Redis at ${redis.url}\n`);
 // --test-force-exit: a file whose tests have all ended exits even when a handle it leaked would
 // keep it alive, so no file can hold CI until its time runs out. The runner's closing counts are
@@ -72,7 +78,7 @@ const counts = new Map<string, number>();
 let partial = '';
 const testCode = await run(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=4', '--test-force-exit', '--test-reporter=spec', '--test-reporter-destination=stdout', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=4', '--test-force-exit', '--test-reporter=spec', '--test-reporter-destination=stdout', ...namePatterns, ...files],
   { ...process.env, REDIS_URL: redis.url, NODE_ENV: 'test' },
   (chunk) => {
     const lines = (partial + chunk).split('\n');

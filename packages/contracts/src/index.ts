@@ -68,7 +68,7 @@ export {
   BatchEventSchemas,
 } from './story-runs.js';
 export type { RunEventData } from './story-runs.js';
-export { RunLinks, RunAccepted, PipelineRunAccepted, PageMarks, RUN_LABEL_CHARS, RunSummary, RunList, BatchAccepted, BatchPage, BatchView, BatchSummary, BatchList, OrchestratorHealth, ApiErrorBody } from './run-api.js';
+export { RunLinks, RunAccepted, PipelineRunAccepted, PageMarks, RUN_LABEL_CHARS, RunSummary, RunList, BatchAccepted, BatchPage, BatchView, BatchSummary, BatchList, OrchestratorHealth, ProbeReport, ApiErrorBody } from './run-api.js';
 export { STAGE_DOCUMENT_TOOL, StageDefect, StageDocumentInput, StageDocumentOutput } from './stage-document.js';
 export { ACEFLOW_STAGE_IDS, AceflowStageId, AceflowRunRequest, AceflowRunAccepted } from './aceflow-runs.js';
 export { AgentUsage, AgentToolCallView, AgentMessage, AgentTranscriptView, EVENT_PREVIEW_CHARS } from './agent-transcript.js';

@@ -121,6 +121,17 @@ export const OrchestratorHealth = z.object({
 export type OrchestratorHealth = z.infer<typeof OrchestratorHealth>;
 
 /**
+ * `GET /livez` and `GET /readyz` of every service (Kubernetes' probes): alive while the process
+ * answers; ready when it serves, is not draining and reaches Redis (200), else 503 with the reason.
+ */
+export const ProbeReport = z.object({
+  status: z.enum(['alive', 'ready', 'starting', 'draining', 'degraded']),
+  pid: z.number().int(),
+  redis: Check.optional(),
+});
+export type ProbeReport = z.infer<typeof ProbeReport>;
+
+/**
  * The error body the project's own services send. Stricter than `ErrorBody`, which reads other
  * services' errors: here `details` is always present, an object (`{}` when nothing more is said).
  */

@@ -19,3 +19,5 @@ export { jsonDepthExceeds } from './json-depth.js';
 export type { JsonBodyOptions } from './json-body.js';
 export { unavailableGuard } from './unavailable.js';
 export type { UnavailableGuardOptions } from './unavailable.js';
+export { createProbes, probesRouter } from './probes.js';
+export type { ProbeAnswer, Probes, ProbesOptions } from './probes.js';

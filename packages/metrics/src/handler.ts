@@ -27,6 +27,8 @@ export interface MetricsServerOptions {
   host?: string | undefined;
   /** What `GET /health` answers (default: 200 `{"status":"healthy"}`). */
   health?: () => Promise<{ healthy: boolean; body: unknown }>;
+  /** Kubernetes' probes, served at `GET /livez` and `GET /readyz` (default: not served; see http-kit's `createProbes`). */
+  probes?: { live(): { healthy: boolean; body: unknown }; ready(): Promise<{ healthy: boolean; body: unknown }> };
 }
 
 export interface MetricsServer {
@@ -36,7 +38,15 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** Serves `GET /metrics` and `GET /health` on a port of their own; anything else is 404. */
+/** The check a path answers with, if it is one: `/health`, or a probe when probes are given. */
+function checkOf(path: string | undefined, options: MetricsServerOptions): Promise<{ healthy: boolean; body: unknown }> | undefined {
+  if (path === '/health') return options.health ? options.health() : Promise.resolve({ healthy: true, body: { status: 'healthy' } });
+  if (path === '/livez' && options.probes) return Promise.resolve(options.probes.live());
+  if (path === '/readyz' && options.probes) return options.probes.ready();
+  return undefined;
+}
+
+/** Serves `GET /metrics`, `GET /health` and the probes on a port of their own; anything else is 404. */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const metrics = metricsHandler(options.registry);
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -47,8 +57,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: { code: 'method_not_allowed', message: 'Only GET is served here', details: {} } });
     if (path === '/metrics') return void metrics(req, res);
-    if (path === '/health') {
-      const check = options.health ? options.health() : Promise.resolve({ healthy: true, body: { status: 'healthy' } });
+    const check = checkOf(path, options);
+    if (check) {
       return void check.then(
         (report) => json(res, report.healthy ? 200 : 503, report.body),
         (error: unknown) => json(res, 503, { status: 'degraded', error: error instanceof Error ? error.message : String(error) }),

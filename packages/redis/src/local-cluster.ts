@@ -92,6 +92,12 @@ async function describeNodes(nodes: readonly string[]): Promise<string> {
   }).join('; ');
 }
 
+/** Waits until every one of `nodes` (`host:port` of the masters) says the cluster is ok and knows them all. */
+export async function waitForClusterOk(nodes: readonly string[], timeoutMs: number): Promise<void> {
+  const ok = async () => (await Promise.all(nodes.map((node) => clusterInfo(`redis://${node}`)))).every((info) => clusterOk(info, nodes.length));
+  await waitFor('cluster_state:ok on every node', ok, timeoutMs, () => describeNodes(nodes));
+}
+
 /** Starts `masters` cluster nodes, joins them, and waits until the cluster serves every slot. */
 export async function startLocalCluster(options: StartLocalClusterOptions): Promise<LocalCluster> {
   const masters = options.masters ?? 3;
@@ -119,8 +125,7 @@ export async function startLocalCluster(options: StartLocalClusterOptions): Prom
     await waitFor('every node answering PING', async () => (await Promise.all(nodes.map((node) => pingRedis(`redis://${node}`, 500)))).every(Boolean), 10_000);
     const created = spawnSync(cli, ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
-    const timeout = options.readyTimeoutMs ?? 60_000;
-    await waitFor('cluster_state:ok on every node', async () => (await Promise.all(nodes.map((node) => clusterInfo(`redis://${node}`)))).every((info) => clusterOk(info, masters)), timeout, () => describeNodes(nodes));
+    await waitForClusterOk(nodes, options.readyTimeoutMs ?? 60_000);
   } catch (error) {
     await stop();
     throw error;

@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { isClusterUrl, parseClusterUrl } from './cluster-url.js';
+import { startContainerCluster, startContainerRedis, type ContainerRedis } from './containers.js';
 import { ensureRedisServer } from './install.js';
 import { startLocalCluster, type LocalCluster } from './local-cluster.js';
 import { startLocalRedis, type LocalRedis } from './local-server.js';
@@ -13,13 +14,18 @@ import { followRedis } from './outages.js';
 /** Root of the repository: local state lives under its `.data/`. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export type RedisHandle = LocalRedis | LocalCluster;
+export type RedisHandle = LocalRedis | LocalCluster | ContainerRedis;
 
 export interface ResolveRedisOptions {
   /** A Redis URL to use as is (REDIS_URL; `redis-cluster://…` for a cluster). When absent, a local server is used. */
   url?: string | undefined;
   /** With no `url`: start a local 3-master Redis Cluster (temporary data) instead of one server. Default false. */
   cluster?: boolean;
+  /**
+   * With no `url`: Redis from containers (testcontainers, the compose file's image; a Docker engine
+   * must answer) instead of a local redis-server: one, or with `cluster` three masters. Default false.
+   */
+  container?: boolean;
   /** Where the local server keeps its data. Default: `.data/redis` under the repository. */
   dataDir?: string;
   /** PATH to search for redis-server. Default: the process's PATH. */
@@ -38,6 +44,7 @@ export async function resolveRedis(options: ResolveRedisOptions = {}): Promise<R
     if (!/^rediss?:$/.test(parsed.protocol)) throw new Error(`REDIS_URL must start with redis:// or rediss://, got ${parsed.protocol}`);
     return { url: options.url, owned: false, stop: async () => undefined };
   }
+  if (options.container) return options.cluster ? startContainerCluster() : startContainerRedis();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const binary = ensureRedisServer({ searchPath: options.searchPath ?? defaultSearchPath(), log });
   if (options.cluster) return startLocalCluster({ binary });

@@ -57,6 +57,7 @@ async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'stopping: sessions stay in Redis for the next bridge');
+  running.app.probes.drain();
   await running.close();
   await configured.close();
   await closeExpressionSandbox();

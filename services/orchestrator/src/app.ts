@@ -1,12 +1,12 @@
 /**
- * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape. `/health`,
+ * The orchestrator's Express app: API-key auth on `/v1`, the routes, one error shape. `/health`, the probes (`/livez`, `/readyz`),
  * `/metrics` (Prometheus), the pipeline format's schema, the OpenAPI document and its reference
  * page are public, and so is the dashboard's page (it shows nothing without the key). `/v1` and
  * Bull Board at `/admin/queues` take the key or the browser session's cookie, and each route
  * then needs the scope route-scopes.ts names for it.
  */
 import express, { Router, type ErrorRequestHandler, type Express } from 'express';
-import { apiKeyAuth, errorMiddleware, HttpError, methodNotAllowed, notFoundHandler, unavailableGuard } from '@switchyard/http-kit';
+import { apiKeyAuth, errorMiddleware, HttpError, methodNotAllowed, notFoundHandler, probesRouter, unavailableGuard } from '@switchyard/http-kit';
 import { RunLimitError, TooManyRunsError, UnusablePipelineError } from '@switchyard/pipeline';
 import { metricsHandler } from '@switchyard/metrics';
 import { redisUnavailable } from '@switchyard/redis';
@@ -68,6 +68,7 @@ export function createApp(deps: AppDeps): Express {
   // First, so that a request's span (the root of the runs it starts) covers all it does.
   app.use(traceRequests());
   app.use(healthRouter(deps));
+  if (deps.probes) app.use(probesRouter(deps.probes));
   app.use(pipelineSchemaRouter());
   app.use(openApiRouter());
   if (deps.metrics) app.use(metricsRouter(deps.metrics));

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { OrchestratorHealth } from '@switchyard/contracts';
 import type { TrustProxy } from '@switchyard/config';
-import type { BrowserSessions, FailedKeyLimiter, KeyRing } from '@switchyard/http-kit';
+import type { BrowserSessions, FailedKeyLimiter, KeyRing, Probes } from '@switchyard/http-kit';
 import type { Logger } from '@switchyard/logger';
 import type { Registry } from '@switchyard/metrics';
 import type { AgentDirectory, RunWaits, BatchStore, Notifier, NotifyAllowList, PipelineQueues, PipelineStore, RunStore, ScheduleStore, StreamHub, ToolDirectory } from '@switchyard/pipeline';
@@ -41,6 +41,8 @@ export interface AppDeps {
   hub: StreamHub;
   logger: Logger;
   health: () => Promise<HealthReport>;
+  /** `GET /livez` and `GET /readyz` (default: not served). */
+  probes?: Probes | undefined;
   /** Open SSE streams, and the caps on them. */
   streams: SseStreams;
   /** Bull Board over the deployment's queues, served at /admin/queues. */

@@ -45,6 +45,7 @@ async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'stopping: no new requests');
+  running.drain();
   await running.close();
   await closeExpressionSandbox();
   await tracing.shutdown();

@@ -20,6 +20,8 @@ export const ROUTE_SCOPES = {
   'post /ui/session': 'public',
   'delete /ui/session': 'public',
   'get /health': 'public',
+  'get /livez': 'public',
+  'get /readyz': 'public',
   'get /metrics': 'public',
   'get /openapi.json': 'public',
   'get /docs': 'public',

@@ -5,7 +5,7 @@
 import type { Express } from 'express';
 import type { ApiKeyEntry } from '@switchyard/config';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { BrowserSessions, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyPolicy } from '@switchyard/http-kit';
+import { BrowserSessions, createProbes, FailedKeyLimiter, KeyRing, listen, type BrowserSessionsOptions, type FailedKeyPolicy } from '@switchyard/http-kit';
 import type { SeriesLimits } from '@switchyard/metrics';
 import type { Logger } from '@switchyard/logger';
 import { agentDirectory, RunWaits, BatchStore, createPipelineQueues, Notifier, PipelineStore, registerShippedPipelines, RunStore, ScheduleStore, StreamHub, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
@@ -62,6 +62,8 @@ export interface RunningOrchestrator {
   url: string;
   /** The Express app serving it: what a test reads to list the routes. */
   app: Express;
+  /** From now on `/readyz` answers 503 `draining` (on SIGTERM, before `close`). */
+  drain(): void;
   /** Stops taking requests, ends open event streams, releases Redis. */
   close(): Promise<void>;
 }
@@ -121,11 +123,13 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
   };
   const agents = agentDirectory({ pipelines, models: options.agentNames?.models ?? ['default'], mcpServers: options.agentNames?.mcpServers ?? [] });
   const waits = new RunWaits({ redis, keys: store.keys, prefix });
-  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, waits, notify: { allow: options.webhookAllow ?? { entries: [] }, notifier }, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub });
+  const probes = createProbes({ redis });
+  const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, waits, notify: { allow: options.webhookAllow ?? { entries: [] }, notifier }, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub, probes });
   const listening = await listen(app, { port: options.port ?? 0, host: options.host });
   return {
     url: listening.url,
     app,
+    drain: () => probes.drain(),
     async close() {
       streams.endAll();
       hub.close();

@@ -2,6 +2,7 @@
  * A worker process: runs every stage queue's worker against the configured Redis and tool
  * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
+import { createProbes, type Probes } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
 import { closeExpressionSandbox, configureExpressionSandbox, toolQueue } from '@switchyard/pipeline';
 import { startEventLoopWatchdog, startMetricsServer, type MetricsServer } from '@switchyard/metrics';
@@ -26,12 +27,15 @@ reportRedisOutagesTo(logger);
 // A worker whose event loop stalls holds its jobs' locks without renewing them: better replaced.
 startEventLoopWatchdog({ stallMs: config.eventLoopStallMs, name: 'workers' });
 
+let probes: Probes | undefined;
 const started: { redis?: RedisHandle; workers?: RunningWorkers; tracing?: RunningTracing; metrics?: MetricsServer } = {};
 let stopping = false;
 // Taken from the first moment: a stop during start-up has nothing active and simply exits.
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
+  // Not ready from now on (the metrics server still answers /livez): it takes no new job and ends its active ones.
+  probes?.drain();
   logger.info({ signal }, 'stopping: finishing active stages');
   await started.workers?.close(config.shutdownGraceMs);
   await started.metrics?.close();
@@ -72,7 +76,7 @@ const aceflow = {
   maxRegenerations: config.aceflow.maxRegenerations,
   maxDefectLoops: config.aceflow.maxDefectLoops,
 };
-// Served before any job is taken, so that a port in use stops start-up; /health says 503 until the workers listen.
+// Served before any job is taken, so that a port in use stops start-up; /health and /readyz say 503 until the workers listen.
 let listening = false;
 if (config.metrics) {
   const { port, host } = config.metrics;
@@ -81,7 +85,9 @@ if (config.metrics) {
     const check = await checkRedis(engineRedis);
     return { healthy: check.healthy, body: { status: check.healthy ? 'healthy' : 'degraded', redis: check, pid: process.pid } };
   };
-  started.metrics = await startMetricsServer({ registry: metrics.registry, port, host, health }).catch((error: unknown) => {
+  probes = createProbes({ redis: engineRedis, serving: () => listening });
+  if (stopping) probes.drain();
+  started.metrics = await startMetricsServer({ registry: metrics.registry, port, host, health, probes }).catch((error: unknown) => {
     logger.fatal({ err: error, config: 'METRICS_PORT' }, `cannot serve metrics on ${host}:${port}`);
     return process.exit(2);
   });

@@ -346,6 +346,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Kubernetes' liveness probe: the process answers (Redis is not asked: an outage is no reason to restart) */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Kubernetes' readiness probe: this process serves, is not draining, and reaches Redis */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -3310,6 +3344,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrchestratorHealth"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive (`alive`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "alive" | "ready" | "starting" | "draining" | "degraded";
+                        pid: number;
+                        redis?: {
+                            healthy: boolean;
+                            latency_ms: number;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready (`ready`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "alive" | "ready" | "starting" | "draining" | "degraded";
+                        pid: number;
+                        redis?: {
+                            healthy: boolean;
+                            latency_ms: number;
+                            error?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not ready: `draining` after SIGTERM, or `degraded` (Redis unreachable; `redis` says why) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "alive" | "ready" | "starting" | "draining" | "degraded";
+                        pid: number;
+                        redis?: {
+                            healthy: boolean;
+                            latency_ms: number;
+                            error?: string;
+                        };
+                    };
                 };
             };
         };

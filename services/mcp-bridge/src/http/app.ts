@@ -1,7 +1,7 @@
 /**
  * The bridge's Express app: Streamable HTTP at `/mcp` with sessions (POST messages, GET the
  * server's stream or resume one with Last-Event-ID, DELETE to end the session), behind the Origin
- * check and the bearer key; `/health` and `/metrics` (Prometheus), both public; and, when an authorization server is configured, the OAuth
+ * check and the bearer key; `/health`, the probes (`/livez`, `/readyz`) and `/metrics` (Prometheus), all public; and, when an authorization server is configured, the OAuth
  * protected-resource metadata (RFC 9728).
  */
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Res
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
 import type { ApiKeyEntry } from '@switchyard/config';
-import { errorMiddleware, FailedKeyLimiter, HttpError, jsonBody, keyId, KeyRing, notFoundHandler, presentedKey, principalOf, unavailableGuard, type FailedKeyPolicy } from '@switchyard/http-kit';
+import { createProbes, errorMiddleware, FailedKeyLimiter, HttpError, jsonBody, keyId, KeyRing, notFoundHandler, presentedKey, principalOf, probesRouter, unavailableGuard, type FailedKeyPolicy, type Probes } from '@switchyard/http-kit';
 import { metricsHandler } from '@switchyard/metrics';
 import { checkRedis, redisUnavailable } from '@switchyard/redis';
 import { traceRequests } from '@switchyard/telemetry';
@@ -66,6 +66,8 @@ export interface BridgeApp {
   sessions: LiveSessions;
   records: SessionRecords;
   quota: SessionQuota;
+  /** `/livez` and `/readyz`; drained on SIGTERM. */
+  probes: Probes;
 }
 
 type RequestId = string | number | null;
@@ -119,6 +121,8 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
     const redis = await checkRedis(options.redis);
     res.status(redis.healthy ? 200 : 503).json({ status: redis.healthy ? 'healthy' : 'degraded', redis, sessions: sessions.size, tools: options.tools.size });
   });
+  const probes = createProbes({ redis: options.redis });
+  app.use(probesRouter(probes));
   if (options.metrics) app.get('/metrics', metricsHandler(options.metrics.registry));
   if (oauth) {
     const metadata = (req: Request) => ({ resource: `${baseUrl(req)}/mcp`, authorization_servers: oauth, bearer_methods_supported: ['header'], resource_name: 'Switchyard MCP bridge' });
@@ -184,5 +188,5 @@ export function createBridgeApp(options: BridgeAppOptions): BridgeApp {
   });
   app.use(notFoundHandler);
   app.use(errorMiddleware(options.logger));
-  return { app, sessions, records, quota };
+  return { app, sessions, records, quota, probes };
 }

@@ -1,10 +1,10 @@
 /**
- * Pipelines in the OpenAPI document (register, read, run), and the public routes: `/health`,
+ * Pipelines in the OpenAPI document (register, read, run), and the public routes: `/health`, the probes,
  * the definition format's JSON Schema, this document and its reference page.
  */
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { OrchestratorHealth, PipelineRunAccepted } from '@switchyard/contracts';
+import { OrchestratorHealth, PipelineRunAccepted, ProbeReport } from '@switchyard/contracts';
 import { DefinitionBody, PipelineDeleted, PipelineList, PipelineListQuery, PipelineRegistered, PipelineRunInput, PipelineVersionDeleted, PipelineView, VersionParam, VersionQuery } from '../routes/pipeline-shapes.js';
 import { BODY_ERRORS, errors, IdempotencyHeader, INPUT_TOO_LARGE, jsonResponse, LocationHeader, PipelineNameParam } from './common.js';
 
@@ -127,6 +127,27 @@ export const pipelinePaths: ZodOpenApiPathsObject = {
       responses: {
         '200': jsonResponse('Redis and every tool service are healthy', OrchestratorHealth),
         '503': jsonResponse('Something is not (`degraded`); the report says what', OrchestratorHealth),
+      },
+    },
+  },
+  '/livez': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getLiveness',
+      tags: ['service'],
+      summary: "Kubernetes' liveness probe: the process answers (Redis is not asked: an outage is no reason to restart)",
+      responses: { '200': jsonResponse('Alive (`alive`)', ProbeReport) },
+    },
+  },
+  '/readyz': {
+    get: {
+      ...PUBLIC,
+      operationId: 'getReadiness',
+      tags: ['service'],
+      summary: "Kubernetes' readiness probe: this process serves, is not draining, and reaches Redis",
+      responses: {
+        '200': jsonResponse('Ready (`ready`)', ProbeReport),
+        '503': jsonResponse('Not ready: `draining` after SIGTERM, or `degraded` (Redis unreachable; `redis` says why)', ProbeReport),
       },
     },
   },
