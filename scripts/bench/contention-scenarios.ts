@@ -4,7 +4,7 @@
  * its own) on the run's Redis, and reads what happened from the runs' own records.
  */
 import { startTestStack, TEST_API_KEY, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
-import type { ContentionEnv, ContentionScenario } from './contention.js';
+import type { ContentionEnv, ContentionScenario } from './contention-types.js';
 
 const KEY_B = 'bench-key-b-0123456789';
 const KEY_C = 'bench-key-c-0123456789';

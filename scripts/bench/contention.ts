@@ -13,33 +13,8 @@
  * on the network, so the workers' CPU is not what the runs wait for), BENCH_CONTENTION_ONLY (a comma-separated list of scenario names).
  */
 import { concurrencyKeyScenario, fairSharesScenario, singleBehindBatchScenario } from './contention-scenarios.js';
+import type { ContentionScenario, ContentionSizes } from './contention-types.js';
 import { benchRateLimit } from './rate-limit-scenario.js';
-
-export interface ContentionSizes {
-  /** The other key's batch a single run is started behind. */
-  batch: number;
-  /** Each of the two keys' batches in the fair-share scenario. */
-  shareBatch: number;
-  users: number;
-  userRuns: number;
-  /** Worker slots per queue. */
-  concurrency: number;
-  /** Each tool call's latency (ms): a call waiting on the network, as in production. */
-  toolMs: number;
-}
-
-export interface ContentionEnv {
-  redisUrl: string;
-  sizes: ContentionSizes;
-  /** Progress, on stderr. */
-  log(line: string): void;
-}
-
-/** One scenario: its figures, with a `met` for each target it checks. */
-export interface ContentionScenario {
-  name: string;
-  run(env: ContentionEnv): Promise<Record<string, unknown>>;
-}
 
 /** 200 agent runs against a model admitting 10 requests per 5 s, at the default concurrency (`npm run bench -- rate-limit` alone). */
 const rateLimitScenario: ContentionScenario = {

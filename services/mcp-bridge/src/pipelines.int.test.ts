@@ -84,7 +84,7 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
   assert.ok(run.result.report.length > 20);
   assert.ok(progress.length > 0, 'progress was reported');
   // A single run over MCP: class 3 and the session's key by default, the class `_meta` asks for otherwise.
-  const asked = structured<{ run_id: string }>(await client.callTool({ name: 'pipeline_tide_report', arguments: { coast: 'Finistère' }, _meta: { 'switchyard/priority': 2 } }));
+  const asked = structured<{ run_id: string }>(await client.callTool({ name: 'pipeline_tide-report', arguments: { coast: 'Finistère' }, _meta: { 'switchyard/priority': 2 } }));
   const flows = await Promise.all([(run as unknown as { run_id: string }).run_id, asked.run_id].map(async (id) => (await stack.json<{ flow: { priority: number; key: string } }>(`/v1/runs/${id}`)).body.flow));
   assert.deepEqual(flows.map((f) => f.priority), [3, 2]);
   assert.match(flows[0]?.key ?? '', /^key:[0-9a-f]{16}$/, "the session's API key");

@@ -50,12 +50,13 @@ export function createOrchestratorMetrics(options: { defaultMetrics?: boolean; s
         registers: [registry],
         async collect() {
           // While Redis is away a read would wait for it: the gauge is left out and the scrape still answers (switchyard_redis_up says why).
-          const read = () => Promise.all(queueNames.map((name) => (name === queues.dispatch.name ? queues.dispatch : queues.steps.queue(name)).getJobCounts(...QUEUE_STATES)));
+          // A job with a priority (every run's step, under flow control) waits in BullMQ's prioritized set: it is counted as waiting.
+          const read = () => Promise.all(queueNames.map((name) => (name === queues.dispatch.name ? queues.dispatch : queues.steps.queue(name)).getJobCounts(...QUEUE_STATES, 'prioritized')));
           const counts = redisUnavailable(redis) ? null : await Promise.race([read(), sleep(QUEUE_READ_TIMEOUT_MS, null, { ref: false })]).catch(() => null);
           this.reset();
           if (!counts) return;
           queueNames.forEach((queue, i) => {
-            for (const state of QUEUE_STATES) this.set({ queue, state }, counts[i]?.[state] ?? 0);
+            for (const state of QUEUE_STATES) this.set({ queue, state }, (counts[i]?.[state] ?? 0) + (state === 'waiting' ? (counts[i]?.prioritized ?? 0) : 0));
           });
         },
       });

@@ -76,7 +76,11 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   if (schedule.paused) return { outcome: 'skipped', reason: 'paused' };
   const pipeline = await deps.pipelines.compiled(schedule.pipeline, schedule.version ?? undefined);
   if (!pipeline) return { outcome: 'skipped', reason: 'pipeline_gone' };
-  const ticks = ticksToRun(schedule, tickTimeOf(job), Date.now());
+  // Only the ticks BullMQ will never make are caught up: those before the next one its scheduler
+  // has made. Judged by the clock alone, a tick taken late (a busy or killed worker) would run a tick
+  // BullMQ has already queued, in its own place, and leave its own tick without a run.
+  const next = (await deps.schedules.queue.getJobScheduler(name))?.next;
+  const ticks = ticksToRun(schedule, tickTimeOf(job), next === undefined ? Date.now() : Math.min(Date.now(), next - 1));
   if (ticks.length === 0) return { outcome: 'skipped', reason: 'missed' };
   let last: TickOutcome = { outcome: 'skipped', reason: 'missed' };
   const started: string[] = [];
