@@ -119,3 +119,4 @@ export { WAITS_QUEUE } from './definition/queues.js';
 export { wakeWaitingJob, releaseWaits } from './engine/wake.js';
 export { answerApproval, answerSignal, inboxList, inboxItem, AnswerError } from './engine/answers.js';
 export type { AnswerDeps, AnswerRefusal } from './engine/answers.js';
+export { armCrashPoint, crashPoint } from './crash-points.js';

@@ -3,7 +3,7 @@
  * services until SIGTERM or SIGINT, then lets active stages finish (or hands them back).
  */
 import { createLogger } from '@switchyard/logger';
-import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
+import { armCrashPoint, closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
 import { startEventLoopWatchdog, startMetricsServer, type MetricsServer } from '@switchyard/metrics';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { checkRedis, createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
@@ -19,6 +19,7 @@ import { ModelClient } from '@switchyard/models';
 import { startMcpSources } from './agent/mcp-sources.js';
 
 const config = loadEnv();
+armCrashPoint(config.crashPoint);
 const logger = createLogger({ name: 'workers', level: config.logLevel });
 reportRedisOutagesTo(logger);
 // A worker whose event loop stalls holds its jobs' locks without renewing them: better replaced.

@@ -16,6 +16,7 @@ import { StageWrites } from './stage-writes.js';
 import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { runRecordOf, type RunRecord } from './run-record.js';
 import { runKeys, type RunKeys } from './keys.js';
+import { crashPoint } from '../crash-points.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { countsOf, type RecordedStage } from './step-states.js';
@@ -132,6 +133,7 @@ export class RunStore {
       pipeline.zadd(this.keys.activeRuns, ...members);
     }
     await hashes.exec();
+    crashPoint('run.hashed');
     await pipeline.exec();
     if (this.#observer?.created) {
       const counts = new Map<string, number>();

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
-import { cancelRun, checkInputSize, checkRunInput, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
+import { cancelRun, checkInputSize, checkRunInput, crashPoint, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, type CompiledPipeline, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
 
 export interface ChildRunDeps {
   store: RunStore;
@@ -60,6 +60,10 @@ export async function awaitChildRun(deps: ChildRunDeps, request: ChildRunRequest
   if (!status) {
     await startChildRun(deps, request);
     status = 'queued';
+  } else if (request.data.child_wait_since === undefined && status === 'queued') {
+    // This job wrote the child's record and died before it first waited: its start may have
+    // stopped anywhere after the record (before its index entries, its parent, its first steps).
+    await resumeChildStart(deps, request);
   }
   if (TERMINAL_STATUSES.includes(status)) {
     const child = await deps.store.getRun(childId);
@@ -78,10 +82,8 @@ export async function cancelChildRun(deps: Pick<ChildRunDeps, 'store'>, childId:
 
 async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Promise<void> {
   const { store } = deps;
-  const { parent, childId, pipeline: wanted } = request;
-  const parentKey = store.keys.run(parent.runId);
-  const depth = Number((await store.redis.hget(parentKey, 'depth')) ?? 0) + 1;
-  if (depth > MAX_CHILD_DEPTH) throw new ChildRunFailedError({ code: 'child_depth_exceeded', message: `pipeline ${wanted.name} would start a child run ${depth} levels deep; child runs nest at most ${MAX_CHILD_DEPTH} levels (a pipeline that calls itself, directly or through others?)`, details: { depth, max_depth: MAX_CHILD_DEPTH } });
+  const { childId, pipeline: wanted } = request;
+  const depth = await childDepth(deps, request);
   const pipeline = await deps.pipelines.compiled(wanted.name, wanted.version);
   if (!pipeline) throw new ChildRunFailedError({ code: 'pipeline_missing', message: `no pipeline ${wanted.name}${wanted.version ? ` version ${wanted.version}` : ''} is registered` });
   const input = await request.input();
@@ -96,17 +98,54 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
     throw error;
   }
   // Named on the parent before it exists, so that cancelling the parent always finds it.
-  await store.redis.hset(parentKey, request.linkField, childId);
+  await store.redis.hset(store.keys.run(request.parent.runId), request.linkField, childId);
+  crashPoint('child.linked');
   await store.createRun(run);
+  crashPoint('child.created');
+  await launchChild(deps, request, pipeline, depth);
+}
+
+/** The child's depth: one below its parent's (0 for a run nobody started); refused past MAX_CHILD_DEPTH. */
+async function childDepth(deps: ChildRunDeps, request: ChildRunRequest): Promise<number> {
+  const depth = Number((await deps.store.redis.hget(deps.store.keys.run(request.parent.runId), 'depth')) ?? 0) + 1;
+  if (depth > MAX_CHILD_DEPTH) throw new ChildRunFailedError({ code: 'child_depth_exceeded', message: `pipeline ${request.pipeline.name} would start a child run ${depth} levels deep; child runs nest at most ${MAX_CHILD_DEPTH} levels (a pipeline that calls itself, directly or through others?)`, details: { depth, max_depth: MAX_CHILD_DEPTH } });
+  return depth;
+}
+
+/**
+ * What follows the child's record: its parent and depth, then its first steps, then a look at the
+ * parent. Each write is idempotent (the same fields, job ids), so a job that died anywhere in
+ * here does it all again (resumeChildStart).
+ */
+async function launchChild(deps: ChildRunDeps, request: ChildRunRequest, pipeline: CompiledPipeline, depth: number): Promise<void> {
+  const { store } = deps;
+  const { parent, childId } = request;
   // Its depth is in its record before any of its steps runs (they read it to start theirs).
   await store.redis.hset(store.keys.run(childId), 'parent', JSON.stringify({ run_id: parent.runId, stage: parent.stage, ...(parent.call ? { call: parent.call } : {}) }), 'depth', String(depth));
+  crashPoint('child.parented');
   await deps.queues.steps.add(await rootJobs(pipeline, childId, undefined, store.limits));
+  crashPoint('child.queued');
   // A parent cancelled meanwhile has looked for its children before this one was there.
   const parentStatus = await store.getStatus(parent.runId);
   if (!parentStatus || TERMINAL_STATUSES.includes(parentStatus)) {
     await cancelChildRun(deps, childId);
     throw new UnrecoverableError(`run ${parent.runId} is ${parentStatus ?? 'gone'}`);
   }
+}
+
+/**
+ * A child whose record exists but which may never have been started: listed again (its index
+ * entries are a second round trip), given its parent and depth, and its first steps added (job
+ * ids make each a no-op when it was done). Only for a child still `queued`: once a step of it
+ * has started, its first steps were added.
+ */
+async function resumeChildStart(deps: ChildRunDeps, request: ChildRunRequest): Promise<void> {
+  const { store } = deps;
+  const [name, version] = await store.redis.hmget(store.keys.run(request.childId), 'pipeline', 'pipeline_version');
+  const pipeline = name ? await deps.pipelines.pinned(name, Number(version)) : null;
+  if (!pipeline) throw new ChildRunFailedError({ code: 'pipeline_missing', message: `no pipeline ${name ?? request.pipeline.name} version ${version ?? '?'} is registered for child run ${request.childId}` });
+  await store.ensureIndexed(request.childId);
+  await launchChild(deps, request, pipeline, await childDepth(deps, request));
 }
 
 async function waitForChild(request: ChildRunRequest): Promise<never> {
