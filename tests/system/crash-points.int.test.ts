@@ -20,8 +20,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
+import { ModelClient, parseModelsConfig } from '@switchyard/models';
+import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
 import { compareStreamIds } from '@switchyard/pipeline';
-import { createRedisClient, REPO_ROOT } from '@switchyard/redis';
+import { createRedisClient, REPO_ROOT, testRedis } from '@switchyard/redis';
 import { createHttpTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
 import { readSse } from '../../services/orchestrator/src/testing/events.js';
 import { startLedgerService, type LedgerService } from '../../services/orchestrator/src/testing/ledger-service.js';
@@ -56,6 +58,8 @@ const PIPELINES = [
   // `input.empty` is '': the tool's schema refuses it before any call, a failure for good.
   { name: 'cx-rescue', input: { type: 'object' }, steps: { bad: note('input.empty', { on_error: 'rescue' }), rescue: note("input.tag & '/rescue'"), after: note("input.tag & '/after'", { needs: ['bad'] }) }, output: 'steps.after' },
   { name: 'cx-fail', input: { type: 'object' }, steps: { bad: note('input.empty'), other: note("input.tag & '/other'") }, output: 'steps.other' },
+  // The scripted model calls note_fact in its first turn and answers in its second.
+  { name: 'cx-agent', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag", tools: ['note_fact'], max_turns: 3 } } }, output: 'steps.think' },
 ];
 
 interface CrashCase {
@@ -87,16 +91,29 @@ const CASES: Record<string, CrashCase> = {
   'fallback.stood-in': { pipeline: 'cx-rescue', input: { empty: '' }, expect: COMPLETES },
   'stage.failed-marked': { pipeline: 'cx-fail', input: { empty: '' }, expect: { status: 'failed', stage: 'bad' } },
   'run.failed': { pipeline: 'cx-fail', input: { empty: '' }, expect: { status: 'failed', stage: 'bad' } },
+  'agent.turn-recorded': { pipeline: 'cx-agent', expect: COMPLETES },
+  'agent.next-queued': { pipeline: 'cx-agent', expect: COMPLETES },
+  'agent.call-made': { pipeline: 'cx-agent', expect: COMPLETES },
+  'agent.call-recorded': { pipeline: 'cx-agent', expect: COMPLETES },
 };
 
 const points = crashPointsInSources();
 let redis: Redis;
+let model: ScriptedModel;
 const startedAt = Date.now();
 before(async () => {
-  redis = createRedisClient((await import('@switchyard/redis').then((m) => m.testRedis())).url);
+  redis = createRedisClient((await testRedis()).url);
+  model = await startScriptedModel({
+    script: (request) => {
+      const tag = /tag:(\S+)/.exec(String(request.messages.find((m) => m.role === 'user')?.content ?? ''))?.[1] ?? 'none';
+      const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
+      return turn === 1 ? { content: 'noting', toolCalls: [{ name: 'note_fact', arguments: JSON.stringify({ key: `${tag}/call` }) }] } : { content: 'noted' };
+    },
+  });
 });
 after(async () => {
   process.stdout.write(`# crash points: ${points.length}, every one killed and recovered in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);
+  await model.close();
   await redis.quit();
 });
 
@@ -114,7 +131,16 @@ async function runsOf(stack: TestStack, runId: string): Promise<RunBody[]> {
 /** Calls of a stage's tool made after the stage had recorded its result (none may be). */
 function callsAfterRecorded(ledger: LedgerService, tag: string, runs: readonly RunBody[]): string[] {
   const recordedAt = new Map<string, number>();
-  for (const run of runs) for (const stage of run.stages) if (stage.status === 'completed' && stage.finished_at) recordedAt.set(`${tag}/${stage.name === 'note' ? 'leaf' : stage.name}`, Date.parse(stage.finished_at));
+  for (const run of runs) {
+    for (const stage of run.stages) {
+      if (stage.status === 'completed' && stage.finished_at) recordedAt.set(`${tag}/${stage.name === 'note' ? 'leaf' : stage.name}`, Date.parse(stage.finished_at));
+      // An agent's calls: recorded in its transcript, each with its time.
+      for (const message of (stage as { agent?: { messages: { role: string; content?: string; at?: string }[] } }).agent?.messages ?? []) {
+        const noted = message.role === 'tool' ? (JSON.parse(message.content ?? '{}') as { noted?: string }).noted : undefined;
+        if (noted && message.at) recordedAt.set(noted, Date.parse(message.at));
+      }
+    }
+  }
   return ledger.calls.filter((call) => call.startedAt > (recordedAt.get(call.key) ?? Infinity)).map((call) => call.key);
 }
 
@@ -151,7 +177,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
   let recovery: RunningWorkers | undefined;
   try {
     for (const definition of PIPELINES) await registerPipeline(stack, definition);
-    const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500' });
+    const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500' });
     ledger.faults.failNext = spec.failNext ?? 0;
     const tag = `t-${point}`;
     const runId = await startRun(stack, spec.pipeline, { tag, ...spec.input });
@@ -165,6 +191,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       lockDurationMs: 5000,
       stalledIntervalMs: 500,
       reconcileIntervalMs: 2000,
+      agents: { models: new ModelClient({ models: parseModelsConfig({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted' }, fallbackBaseUrl: model.baseUrl, fallbackApiKey: 'k' }) }) },
     });
     const run = await finishedRun(stack, runId, 90_000);
     assert.equal(run.status, spec.expect.status, JSON.stringify(run.error ?? run.stages));
