@@ -122,16 +122,19 @@ async function approvalOf(deps: AgentCallDeps, options: AgentCallOptions & { run
 async function callTool(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; tool: AgentToolTarget; args: Record<string, unknown>; signal: AbortSignal }): Promise<unknown> {
   const { tool, args, signal, step } = options;
   if (tool.kind === 'pipeline') return callPipeline(deps, { ...options, tool });
+  const { turn, index } = options.data.agent_call;
+  // The same key for every attempt and takeover of this call.
+  const idempotencyKey = `${options.runId}/${options.stage}/${turn}/${index}`;
   if (tool.kind === 'mcp') {
     const source = deps.mcp.get(tool.server);
     if (!source) throw new UnrecoverableError(`no MCP server ${tool.server} is configured in this worker (MCP_SERVERS)`);
-    const reply = await source.call({ tool: tool.tool, arguments: args, signal, ...(step.definition.timeout ? { timeoutMs: step.definition.timeout } : {}) });
+    const reply = await source.call({ tool: tool.tool, arguments: args, signal, idempotencyKey, ...(step.definition.timeout ? { timeoutMs: step.definition.timeout } : {}) });
     return reply.structuredContent ?? reply.content.map((block) => (block && typeof block === 'object' && 'text' in block ? String((block as { text: unknown }).text) : JSON.stringify(block))).join('\n');
   }
   const mode = deps.tools.modeOf(tool.service);
   const hooks = mode === 'async' ? remoteTaskHooks(options.job, options.data.remote_task) : undefined;
   try {
-    return await deps.tools.call({ service: tool.service, tool: tool.tool, args, signal, timeoutMs: step.definition.timeout, ...(hooks ? { resumeTask: hooks.resumeTask, onTaskAccepted: hooks.onTaskAccepted } : {}) });
+    return await deps.tools.call({ service: tool.service, tool: tool.tool, args, signal, timeoutMs: step.definition.timeout, idempotencyKey, ...(hooks ? { resumeTask: hooks.resumeTask, onTaskAccepted: hooks.onTaskAccepted } : {}) });
   } catch (error) {
     await hooks?.forget(error);
     throw error;
