@@ -74,6 +74,8 @@ const MAX_LIST_PAGES = 100;
 export class McpToolSource {
   readonly name: string;
   readonly #options: McpToolSourceOptions;
+  /** The clients whose server is a process of ours over stdio. */
+  readonly #overStdio = new WeakSet<Client>();
   readonly #retry: RetryOptions;
   readonly #callTimeoutMs: number;
   readonly #maxResultBytes: number;
@@ -161,7 +163,9 @@ export class McpToolSource {
   async #callOnce(options: McpCallOptions, args: Record<string, unknown>, attempt: { sent: boolean }): Promise<McpCallResult> {
     const client = await this.#connection();
     const meta = options.idempotencyKey ? { _meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {};
-    attempt.sent = true;
+    // Over stdio the server is a process of ours, and a lost connection is that process gone (with
+    // the call), or one that died before the call was written: it is started again and asked again.
+    attempt.sent = !this.#overStdio.has(client);
     const result = await client.callTool({ name: options.tool, arguments: args, ...meta }, CallToolResultSchema, { signal: options.signal, timeout: options.timeoutMs ?? this.#callTimeoutMs });
     const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
     if (size > this.#maxResultBytes) throw this.#tooLarge(options.tool, size);
@@ -225,6 +229,7 @@ export class McpToolSource {
       throw new ToolProtocolError({ service: this.name, code: 'source_closed', message: `the MCP source ${this.name} is closed` });
     }
     this.#client = client;
+    if (transport instanceof StdioClientTransport) this.#overStdio.add(client);
     return client;
   }
 
