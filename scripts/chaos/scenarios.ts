@@ -9,6 +9,7 @@ import { plainJsonata } from './plain-jsonata.js';
 import { readRunEvents, say, until, withStack, type ChaosStack, type ScenarioOptions, type ScenarioResult } from './harness.js';
 import { redisFootprint } from './redis-footprint.js';
 import { workerKillRate } from './worker-kill-rate.js';
+import { POISON_AFTER_SOLO_DEATHS, SUSPECT_AFTER_STALLS } from '../../services/workers/src/engine/solo-jobs.js';
 
 const topics = (n: number, label: string) => Array.from({ length: n }, (_, i) => ({ topic: `${label} ${i}` }));
 
@@ -24,26 +25,30 @@ export async function toolFaults({ redis, size }: ScenarioOptions): Promise<Scen
   });
 }
 
-/** One stage job whose worker is SIGKILLed three times: BullMQ fails it, and the run must still end. */
+/**
+ * One stage job whose worker is SIGKILLed each time it runs it, also when it runs alone: it is
+ * taken for poison (solo-jobs.ts), its run fails with `poison_job` once, with one `done` event.
+ */
 export async function stalledJob({ redis }: ScenarioOptions): Promise<ScenarioResult> {
+  const deaths = SUSPECT_AFTER_STALLS + POISON_AFTER_SOLO_DEATHS;
   return withStack({ redis, scenario: 'stalled-job', workers: 1, env: { LOCK_DURATION_MS: '4000', STALLED_INTERVAL_MS: '1000', FAULT_LATENCY_MS: '600000' } }, async (stack) => {
     const { run_id } = await stack.post<{ run_id: string }>('/v1/stories', { topic: 'a search that never answers' });
     let kills = 0;
-    for (; kills < 3; kills += 1) {
+    for (; kills < deaths; kills += 1) {
       const started = await until(async () => {
         const run = await stack.get<{ stages: { name: string; attempts: number }[] }>(`/v1/runs/${run_id}`);
         return (run.body.stages.find((s) => s.name === 'search')?.attempts ?? 0) > kills && stack.workers().length > 0;
       }, 60_000);
       if (!started) break;
       stack.workers()[0]?.process.kill('SIGKILL');
-      say(`  stalled-job: worker killed holding the search job (${kills + 1}/3)`);
+      say(`  stalled-job: worker killed holding the search job (${kills + 1}/${deaths})`);
     }
     const killedAt = Date.now();
     const ended = await until(async () => ['failed', 'completed', 'cancelled'].includes((await stack.get<{ status: string }>(`/v1/runs/${run_id}`)).body.status), 90_000, 250);
     const run = await stack.get<{ status: string; error: { code: string } | null }>(`/v1/runs/${run_id}`);
     const events = ended ? await readRunEvents(stack, run_id, 10_000) : [];
     const figures = { kills, ended, ended_after_ms: ended ? Date.now() - killedAt : null, status: run.body.status, error: run.body.error?.code ?? null, done_events: events.filter((e) => e.type === 'done').length };
-    return { scenario: 'stalled-job', passed: kills === 3 && ended && run.body.status === 'failed' && figures.done_events === 1, figures };
+    return { scenario: 'stalled-job', passed: kills === deaths && ended && run.body.status === 'failed' && figures.error === 'poison_job' && figures.done_events === 1, figures };
   });
 }
 

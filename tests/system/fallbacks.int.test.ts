@@ -57,6 +57,11 @@ test("the child fails, the parent's fallback runs reading the error, and the run
   assert.equal(view.body.progress, 100);
   const last = events.filter((e) => e.event === 'stage').map((e) => JSON.parse(e.data) as { progress?: { completed_stages: number; total_stages: number } }).filter((e) => e.progress).at(-1);
   assert.deepEqual(last?.progress && { c: last.progress.completed_stages, t: last.progress.total_stages }, { c: 3, t: 3 });
+  // The stand-in is told: an event of the failed stage with the progress it made, after the fallback completed.
+  const stageEvents = events.filter((e) => e.event === 'stage').map((e) => JSON.parse(e.data) as { stage: string; status: string; progress?: unknown });
+  const rescued = stageEvents.findIndex((e) => e.stage === 'rescue' && e.status === 'completed');
+  const stoodIn = stageEvents.findIndex((e) => e.stage === 'research' && e.progress !== undefined);
+  assert.ok(rescued >= 0 && stoodIn > rescued, JSON.stringify(stageEvents));
 });
 
 test('without on_error the same failure fails the run, as before', async () => {

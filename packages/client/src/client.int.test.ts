@@ -81,8 +81,10 @@ test('a run is cancelled while its writers stream, its events end in done: cance
   assert.equal(done?.event === 'done' ? done.data.status : undefined, 'cancelled');
   assert.equal((await client.getRun(live.run_id)).status, 'cancelled');
 
-  const [finished] = (await client.listRuns({ status: 'completed', limit: 1 })).runs;
-  assert.ok(finished, 'an earlier test completed a run');
+  // A run of this test's own, followed to its end: no test relies on another's runs.
+  const finished = await client.startRun('section-review', { topic: 'a bell that rang once' });
+  await client.followRun(finished.run_id, () => undefined, { signal: AbortSignal.timeout(30_000) });
+  assert.equal((await client.getRun(finished.run_id)).status, 'completed');
   await assert.rejects(client.cancelRun(finished.run_id), (error: unknown) => error instanceof ApiError && error.status === 409 && error.code === 'run_finished');
 });
 

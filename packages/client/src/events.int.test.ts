@@ -156,3 +156,20 @@ test('aborting the signal stops a follow at once', async () => {
   await assert.rejects(following, /stopped by the test/);
   await server.close();
 });
+
+test('a follow aborted by its own handler delivers nothing more, even events that came in the same chunk', async () => {
+  const server = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // Every event in one write: they reach the parser together, as on a loaded machine.
+    res.write(EVENTS.map(frame).join(''));
+  });
+  const controller = new AbortController();
+  const seen: StreamEvent[] = [];
+  const following = followEvents({ url: server.url, headers: {}, signal: controller.signal, onEvent: (event) => {
+    seen.push(event);
+    controller.abort(new Error('enough'));
+  } });
+  await assert.rejects(following, /enough/);
+  assert.deepEqual(seen.map((e) => e.id), ['1-0']);
+  await server.close();
+});

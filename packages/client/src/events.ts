@@ -125,6 +125,8 @@ export async function followEvents(options: FollowOptions): Promise<{ lastEventI
         const parser = new EventSourceParserStream({ onComment: () => watch.settled() });
         const events = res.body.pipeThrough(watch.counter()).pipeThrough(new TextDecoderStream()).pipeThrough(parser);
         for await (const message of events) {
+          // Events parsed from the chunk that held the one its handler aborted on are not delivered.
+          options.signal?.throwIfAborted();
           watch.settled();
           if (message.id) lastId = message.id;
           failures = 0;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { waitFor } from '@switchyard/orchestrator/testing';
 import { ToolAbortedError, ToolInputError, ToolProtocolError, ToolTimeoutError } from '@switchyard/tool-client';
-import { McpToolSource } from './source.js';
+import { IDEMPOTENCY_META_KEY, McpToolSource } from './source.js';
 import { startFixtureServer, type FixtureServer } from './testing/fixture-server.js';
 
 let fixture: FixtureServer;
@@ -18,7 +18,7 @@ test('every page of a long tool listing is read', async (t) => {
   const source = new McpToolSource({ name: 'fixture', server: { url: fixture.url }, retry: quick });
   t.after(() => source.close());
   await source.start();
-  assert.equal(source.tools().length, 123);
+  assert.equal(source.tools().length, 124);
 });
 
 test('a server listing more tools than MCP_MAX_TOOLS is refused with a clear error', async (t) => {
@@ -84,4 +84,22 @@ test('calls of made-up tool names are refused locally and list the tools again a
   assert.equal(fixture.calls, callsBefore, 'no call was sent');
   // 123 tools at 25 a page: one listing is 5 pages.
   assert.ok(fixture.lists - listsBefore <= 5, `${fixture.lists - listsBefore} pages listed`);
+});
+
+test('a call whose connection drops after it was sent is not sent again: it fails as call_cut_off, and the server saw it once', async (t) => {
+  const source = new McpToolSource({ name: 'fixture', server: { url: fixture.url }, retry: quick });
+  t.after(() => source.close());
+  await source.start();
+  const callsBefore = fixture.calls;
+  await assert.rejects(source.call({ tool: 'drop', idempotencyKey: 'run_1/think/1/0' }), (error: unknown) => {
+    assert.ok(error instanceof ToolProtocolError, String(error));
+    assert.equal(error.code, 'call_cut_off');
+    assert.equal(error.retryable, false);
+    return true;
+  });
+  assert.equal(fixture.calls - callsBefore, 1, 'sent once');
+  assert.deepEqual(fixture.metas.at(-1), { [IDEMPOTENCY_META_KEY]: 'run_1/think/1/0' }, 'the call carried its idempotency key');
+  // The source connects again for the next call.
+  const next = await source.call({ tool: 'echo', arguments: { text: 'after' } });
+  assert.deepEqual(next.content, [{ type: 'text', text: 'after' }]);
 });

@@ -40,6 +40,18 @@ export function connectionLost(error: unknown): boolean {
   return error instanceof Error && /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|not connected/i.test(error.message);
 }
 
+/**
+ * The connection went while a request was on it, its answer lost (not: refused before anything was
+ * sent, or an HTTP status the server chose to answer with).
+ */
+export function droppedInFlight(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof StreamableHTTPError) return false;
+  const text = error instanceof Error ? `${error.message} ${error.cause instanceof Error ? error.cause.message : ''}` : '';
+  if (/ECONNREFUSED|ENOTFOUND|not connected/i.test(text)) return false;
+  return connectionLost(error);
+}
+
 /** Maps whatever the SDK threw to a ToolCallError; `aborted` says the caller's signal fired. */
 export function toToolError(error: unknown, context: { service: string; tool?: string | undefined; aborted: boolean }): ToolCallError {
   const { service, tool } = context;

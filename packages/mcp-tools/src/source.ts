@@ -11,7 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_RETRY, InputSchemas, ToolInputError, ToolProtocolError, withRetries, type RetryNotice, type RetryOptions } from '@switchyard/tool-client';
 import type { McpServerConfig } from './config.js';
-import { connectionLost, McpToolResultError, toToolError } from './errors.js';
+import { connectionLost, droppedInFlight, McpToolResultError, toToolError } from './errors.js';
 import { createTransport, ReplyTooLargeError } from './transport.js';
 
 export interface McpToolSourceOptions {
@@ -48,7 +48,15 @@ export interface McpCallOptions {
   signal?: AbortSignal;
   /** Overrides `callTimeoutMs` for this call (per attempt). */
   timeoutMs?: number;
+  /**
+   * Sent in the request's `_meta` as `switchyard/idempotency_key`, the same with every attempt:
+   * derived by the caller from what the call is for, so it survives takeovers too (default none).
+   */
+  idempotencyKey?: string | undefined;
 }
+
+/** The `_meta` field of a call's request that carries its idempotency key. */
+export const IDEMPOTENCY_META_KEY = 'switchyard/idempotency_key';
 
 /** What a successful call returns: the result's content blocks and structured content. */
 export interface McpCallResult {
@@ -66,6 +74,8 @@ const MAX_LIST_PAGES = 100;
 export class McpToolSource {
   readonly name: string;
   readonly #options: McpToolSourceOptions;
+  /** The clients whose server is a process of ours over stdio. */
+  readonly #overStdio = new WeakSet<Client>();
   readonly #retry: RetryOptions;
   readonly #callTimeoutMs: number;
   readonly #maxResultBytes: number;
@@ -115,8 +125,22 @@ export class McpToolSource {
       retry: this.#retry,
       signal: options.signal,
       onRetry: this.#options.onRetry,
-      run: () => this.#guard(options.tool, options.signal, () => this.#callOnce(options, args)),
+      run: async () => {
+        const attempt = { sent: false };
+        try {
+          return await this.#guard(options.tool, options.signal, () => this.#callOnce(options, args, attempt));
+        } catch (error) {
+          // Its request was on its way when the connection went: the tool may have done its work,
+          // and a tool with side effects must not do it twice. The caller is told; nothing is resent.
+          if (attempt.sent && error instanceof Error && droppedInFlight(error.cause)) throw this.#cutOff(options.tool, error);
+          throw error;
+        }
+      },
     });
+  }
+
+  #cutOff(tool: string, error: Error): ToolProtocolError {
+    return new ToolProtocolError({ service: this.name, tool, code: 'call_cut_off', message: `the connection to ${this.name} dropped after the call of ${tool} was sent: it may have run, and it is not sent again (${error.message})` });
   }
 
   /** Closes the connection (a stdio server's process ends); later calls fail. */
@@ -136,9 +160,13 @@ export class McpToolSource {
     this.#checker.check({ service: this.name, tool, schema: descriptor.inputSchema }, args);
   }
 
-  async #callOnce(options: McpCallOptions, args: Record<string, unknown>): Promise<McpCallResult> {
+  async #callOnce(options: McpCallOptions, args: Record<string, unknown>, attempt: { sent: boolean }): Promise<McpCallResult> {
     const client = await this.#connection();
-    const result = await client.callTool({ name: options.tool, arguments: args }, CallToolResultSchema, { signal: options.signal, timeout: options.timeoutMs ?? this.#callTimeoutMs });
+    const meta = options.idempotencyKey ? { _meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {};
+    // Over stdio the server is a process of ours, and a lost connection is that process gone (with
+    // the call), or one that died before the call was written: it is started again and asked again.
+    attempt.sent = !this.#overStdio.has(client);
+    const result = await client.callTool({ name: options.tool, arguments: args, ...meta }, CallToolResultSchema, { signal: options.signal, timeout: options.timeoutMs ?? this.#callTimeoutMs });
     const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
     if (size > this.#maxResultBytes) throw this.#tooLarge(options.tool, size);
     const content = result.content as unknown[];
@@ -201,6 +229,7 @@ export class McpToolSource {
       throw new ToolProtocolError({ service: this.name, code: 'source_closed', message: `the MCP source ${this.name} is closed` });
     }
     this.#client = client;
+    if (transport instanceof StdioClientTransport) this.#overStdio.add(client);
     return client;
   }
 

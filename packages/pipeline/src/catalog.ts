@@ -99,6 +99,11 @@ export const StepJob = z.object({
   child_wait_since: z.number().optional(),
   /** Its run's flow control (absent in jobs added before there was any: served as a batch's, keyed `-`). */
   flow: FlowTag.optional(),
+  /**
+   * A job that lost its worker too often runs alone (services/workers/src/engine/solo-jobs.ts):
+   * its stall count when its last solo run began, and the deaths while it ran alone.
+   */
+  solo: z.object({ stalls: z.number().int().nonnegative(), deaths: z.number().int().nonnegative() }).optional(),
   /** A fallback's job: the step it stands in for, and how that step failed (read as `error`). */
   fallback_for: z.object({ step: z.string().max(60), code: z.string().max(200), message: z.string().max(2000) }).optional(),
 });

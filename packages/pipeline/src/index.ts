@@ -128,3 +128,4 @@ export { FairShares, CLASS_SPAN, classOfPriority, UNTAGGED_FLOW } from './flow/f
 export { ConcurrencyGates, GATE_RECHECK_MS } from './flow/concurrency-gate.js';
 export type { Admission, GateJobRef, GateKeys } from './flow/concurrency-gate.js';
 export { waitingOf } from './flow/waiting.js';
+export { armCrashPoint, crashPoint } from './crash-points.js';

@@ -63,6 +63,12 @@ export interface ToolCallOptions {
   resumeTask?: RemoteTask | undefined;
   /** Async mode: overall deadline in ms (default from the client's poll options). */
   deadlineMs?: number | undefined;
+  /**
+   * Sent as `Idempotency-Key` with every attempt of this call (`POST /run/{tool}`, any mode): the
+   * same for the call's retries, and, when the caller derives it from what the call is for, for
+   * its takeovers by another process, so a service can do a call's side effect once (default: none).
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface HealthResult {
@@ -176,7 +182,7 @@ export class ToolServiceClient {
 
   #dispatch(scope: AttemptScope & { tool: string }, options: ToolCallOptions): Promise<unknown> {
     const url = `${this.#baseUrl}/run/${encodeURIComponent(options.tool)}`;
-    const init = { method: 'POST', headers: { ...this.#headers, 'Content-Type': 'application/json' }, body: JSON.stringify(options.args) };
+    const init = { method: 'POST', headers: { ...this.#headers, 'Content-Type': 'application/json', ...(options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {}) }, body: JSON.stringify(options.args) };
     switch (options.mode ?? 'sync') {
       case 'sync':
         return this.#guarded(scope, async () => unwrapRunReply(await this.#requestJson(scope, url, init)));

@@ -97,6 +97,7 @@ test('a run with notify_url is told its end once, signed: the receiver verifies 
   assert.deepEqual(summary.pipeline, { name: 'hooked', version: 1 });
   assert.ok(summary.result !== undefined && summary.created_at && summary.ended_at);
   assert.equal(delivery.headers['switchyard-delivery'], notifyJobId(`run:${body.run_id}`));
+  assert.equal(delivery.headers['idempotency-key'], notifyJobId(`run:${body.run_id}`), 'the same key on every attempt, for a receiver to act once');
   await waitFor(async () => (await jobOf(`run:${body.run_id}`))?.finishedOn, Boolean, 'the delivery job completed');
   assert.equal(receivers.signed.deliveries.length, 1);
 });

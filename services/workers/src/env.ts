@@ -106,9 +106,17 @@ export const WorkersEnv = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
   /**
    * How long the event loop may be blocked before the process kills itself to be replaced
-   * (no lock renewal, cancel or shutdown runs meanwhile). Default 30 s; 0 turns the watchdog off.
+   * (no lock renewal, cancel or shutdown runs meanwhile). Default 5 s: below the 5.5 s after which
+   * a held loop loses its jobs' locks (LOCK_DURATION_MS minus LOCK_RENEW_MS), so that a stalled
+   * process is gone before another worker takes its jobs, and never runs one beside it. 0 turns
+   * the watchdog off.
    */
-  EVENT_LOOP_STALL_MS: z.coerce.number().int().nonnegative().max(600_000).default(30_000),
+  EVENT_LOOP_STALL_MS: z.coerce.number().int().nonnegative().max(600_000).default(5000),
+  /**
+   * Tests only: the crash point (packages/pipeline/src/crash-points.ts) at which this process
+   * kills itself with SIGKILL. Unset (always, in production): no point is armed.
+   */
+  SWITCHYARD_CRASH_POINT: z.string().regex(/^[a-z0-9.-]+$/).max(100).optional(),
   /** Where AceFlow project workspaces live (default `.data/aceflow`). */
   ACEFLOW_WORKSPACE_ROOT: z.string().min(1).optional(),
   ACEFLOW_MAX_REGENERATIONS: z.coerce.number().int().min(0).max(10).default(2),
@@ -161,6 +169,8 @@ export interface WorkersConfig {
   shutdownGraceMs: number;
   /** EVENT_LOOP_STALL_MS: 0 for no watchdog. */
   eventLoopStallMs: number;
+  /** SWITCHYARD_CRASH_POINT: the crash point armed in this process (tests only). */
+  crashPoint: string | undefined;
   /** Content chunks joined per this many ms into one event. */
   contentFlushMs: number;
   retentionSeconds: number;
@@ -210,6 +220,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     compaction: { intervalMs: env.COMPACT_INTERVAL_MS, afterMs: env.COMPACT_AFTER_MS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     eventLoopStallMs: env.EVENT_LOOP_STALL_MS,
+    crashPoint: env.SWITCHYARD_CRASH_POINT,
     contentFlushMs: env.CONTENT_FLUSH_MS,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },

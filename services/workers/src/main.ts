@@ -4,7 +4,7 @@
  */
 import { createProbes, type Probes } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
-import { closeExpressionSandbox, configureExpressionSandbox, toolQueue } from '@switchyard/pipeline';
+import { armCrashPoint, closeExpressionSandbox, configureExpressionSandbox, toolQueue } from '@switchyard/pipeline';
 import { startEventLoopWatchdog, startMetricsServer, type MetricsServer } from '@switchyard/metrics';
 import { createAceflowEngine } from '@switchyard/aceflow';
 import { checkRedis, createRedisClient, resolveRedis, type RedisHandle, reportRedisOutagesTo } from '@switchyard/redis';
@@ -22,6 +22,7 @@ import { ModelRateLimits } from './agent/model-rate-limits.js';
 import { modelRateMetrics } from './agent/agent-metrics.js';
 
 const config = loadEnv();
+armCrashPoint(config.crashPoint);
 const logger = createLogger({ name: 'workers', level: config.logLevel });
 reportRedisOutagesTo(logger);
 // A worker whose event loop stalls holds its jobs' locks without renewing them: better replaced.

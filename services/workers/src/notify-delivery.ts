@@ -77,7 +77,7 @@ export function notifyProcessor(deps: { store: RunStore; batches: BatchStore; se
     }
     const body = JSON.stringify(summary);
     const signature = signWebhook(deps.settings.secret, body, Math.floor(Date.now() / 1000));
-    const status = await post(url, address, body, { [SIGNATURE_HEADER]: signature, 'Switchyard-Delivery': job.id ?? '', 'Switchyard-Attempt': String(attempt) }, deps.settings);
+    const status = await post(url, address, body, { [SIGNATURE_HEADER]: signature, 'Switchyard-Delivery': job.id ?? '', 'Idempotency-Key': job.id ?? '', 'Switchyard-Attempt': String(attempt) }, deps.settings);
     if (status < 200 || status > 299) throw new Error(`${url.host} answered ${status}`);
     return { delivered: true, status, attempt };
   };

@@ -6,7 +6,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { LIVE_STATUSES, TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
-import type { RecordedStage, RunStore } from '@switchyard/pipeline';
+import { crashPoint, type RecordedStage, type RunStore } from '@switchyard/pipeline';
 import { ModelCallError } from '@switchyard/models';
 import { ToolCallError, type CircuitOpenError } from '@switchyard/tool-client';
 import { ZodError } from 'zod';
@@ -167,6 +167,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   // Finished before a crash: never run it again.
   if (start.kind === 'done') return { output: start.output as T, inputs: start.inputs, request: start.request };
   if (start.kind === 'peek' && !stage.resume) throw new Error('a stage start answered a peek');
+  crashPoint('stage.started');
   // A resumed stage's attempt is its job's: the stage itself started long before.
   const attempt = start.kind === 'peek' ? job.attemptsMade + 1 : start.attempt;
 
@@ -175,16 +176,19 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   const running = runningAnnouncer(deps, { runId, name, attempt: stage.resume ? 0 : attempt });
   try {
     const output = await stage.work({ signal: tracked.signal, attempt, inputs: start.inputs, request: start.request, item: start.kind === 'started' || start.kind === 'peek' ? start.item : undefined, announce: running.announce });
+    crashPoint('stage.worked');
     await running.stop();
     if (output === CONTINUE_STAGE) return { output, inputs: start.inputs, request: start.request };
     if (output instanceof ParkStage) throw await park(job, stage.token, output);
     if (output !== SKIP_STAGE && stage.endsRun) {
       const end = await stage.endsRun({ output, inputs: start.inputs, request: start.request });
       await store.finishStage({ runId, stage: name, batchId: stage.batchId ?? null, output, end });
+      crashPoint('run.finished');
       return { output, inputs: start.inputs, request: start.request, ended: true };
     }
     const recorded = output === SKIP_STAGE ? store.skipStage({ runId, stage: name, watch: stage.watch }) : (await recordCompletion(deps, { runId, name, output, watch: stage.watch })).recorded;
     if (output === SKIP_STAGE) await recorded;
+    crashPoint('stage.completed');
     return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
     await running.stop();
@@ -289,6 +293,7 @@ export async function handleFailure(deps: StageDeps, job: Job, failure: { runId:
   if (runError.retryable && left > 0) {
     logger.warn({ run_id: runId, stage: name, err: runError, attempts_left: left }, 'stage failed; it will be retried');
     await store.setStageStatus({ runId, stage: name, status: 'retrying', error: runError });
+    crashPoint('stage.retry-marked');
     await store.appendEvent(runId, 'error', { ...runError, will_retry: true });
     return error instanceof Error ? error : new Error(String(error));
   }
@@ -298,8 +303,10 @@ export async function handleFailure(deps: StageDeps, job: Job, failure: { runId:
   }
   logger.error({ run_id: runId, stage: name, err: runError }, 'stage failed; the run fails');
   await store.setStageStatus({ runId, stage: name, status: 'failed', error: runError });
+  crashPoint('stage.failed-marked');
   await store.appendEvent(runId, 'error', { ...runError, will_retry: false });
   await store.transition({ runId, from: LIVE_STATUSES, to: 'failed', error: runError });
+  crashPoint('run.failed');
   await store.publishCancel(runId); // stop the siblings still working
   return new UnrecoverableError(runError.message);
 }

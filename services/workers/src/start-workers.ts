@@ -16,6 +16,7 @@ import { dispatchProcessor } from './dispatch.js';
 import { notifyProcessor, type WebhookSettings } from './notify-delivery.js';
 import { stepProcessor } from './engine/step-processor.js';
 import { gatedSteps } from './engine/gated-steps.js';
+import { failPoisonStep, SoloLane, STALLED_LIMIT_BACKSTOP } from './engine/solo-jobs.js';
 import type { StepKinds } from './engine/step-kinds.js';
 import { RunAborts } from './run-aborts.js';
 import { RunReconciler } from './background/reconciler.js';
@@ -113,7 +114,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const waits = new RunWaits({ redis: connection, keys: store.keys, prefix });
   // Concurrency keys in front: a job over its key's limit waits delayed, holding no slot.
   const gates = new ConcurrencyGates({ redis: connection, prefix });
-  const step = gatedSteps({ store, steps: queues.steps, pipelines, gates, queueWaits: options.metrics?.queueWaits }, stepProcessor({ store, waits, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents }));
+  // Jobs that keep losing their worker run alone; one that kills its worker alone fails its run (solo-jobs.ts).
+  const lane = new SoloLane();
+  const step = lane.wrap(gatedSteps({ store, steps: queues.steps, pipelines, gates, queueWaits: options.metrics?.queueWaits }, stepProcessor({ store, waits, aborts, logger: options.logger, tools: options.tools, kinds, pipelines, steps: queues.steps, budget: options.budget, stageMetrics: options.metrics?.stages, contentFlushMs: options.contentFlushMs, agents })), { poisoned: failPoisonStep({ store, aborts, logger: options.logger, budget: options.budget }) });
 
   const processors = new Map<string, Processor>([
     ...options.tools.services().map((service) => [toolQueue(service), step] as const),
@@ -122,9 +125,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     [WAITS_QUEUE, step],
     // Child pipeline steps: each job starts or looks at a child run and goes back to the delayed set.
     [CHILD_QUEUE, step],
-    [QUEUES.dispatch, dispatchProcessor({ store, batches, pipelines, steps: queues.steps })],
-    [QUEUES.scheduleTick, (job) => processScheduleTick({ store, queues, pipelines, schedules }, job)],
-    ...(options.webhooks ? [[QUEUES.notifyDelivery, notifyProcessor({ store, batches, settings: options.webhooks })] as const] : []),
+    [QUEUES.dispatch, lane.wrap(dispatchProcessor({ store, batches, pipelines, steps: queues.steps }))],
+    [QUEUES.scheduleTick, lane.wrap((job) => processScheduleTick({ store, queues, pipelines, schedules }, job))],
+    ...(options.webhooks ? [[QUEUES.notifyDelivery, lane.wrap(notifyProcessor({ store, batches, settings: options.webhooks }))] as const] : []),
   ]);
   /** Queues whose jobs are no run's steps: their failures end no run. */
   const notSteps = new Set<string>([QUEUES.dispatch, QUEUES.scheduleTick, QUEUES.notifyDelivery]);
@@ -144,8 +147,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       lockDuration: options.lockDurationMs ?? 7000,
       lockRenewTime: Math.min(options.lockRenewMs ?? 1500, Math.floor((options.lockDurationMs ?? 7000) / 2)),
       stalledInterval: options.stalledIntervalMs ?? 1000,
-      // A job whose worker died is handed on; twice in a row suggests the job kills workers.
-      maxStalledCount: 2,
+      // A job whose worker died is handed on; whether it kills its workers is judged by the
+      // lane (solo-jobs.ts) first: BullMQ's own limit is a backstop above it.
+      maxStalledCount: STALLED_LIMIT_BACKSTOP,
       // Each job processed is a span in the trace of the request that started its run.
       ...bullmqTelemetry(),
     });
@@ -160,6 +164,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     }
     return worker;
   });
+  lane.attach(workers);
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   reconciler.start();
   notifier.startSweeping(options.notifySweep ?? { intervalMs: 5000, graceMs: 5000 });

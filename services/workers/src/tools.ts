@@ -16,6 +16,8 @@ export interface StageCall {
   onTaskAccepted?: (task: RemoteTask) => Promise<void>;
   /** Poll this task instead of starting the work again. */
   resumeTask?: RemoteTask | undefined;
+  /** The call's `Idempotency-Key`: derived from the run, stage (and iteration, or agent call), so every attempt and takeover sends the same. */
+  idempotencyKey?: string | undefined;
 }
 
 export interface StepToolCall extends StageCall {

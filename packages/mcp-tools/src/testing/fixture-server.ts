@@ -10,7 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 export interface FixtureOptions {
-  /** Tools listed besides `echo`, `huge` and `hold` (default 0). */
+  /** Tools listed besides `echo`, `huge`, `hold` and `drop` (default 0). */
   extraTools?: number;
   /** Tools per tools/list page (default 50). */
   pageSize?: number;
@@ -24,13 +24,15 @@ export interface FixtureServer {
   calls: number;
   /** tools/list requests the server received (pages). */
   lists: number;
+  /** Each call's `_meta`, in the order received. */
+  metas: (Record<string, unknown> | undefined)[];
   close(): Promise<void>;
 }
 
 const inputSchema = { type: 'object', properties: { bytes: { type: 'integer', minimum: 0 }, text: { type: 'string' } }, additionalProperties: false } as const;
 
 /** The fixture's MCP server (not yet connected): `names` listed `pageSize` at a time; `state` counts calls and cancellations. */
-export function fixtureMcpServer(names: readonly string[], pageSize: number, state: { calls: number; cancelled: number; lists: number }): Server {
+export function fixtureMcpServer(names: readonly string[], pageSize: number, state: { calls: number; cancelled: number; lists: number; metas?: (Record<string, unknown> | undefined)[] }, hooks: { dropConnections?: () => void } = {}): Server {
   const server = new Server({ name: 'fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     state.lists++;
@@ -41,6 +43,12 @@ export function fixtureMcpServer(names: readonly string[], pageSize: number, sta
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     state.calls++;
+    state.metas?.push(request.params._meta as Record<string, unknown> | undefined);
+    // `drop`: the connection goes while the call is in flight, its answer lost (the work was done).
+    if (request.params.name === 'drop' && hooks.dropConnections) {
+      hooks.dropConnections();
+      return { content: [] };
+    }
     const args = (request.params.arguments ?? {}) as { bytes?: number; text?: string };
     if (request.params.name === 'huge') return { content: [{ type: 'text', text: 'x'.repeat(args.bytes ?? 0) }] };
     if (request.params.name === 'hold') {
@@ -54,11 +62,11 @@ export function fixtureMcpServer(names: readonly string[], pageSize: number, sta
 }
 
 export async function startFixtureServer(options: FixtureOptions = {}): Promise<FixtureServer> {
-  const names = ['echo', 'huge', 'hold', ...Array.from({ length: options.extraTools ?? 0 }, (_, i) => `extra_${i}`)];
+  const names = ['echo', 'huge', 'hold', 'drop', ...Array.from({ length: options.extraTools ?? 0 }, (_, i) => `extra_${i}`)];
   const pageSize = options.pageSize ?? 50;
-  const state = { cancelled: 0, calls: 0, lists: 0 };
+  const state = { cancelled: 0, calls: 0, lists: 0, metas: [] as (Record<string, unknown> | undefined)[] };
 
-  const makeServer = () => fixtureMcpServer(names, pageSize, state);
+  const makeServer = () => fixtureMcpServer(names, pageSize, state, { dropConnections: () => httpServer.closeAllConnections() });
 
   // One server per session, so a notifications/cancelled reaches the server that runs the call.
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -89,6 +97,7 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
     get lists() {
       return state.lists;
     },
+    metas: state.metas,
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.closeAllConnections();

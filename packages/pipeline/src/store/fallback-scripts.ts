@@ -34,17 +34,24 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'type', 'stage', 'data'
 return 1
 `;
 
-/** KEYS: run, outputs. ARGV: failed stage, fallback step, now. Returns {completed stages, stages in all}. */
+/**
+ * KEYS: run, outputs, events. ARGV: failed stage, fallback step, now, events maxlen. Returns
+ * {completed stages, stages in all}. Its event tells followers the progress the stand-in made
+ * (the failed stage stays `failed` in its view, as in the event); written once, with the change.
+ */
 const STAND_IN_SCRIPT = `
 local run, failed, fallback = KEYS[1], ARGV[1], ARGV[2]
-local s = redis.call('HMGET', run, 'status', failed .. '.status', 'completed_stages', 'stage_count')
+local s = redis.call('HMGET', run, 'status', failed .. '.status', 'completed_stages', 'stage_count', failed .. '.attempts')
 if s[1] ~= 'queued' and s[1] ~= 'running' then return {0, 0} end
 if s[2] == 'completed' then return {tonumber(s[3]) or 0, tonumber(s[4]) or 0} end
 local out = redis.call('HGET', KEYS[2], fallback)
 if out then redis.call('HSET', KEYS[2], failed, out) end
 local completed = (tonumber(s[3]) or 0) + 1
+local total = tonumber(s[4]) or 0
 redis.call('HSET', run, failed .. '.status', 'completed', 'completed_stages', completed)
-return {completed, tonumber(s[4]) or 0}
+local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'type', 'stage', 'data', '{"stage":"' .. failed .. '","status":"failed","attempt":' .. (s[5] or '0') .. ',"progress":{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}}')
+return {completed, total}
 `;
 
 interface FallbackStore {
@@ -60,7 +67,7 @@ export async function takeFallback(store: FallbackStore, options: { runId: strin
 }
 
 /** The fallback's output stands for the failed step's, which is now done; answers the run's counts. */
-export async function standIn(store: FallbackStore, options: { runId: string; failed: string; fallback: string }): Promise<{ completed: number; total: number }> {
-  const [completed, total] = (await store.redis.eval(STAND_IN_SCRIPT, 2, store.keys.run(options.runId), store.keys.outputs(options.runId), options.failed, options.fallback, new Date().toISOString())) as [number, number];
+export async function standIn(store: FallbackStore, options: { runId: string; failed: string; fallback: string; maxlen?: number }): Promise<{ completed: number; total: number }> {
+  const [completed, total] = (await store.redis.eval(STAND_IN_SCRIPT, 3, store.keys.run(options.runId), store.keys.outputs(options.runId), store.keys.events(options.runId), options.failed, options.fallback, new Date().toISOString(), String(options.maxlen ?? 20_000))) as [number, number];
   return { completed, total };
 }

@@ -17,6 +17,7 @@ import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { flowOf, runRecordOf, type RunRecord } from './run-record.js';
 import type { FlowTag } from '../catalog.js';
 import { runKeys, type RunKeys } from './keys.js';
+import { crashPoint } from '../crash-points.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { countsOf, type RecordedStage } from './step-states.js';
@@ -143,6 +144,7 @@ export class RunStore {
       pipeline.zadd(this.keys.activeRuns, ...members);
     }
     await hashes.exec();
+    crashPoint('run.hashed');
     await pipeline.exec();
     if (this.#observer?.created) {
       const counts = new Map<string, number>();

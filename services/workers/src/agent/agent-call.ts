@@ -8,7 +8,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS, TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
 import type { McpToolSource } from '@switchyard/mcp-tools';
-import { approvalKey, type AgentToolCallRecord, type AgentToolTarget, type AgentTranscripts, type CompiledAgent, type CompiledStep, type RunStore, type RunWaits, type StepJob } from '@switchyard/pipeline';
+import { approvalKey, crashPoint, type AgentToolCallRecord, type AgentToolTarget, type AgentTranscripts, type CompiledAgent, type CompiledStep, type RunStore, type RunWaits, type StepJob } from '@switchyard/pipeline';
 import type { RunAborts } from '../run-aborts.js';
 import { attemptsLeft, DEFAULT_STAGE_BUDGET, type StageBudget } from '../stage-budget.js';
 import { toRunError } from '../stage-runner.js';
@@ -77,6 +77,7 @@ export async function runAgentCall(deps: AgentCallDeps, options: AgentCallOption
   } finally {
     tracked.release();
   }
+  crashPoint('agent.call-made');
   await recordCallResult(deps, { ...options, runId, call, result });
 }
 
@@ -85,6 +86,7 @@ async function recordCallResult(deps: AgentCallDeps, options: AgentCallOptions &
   const { turn, index } = options.data.agent_call;
   const recorded = await deps.transcripts.recordResult({ key: deps.store.keys.run(runId), stage, turn, index, record: { call_id: call.id, tool: call.tool, content: result.content, is_error: result.is_error, at: new Date().toISOString() } });
   if (!recorded) return;
+  crashPoint('agent.call-recorded');
   deps.metrics?.toolCall({ tool: call.tool, outcome: result.outcome });
   await deps.store.appendEvent(runId, 'tool_result', { stage, turn, call_id: call.id, tool: call.tool, is_error: result.is_error, preview: result.content.slice(0, EVENT_PREVIEW_CHARS) });
 }
@@ -120,16 +122,19 @@ async function approvalOf(deps: AgentCallDeps, options: AgentCallOptions & { run
 async function callTool(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; tool: AgentToolTarget; args: Record<string, unknown>; signal: AbortSignal }): Promise<unknown> {
   const { tool, args, signal, step } = options;
   if (tool.kind === 'pipeline') return callPipeline(deps, { ...options, tool });
+  const { turn, index } = options.data.agent_call;
+  // The same key for every attempt and takeover of this call.
+  const idempotencyKey = `${options.runId}/${options.stage}/${turn}/${index}`;
   if (tool.kind === 'mcp') {
     const source = deps.mcp.get(tool.server);
     if (!source) throw new UnrecoverableError(`no MCP server ${tool.server} is configured in this worker (MCP_SERVERS)`);
-    const reply = await source.call({ tool: tool.tool, arguments: args, signal, ...(step.definition.timeout ? { timeoutMs: step.definition.timeout } : {}) });
+    const reply = await source.call({ tool: tool.tool, arguments: args, signal, idempotencyKey, ...(step.definition.timeout ? { timeoutMs: step.definition.timeout } : {}) });
     return reply.structuredContent ?? reply.content.map((block) => (block && typeof block === 'object' && 'text' in block ? String((block as { text: unknown }).text) : JSON.stringify(block))).join('\n');
   }
   const mode = deps.tools.modeOf(tool.service);
   const hooks = mode === 'async' ? remoteTaskHooks(options.job, options.data.remote_task) : undefined;
   try {
-    return await deps.tools.call({ service: tool.service, tool: tool.tool, args, signal, timeoutMs: step.definition.timeout, ...(hooks ? { resumeTask: hooks.resumeTask, onTaskAccepted: hooks.onTaskAccepted } : {}) });
+    return await deps.tools.call({ service: tool.service, tool: tool.tool, args, signal, timeoutMs: step.definition.timeout, idempotencyKey, ...(hooks ? { resumeTask: hooks.resumeTask, onTaskAccepted: hooks.onTaskAccepted } : {}) });
   } catch (error) {
     await hooks?.forget(error);
     throw error;

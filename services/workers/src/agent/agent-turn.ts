@@ -7,7 +7,7 @@
  */
 import type { Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
-import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, isTruthy, LISTED_REASON_CHARS, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
+import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, crashPoint, isTruthy, LISTED_REASON_CHARS, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
 import { ModelCallError, ModelRateLimitWait } from '@switchyard/models';
 import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { ContentCoalescer } from '../engine/content-coalescer.js';
@@ -64,6 +64,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOption
     const record = await askModel(deps, options, transcript);
     if (record instanceof ParkStage) return record;
     const outcome = await deps.transcripts.recordTurn({ key, stage, turn, record });
+    crashPoint('agent.turn-recorded');
     if (outcome === 'ended') throw new Error(`run ${data.run_id} has ended`);
     if (outcome === 'gap') throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} came before turn ${turn - 1} was recorded` });
     if (outcome === 'recorded') {
@@ -240,6 +241,7 @@ async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcr
   if (turn >= options.agent.definition.max_turns) throw turnsExceeded(options, turn);
   const calls = await checkedCalls(deps, options, record, turn);
   await deps.steps.add([agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage: options.stage, turn: turn + 1, calls })]);
+  crashPoint('agent.next-queued');
   return CONTINUE_STAGE;
 }
 

@@ -34,6 +34,8 @@ export interface ReconcilerOptions {
   recheckMs?: number;
 }
 
+/** BullMQ's reason for a job failed because it stalled more often than its limit. */
+const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
 const LIVE_STATES = new Set(['waiting', 'wait', 'active', 'delayed', 'prioritized', 'waiting-children']);
 const PAGE = 200;
 /**
@@ -91,6 +93,12 @@ export class RunReconciler {
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     if (!final) return;
     const stage = job.id?.startsWith(`${runId}.`) ? job.id.slice(runId.length + 1) : undefined;
+    // A job that lost its workers past BullMQ's limit after its stage had completed (its worker
+    // died between the two) did its work: its dependents were added before it would have completed.
+    if (stage && error.message === STALLED_LIMIT_REASON) {
+      const status = await this.#options.store.redis.hget(this.#options.store.keys.run(runId), `${stage}.status`);
+      if (status === 'completed' || status === 'skipped') return;
+    }
     const runError: RunError = { code: 'job_failed', message: `The ${stage ?? job.name} job failed: ${error.message}`, ...(stage ? { stage } : {}), retryable: false };
     const { moved } = await this.#options.store.transition({ runId, from: LIVE_STATUSES, to: 'failed', error: runError });
     if (moved) {

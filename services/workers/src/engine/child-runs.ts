@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
-import { admitDescendant, cancelRun, checkInputSize, checkRunInput, ChildBudgetError, childFlow, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, TooManyRunsError, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
+import { admitDescendant, cancelRun, checkInputSize, checkRunInput, ChildBudgetError, childFlow, crashPoint, FlowTag, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, TooManyRunsError, type CompiledPipeline, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
 
 export interface ChildRunDeps {
   store: RunStore;
@@ -60,6 +60,10 @@ export async function awaitChildRun(deps: ChildRunDeps, request: ChildRunRequest
   if (!status) {
     await startChildRun(deps, request);
     status = 'queued';
+  } else if (request.data.child_wait_since === undefined && status === 'queued') {
+    // This job wrote the child's record and died before it first waited: its start may have
+    // stopped anywhere after the record (before its index entries, its parent, its first steps).
+    await resumeChildStart(deps, request);
   }
   if (TERMINAL_STATUSES.includes(status)) {
     const child = await deps.store.getRun(childId);
@@ -80,9 +84,8 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
   const { store } = deps;
   const { parent, childId, pipeline: wanted } = request;
   const parentKey = store.keys.run(parent.runId);
-  const [parentDepth, parentRoot, owner] = await store.redis.hmget(parentKey, 'depth', 'root', 'owner');
-  const depth = Number(parentDepth ?? 0) + 1;
-  if (depth > MAX_CHILD_DEPTH) throw new ChildRunFailedError({ code: 'child_depth_exceeded', message: `pipeline ${wanted.name} would start a child run ${depth} levels deep; child runs nest at most ${MAX_CHILD_DEPTH} levels (a pipeline that calls itself, directly or through others?)`, details: { depth, max_depth: MAX_CHILD_DEPTH } });
+  const depth = await childDepth(deps, request);
+  const [parentRoot, owner] = await store.redis.hmget(parentKey, 'root', 'owner');
   const pipeline = await deps.pipelines.compiled(wanted.name, wanted.version);
   if (!pipeline) throw new ChildRunFailedError({ code: 'pipeline_missing', message: `no pipeline ${wanted.name}${wanted.version ? ` version ${wanted.version}` : ''} is registered` });
   const input = await request.input();
@@ -106,19 +109,58 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
     await admitDescendant(store, { root, childId, most: store.limits.descendantsPerRun });
     // Named on the parent before it exists, so that cancelling the parent always finds it.
     await store.redis.hset(parentKey, request.linkField, childId);
+    crashPoint('child.linked');
     // Its depth and root are in its record from its first write (its steps read them to start theirs).
     await store.createRun({ ...run, ...(owner ? { owner } : {}), lineage: { parent: { run_id: parent.runId, stage: parent.stage, ...(parent.call ? { call: parent.call } : {}) }, depth, root } });
+    crashPoint('child.created');
   } catch (error) {
     if (error instanceof ChildBudgetError || error instanceof TooManyRunsError) throw new ChildRunFailedError({ code: error.code, message: error.message, details: error.details });
     throw error;
   }
-  await deps.queues.steps.add(await rootJobs(pipeline, childId, undefined, store.limits, run.flow));
+  await launchChild(deps, request, pipeline, depth, run.flow);
+}
+
+/** The child's depth: one below its parent's (0 for a run nobody started); refused past MAX_CHILD_DEPTH. */
+async function childDepth(deps: ChildRunDeps, request: ChildRunRequest): Promise<number> {
+  const depth = Number((await deps.store.redis.hget(deps.store.keys.run(request.parent.runId), 'depth')) ?? 0) + 1;
+  if (depth > MAX_CHILD_DEPTH) throw new ChildRunFailedError({ code: 'child_depth_exceeded', message: `pipeline ${request.pipeline.name} would start a child run ${depth} levels deep; child runs nest at most ${MAX_CHILD_DEPTH} levels (a pipeline that calls itself, directly or through others?)`, details: { depth, max_depth: MAX_CHILD_DEPTH } });
+  return depth;
+}
+
+/**
+ * What follows the child's record: its parent and depth (in the record already since its first
+ * write; written again for a record made before), then its first steps, then a look at the
+ * parent. Each write is idempotent (the same fields, job ids), so a job that died anywhere in
+ * here does it all again (resumeChildStart).
+ */
+async function launchChild(deps: ChildRunDeps, request: ChildRunRequest, pipeline: CompiledPipeline, depth: number, flow: FlowTag | undefined): Promise<void> {
+  const { store } = deps;
+  const { parent, childId } = request;
+  await store.redis.hset(store.keys.run(childId), 'parent', JSON.stringify({ run_id: parent.runId, stage: parent.stage, ...(parent.call ? { call: parent.call } : {}) }), 'depth', String(depth));
+  crashPoint('child.parented');
+  await deps.queues.steps.add(await rootJobs(pipeline, childId, undefined, store.limits, flow));
+  crashPoint('child.queued');
   // A parent cancelled meanwhile has looked for its children before this one was there.
   const parentStatus = await store.getStatus(parent.runId);
   if (!parentStatus || TERMINAL_STATUSES.includes(parentStatus)) {
     await cancelChildRun(deps, childId);
     throw new UnrecoverableError(`run ${parent.runId} is ${parentStatus ?? 'gone'}`);
   }
+}
+
+/**
+ * A child whose record exists but which may never have been started: listed again (its index
+ * entries are a second round trip), given its parent and depth, and its first steps added (job
+ * ids make each a no-op when it was done). Only for a child still `queued`: once a step of it
+ * has started, its first steps were added.
+ */
+async function resumeChildStart(deps: ChildRunDeps, request: ChildRunRequest): Promise<void> {
+  const { store } = deps;
+  const [name, version, flowText] = await store.redis.hmget(store.keys.run(request.childId), 'pipeline', 'pipeline_version', 'flow');
+  const pipeline = name ? await deps.pipelines.pinned(name, Number(version)) : null;
+  if (!pipeline) throw new ChildRunFailedError({ code: 'pipeline_missing', message: `no pipeline ${name ?? request.pipeline.name} version ${version ?? '?'} is registered for child run ${request.childId}` });
+  await store.ensureIndexed(request.childId);
+  await launchChild(deps, request, pipeline, await childDepth(deps, request), flowText ? FlowTag.parse(JSON.parse(flowText)) : undefined);
 }
 
 async function waitForChild(request: ChildRunRequest): Promise<never> {

@@ -6,7 +6,7 @@
  * its output stands for the failed step's and the run goes on from the failed step.
  */
 import type { RunError } from '@switchyard/contracts';
-import { advanceRun, standIn, stepJob, takeFallback, type CompiledPipeline, type CompiledStep, type StepJob, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, crashPoint, standIn, stepJob, takeFallback, type CompiledPipeline, type CompiledStep, type StepJob, type StepQueues } from '@switchyard/pipeline';
 import type { StageDeps } from '../stage-runner.js';
 
 export interface FallbackDeps extends Pick<StageDeps, 'store' | 'logger'> {
@@ -25,6 +25,7 @@ export function fallbackOf(deps: FallbackDeps, options: { pipeline: CompiledPipe
   return async (error) => {
     const runId = data.run_id;
     if (!(await takeFallback(deps.store, { runId, failed: step.name, fallback: fallback.name, error }))) return false;
+    crashPoint('fallback.taken');
     deps.logger.warn({ run_id: runId, stage: step.name, err: error, fallback: fallback.name }, 'stage failed; its fallback runs');
     const job = stepJob({ pipeline, step: fallback, runId, batchId: data.batch_id, flow: data.flow });
     job.data.fallback_for = { step: step.name, code: error.code.slice(0, 200), message: error.message.slice(0, 2000) };
@@ -43,5 +44,6 @@ export function fallbackError(data: StepJob): { code: string; message: string; s
 export async function afterFallback(deps: FallbackDeps, options: { pipeline: CompiledPipeline; step: CompiledStep; data: StepJob; failed: string }): Promise<void> {
   const { pipeline, data, failed } = options;
   await standIn(deps.store, { runId: data.run_id, failed, fallback: options.step.name });
+  crashPoint('fallback.stood-in');
   await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: failed });
 }

@@ -5,7 +5,7 @@
  * advances the run: the steps now ready are enqueued, and the last step ends the run.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import { advanceRun, branchKeys, chainParentOf, constantListOf, finishRun, jsonBytesWithin, mapItemTexts, runEndOf, needsAfter, RUN_LIMIT_VARIABLES, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type RunLimits, type RunWaits, type StepQueues } from '@switchyard/pipeline';
+import { advanceRun, branchKeys, chainParentOf, constantListOf, crashPoint, finishRun, jsonBytesWithin, mapItemTexts, runEndOf, needsAfter, RUN_LIMIT_VARIABLES, stepStateFields, isTruthy, stageOf, StepJob, stepJob, UnusablePipelineError, type CompiledPipeline, type CompiledStep, type ExpressionContext, type PipelineStore, type RunLimits, type RunWaits, type StepQueues } from '@switchyard/pipeline';
 import { annotateActiveSpan, tracingEnabled } from '@switchyard/telemetry';
 import { CONTINUE_STAGE, FallbackTakenError, ParkStage, handleFailure, markEnded, runStage, SKIP_STAGE, StageFailedError, toRunError, type StageDeps, type StageSpec, type StageWork } from '../stage-runner.js';
 import { runAgentCall } from '../agent/agent-call.js';
@@ -150,6 +150,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
   // The list is stored once for the run; each branch's job names its place in it, not its item.
   const branches = await deps.store.expandStep({ runId, step: step.name, branches: keys.map((key) => stageOf(step.name, key)), items: texts });
   if (!branches) throw new UnrecoverableError(`run ${runId} does not exist`);
+  crashPoint('map.expanded');
   const count = list.length;
   await deps.steps.add(keys.map((key, index) => stepJob({ pipeline, step, runId, batchId: data.batch_id, flow: data.flow, branch: { key, index, count, from: 'run' } })));
 }
@@ -242,7 +243,11 @@ export function stepProcessor(deps: StepProcessorDeps) {
     if (parented || output === CONTINUE_STAGE) return;
     const standsFor = pipeline.fallbacks.get(step.name);
     if (standsFor !== undefined) return afterFallback(deps, { pipeline, step, data, failed: standsFor });
-    if (!final) return advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
+    if (!final) {
+      await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
+      // Its dependents are added; BullMQ has not yet been told the job completed.
+      return crashPoint('step.advanced');
+    }
     // Ended with the stage's completion, unless the stage was skipped or had finished before a crash.
     if (ended) return;
     const steps = contextOf(data, request, inputs).steps;

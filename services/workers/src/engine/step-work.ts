@@ -66,7 +66,9 @@ async function runOnce(deps: StepWorkDeps, options: StepWorkOptions, context: Ex
     return kind.run({ args, runId, stage, signal, attempt: options.attempt, store: deps.store, announce: options.announce });
   }
   if (step.target.kind !== 'tool') throw new StageFailedError({ code: 'unknown_step_kind', message: `${stage} is no tool step` });
-  const call: StepToolCall = { service: step.target.service, tool: step.target.tool, args, mode: step.definition.mode, timeoutMs: step.definition.timeout, signal };
+  // The same key for every attempt and takeover of this stage's call (each iteration of a loop its own).
+  const idempotencyKey = `${runId}/${stage}${typeof context.iteration === 'number' ? `/${context.iteration}` : ''}`;
+  const call: StepToolCall = { service: step.target.service, tool: step.target.tool, args, mode: step.definition.mode, timeoutMs: step.definition.timeout, signal, idempotencyKey };
   // Each mode is given the hooks it uses: a stream its chunks' and resets' (told as events), an
   // async call its task's (kept in the job's data); a plain call none.
   const mode = step.definition.mode ?? deps.tools.modeOf(step.target.service);
