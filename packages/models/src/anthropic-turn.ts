@@ -15,8 +15,8 @@
  * Loaded on the first turn of a model of this provider only.
  */
 import { ChatAnthropicMessages, type ChatAnthropicCallOptions } from '@langchain/anthropic';
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
-import type { AttemptInput } from './langchain-turn.js';
+import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { toLangChainMessages, type AttemptInput } from './langchain-turn.js';
 import type { ChatMessage } from './messages.js';
 import type { ReplyPart } from './reply-reader.js';
 
@@ -109,18 +109,7 @@ function partOf(chunk: AIMessageChunk, usage: { input: number; cached: number; o
  * object (the engine told the model so in the call's result) go as `{}`.
  */
 export function toAnthropicMessages(messages: readonly ChatMessage[]): BaseMessage[] {
-  return messages.map((message) => {
-    switch (message.role) {
-      case 'system':
-        return new SystemMessage(message.content);
-      case 'user':
-        return new HumanMessage(message.content);
-      case 'tool':
-        return new ToolMessage({ tool_call_id: message.tool_call_id, content: message.content });
-      case 'assistant':
-        return new AIMessage({ content: message.content ?? '', tool_calls: (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: objectOf(call.arguments), type: 'tool_call' as const })) });
-    }
-  });
+  return toLangChainMessages(messages, (message) => new AIMessage({ content: message.content ?? '', tool_calls: (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: objectOf(call.arguments), type: 'tool_call' as const })) }));
 }
 
 function objectOf(text: string): Record<string, unknown> {

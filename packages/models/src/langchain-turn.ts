@@ -94,7 +94,8 @@ export async function streamAttempt(input: AttemptInput): Promise<void> {
   if (input.signal.aborted) throw input.signal.reason;
 }
 
-export function toLangChainMessages(messages: readonly ChatMessage[]): BaseMessage[] {
+/** The conversation as LangChain messages; `assistant` makes a model's own turn (the providers differ there alone). */
+export function toLangChainMessages(messages: readonly ChatMessage[], assistant: (message: Extract<ChatMessage, { role: 'assistant' }>) => AIMessage = assistantMessage): BaseMessage[] {
   return messages.map((message) => {
     switch (message.role) {
       case 'system':
@@ -104,7 +105,7 @@ export function toLangChainMessages(messages: readonly ChatMessage[]): BaseMessa
       case 'tool':
         return new ToolMessage({ tool_call_id: message.tool_call_id, content: message.content });
       case 'assistant':
-        return assistantMessage(message);
+        return assistant(message);
     }
   });
 }
