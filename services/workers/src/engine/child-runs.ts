@@ -84,8 +84,9 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
   const { store } = deps;
   const { parent, childId, pipeline: wanted } = request;
   const parentKey = store.keys.run(parent.runId);
-  const depth = await childDepth(deps, request);
-  const [parentRoot, owner] = await store.redis.hmget(parentKey, 'root', 'owner');
+  // One read of the parent: its depth (the child's is one more), its tree's root and its key.
+  const [parentDepth, parentRoot, owner] = await store.redis.hmget(parentKey, 'depth', 'root', 'owner');
+  const depth = depthBelow(parentDepth, request);
   const pipeline = await deps.pipelines.compiled(wanted.name, wanted.version);
   if (!pipeline) throw new ChildRunFailedError({ code: 'pipeline_missing', message: `no pipeline ${wanted.name}${wanted.version ? ` version ${wanted.version}` : ''} is registered` });
   const input = await request.input();
@@ -122,7 +123,11 @@ async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Prom
 
 /** The child's depth: one below its parent's (0 for a run nobody started); refused past MAX_CHILD_DEPTH. */
 async function childDepth(deps: ChildRunDeps, request: ChildRunRequest): Promise<number> {
-  const depth = Number((await deps.store.redis.hget(deps.store.keys.run(request.parent.runId), 'depth')) ?? 0) + 1;
+  return depthBelow(await deps.store.redis.hget(deps.store.keys.run(request.parent.runId), 'depth'), request);
+}
+
+function depthBelow(parentDepth: string | null | undefined, request: ChildRunRequest): number {
+  const depth = Number(parentDepth ?? 0) + 1;
   if (depth > MAX_CHILD_DEPTH) throw new ChildRunFailedError({ code: 'child_depth_exceeded', message: `pipeline ${request.pipeline.name} would start a child run ${depth} levels deep; child runs nest at most ${MAX_CHILD_DEPTH} levels (a pipeline that calls itself, directly or through others?)`, details: { depth, max_depth: MAX_CHILD_DEPTH } });
   return depth;
 }
