@@ -60,6 +60,9 @@ const PIPELINES = [
   { name: 'cx-fail', input: { type: 'object' }, steps: { bad: note('input.empty'), other: note("input.tag & '/other'") }, output: 'steps.other' },
   // The scripted model calls note_fact in its first turn and answers in its second.
   { name: 'cx-agent', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag", tools: ['note_fact'], max_turns: 3 } } }, output: 'steps.think' },
+  // The same agent, its call made only once a person approves it (the case answers every approval listed).
+  // Its answer streams for about 6 s, long enough for the killed turn to be taken over meanwhile.
+  { name: 'cx-approve', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag & ' slow'", tools: [{ tool: 'note_fact', approval: 'required' }], max_turns: 3 } } }, output: 'steps.think' },
 ];
 
 interface CrashCase {
@@ -69,11 +72,15 @@ interface CrashCase {
   expect: { status: 'completed' } | { status: 'failed'; stage: string };
   /** The next N tool requests fail with a 503 (the armed worker's first attempt, all its retries). */
   failNext?: number;
+  /** Approve each of the run's calls the inbox lists, as soon as it is listed. */
+  approve?: boolean;
+  /** How often the recovering workers look for stalled jobs (default 500 ms): later, and the killed job is taken over after the others ran. */
+  stalledIntervalMs?: number;
 }
 
 const COMPLETES = { status: 'completed' } as const;
-/** Each crash point, and the case that passes through it. */
-const CASES: Record<string, CrashCase> = {
+/** Each crash point, and the cases that pass through it. */
+const CASES: Record<string, CrashCase | CrashCase[]> = {
   'run.hashed': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
@@ -92,7 +99,9 @@ const CASES: Record<string, CrashCase> = {
   'stage.failed-marked': { pipeline: 'cx-fail', input: { empty: '' }, expect: { status: 'failed', stage: 'bad' } },
   'run.failed': { pipeline: 'cx-fail', input: { empty: '' }, expect: { status: 'failed', stage: 'bad' } },
   'agent.turn-recorded': { pipeline: 'cx-agent', expect: COMPLETES },
-  'agent.next-queued': { pipeline: 'cx-agent', expect: COMPLETES },
+  // Approved while the killed turn's job waits to be taken over: the turn, run again, must not wait for the answered call again.
+  'agent.next-queued': [{ pipeline: 'cx-agent', expect: COMPLETES }, { pipeline: 'cx-approve', expect: COMPLETES, approve: true, stalledIntervalMs: 1500 }],
+  'approval.parked': { pipeline: 'cx-approve', expect: COMPLETES, approve: true },
   'agent.call-made': { pipeline: 'cx-agent', expect: COMPLETES },
   'agent.call-recorded': { pipeline: 'cx-agent', expect: COMPLETES },
 };
@@ -107,7 +116,9 @@ before(async () => {
     script: (request) => {
       const tag = /tag:(\S+)/.exec(String(request.messages.find((m) => m.role === 'user')?.content ?? ''))?.[1] ?? 'none';
       const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
-      return turn === 1 ? { content: 'noting', toolCalls: [{ name: 'note_fact', arguments: JSON.stringify({ key: `${tag}/call` }) }] } : { content: 'noted' };
+      const slow = /\sslow\b/.test(String(request.messages.find((m) => m.role === 'user')?.content ?? ''));
+      if (turn === 1) return { content: 'noting', toolCalls: [{ name: 'note_fact', arguments: JSON.stringify({ key: `${tag}/call` }) }] };
+      return slow ? { content: `noted${' slowly'.repeat(12)}`, tokenDelayMs: 500 } : { content: 'noted' };
     },
   });
 });
@@ -170,11 +181,27 @@ async function leftovers(runId: string): Promise<string[]> {
   return left;
 }
 
+/** Approves the run's calls as the inbox lists them, until stopped. */
+function approveAll(stack: TestStack, runId: string): { stop(): void } {
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      const { body } = await stack.json<{ items: { run_id: string; answer_url: string }[] }>('/v1/inbox');
+      for (const item of body.items.filter((i) => i.run_id === runId)) {
+        await stack.request(item.answer_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approve: true }) });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })().catch(() => undefined);
+  return { stop: () => (stopped = true) };
+}
+
 async function crashAt(point: string, spec: CrashCase): Promise<void> {
   const ledger = await startLedgerService();
   const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false });
   const pool = new WorkerProcesses(() => stack);
   let recovery: RunningWorkers | undefined;
+  let approving: { stop(): void } | undefined;
   try {
     for (const definition of PIPELINES) await registerPipeline(stack, definition);
     const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500' });
@@ -183,13 +210,15 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
     const runId = await startRun(stack, spec.pipeline, { tag, ...spec.input });
     await waitFor(async () => armed.exitCode !== null || armed.signalCode !== null, Boolean, `the worker reaches ${point}`, 60_000);
     assert.equal(armed.signalCode, 'SIGKILL', `the worker died at ${point}`);
+    // Answered before any worker runs again: the call's job may then resolve the wait before the killed job is taken over.
+    approving = spec.approve ? approveAll(stack, runId) : undefined;
     recovery = await startWorkers({
       redisUrl: stack.redisUrl,
       prefix: stack.prefix,
       logger: createLogger({ name: 'test', level: 'silent' }),
       tools: createHttpTools(stack.toolConfig, { retry: { retries: 1, minDelayMs: 20, maxDelayMs: 100 } }),
       lockDurationMs: 5000,
-      stalledIntervalMs: 500,
+      stalledIntervalMs: spec.stalledIntervalMs ?? 500,
       reconcileIntervalMs: 2000,
       agents: { models: new ModelClient({ models: parseModelsConfig({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted' }, fallbackBaseUrl: model.baseUrl, fallbackApiKey: 'k' }) }) },
     });
@@ -201,6 +230,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
     for (const each of runs) await checkEvents(stack, each.run_id);
     for (const each of runs) await waitFor(() => leftovers(each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
   } finally {
+    approving?.stop();
     await pool.killAll();
     await recovery?.close(2000);
     await stack.close();
@@ -210,10 +240,11 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
 
 describe('a process killed at each crash point', { concurrency: 4 }, () => {
   for (const point of points) {
-    const spec = CASES[point];
-    test(`killed at ${point}, the stack recovers: the run ends as it would have, no recorded call made again, events once and in order, nothing left behind`, async () => {
-      assert.ok(spec, `a case for ${point}`);
-      await crashAt(point, spec);
-    });
+    const specs = [CASES[point] ?? []].flat();
+    for (const spec of specs) {
+      test(`killed at ${point} in ${spec.pipeline}, the stack recovers: the run ends as it would have, no recorded call made again, events once and in order, nothing left behind`, async () => {
+        await crashAt(point, spec);
+      });
+    }
   }
 });

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
-import { TERMINAL_STATUSES, type PageMarks, type RunError, type RunEventData, type RunEventName, type RunStatus, type RunSummary, type StageStatus, type StageView } from '@switchyard/contracts';
+import { LIVE_STATUSES, TERMINAL_STATUSES, type PageMarks, type RunError, type RunEventData, type RunEventName, type RunStatus, type RunSummary, type StageStatus, type StageView } from '@switchyard/contracts';
 import { EXPAND_SCRIPT, MARK_REFUSED_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
 import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
@@ -300,7 +300,8 @@ export class RunStore {
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), this.keys.items(runId)];
     const args = {
       to: end.to,
-      from: 'running,queued',
+      // As finishRun: the last stage's completion ends the run whatever it was waiting for.
+      from: LIVE_STATUSES.join(','),
       error: end.to === 'failed' ? JSON.stringify(end.error) : '',
       result: end.to === 'completed' ? JSON.stringify(end.result ?? null) : '',
       retentionSeconds: String(this.retentionSeconds),

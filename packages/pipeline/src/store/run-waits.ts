@@ -11,9 +11,11 @@
  */
 import type { Redis } from 'ioredis';
 import { keyspace } from '@switchyard/redis';
+import type { RunEventData } from '@switchyard/contracts';
 import type { RunKeys } from './keys.js';
 
 export type WaitKind = 'approval' | 'signal';
+type WaitingEvent = RunEventData['waiting'];
 
 export interface WaitRecord {
   kind: WaitKind;
@@ -56,28 +58,45 @@ export interface SignalRecord {
 }
 
 const waitField = (kind: WaitKind, key: string) => `wait.${kind}.${key}`;
+/**
+ * A wait that has ended keeps this field, per stage (two steps may wait for one signal): the
+ * stage's job run again after a crash must not wait for it again.
+ */
+const endedField = (kind: WaitKind, key: string, stage: string) => `waited.${kind}.${stage}.${key}`;
 
+/** The stream length cap of the run's events, as the store's appends give it. */
+const EVENTS_MAXLEN = '20000';
+
+/**
+ * KEYS: run, events. ARGV: wait field, record, now, ended field, event JSON or ''. The `pending`
+ * event is written by the same script as the record, so that neither is left without the other.
+ */
 const PARK = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return 'ended' end
+if redis.call('HEXISTS', KEYS[1], ARGV[4]) == 1 then return 'resolved' end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 'exists' end
 local open = cjson.decode(redis.call('HGET', KEYS[1], 'waits_open') or '[]')
 open[#open + 1] = ARGV[1]
 redis.call('HSET', KEYS[1], 'waits_open', cjson.encode(open))
 if status == 'running' or status == 'queued' then redis.call('HSET', KEYS[1], 'status', 'waiting', 'updated_at', ARGV[3]) end
+if ARGV[5] ~= '' then redis.call('XADD', KEYS[2], 'MAXLEN', '~', '${EVENTS_MAXLEN}', '*', 'type', 'waiting', 'data', ARGV[5]) end
 return 'parked'
 `;
 
+/** KEYS: run, events. ARGV: wait field, now, ended field, how it ended, event JSON or ''. */
 const RESOLVE = `
 local record = redis.call('HGET', KEYS[1], ARGV[1])
 if not record then return false end
 redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[3], ARGV[4])
 local open, left = cjson.decode(redis.call('HGET', KEYS[1], 'waits_open') or '[]'), {}
 for _, field in ipairs(open) do if field ~= ARGV[1] then left[#left + 1] = field end end
 if #left > 0 then redis.call('HSET', KEYS[1], 'waits_open', cjson.encode(left)) else
   redis.call('HDEL', KEYS[1], 'waits_open')
   if redis.call('HGET', KEYS[1], 'status') == 'waiting' then redis.call('HSET', KEYS[1], 'status', 'running', 'updated_at', ARGV[2]) end
 end
+if ARGV[5] ~= '' then redis.call('XADD', KEYS[2], 'MAXLEN', '~', '${EVENTS_MAXLEN}', '*', 'type', 'waiting', 'data', ARGV[5]) end
 return record
 `;
 
@@ -101,9 +120,14 @@ export class RunWaits {
     return JSON.stringify([record.run_id, record.kind, record.key]);
   }
 
-  /** Records a wait; 'exists' when it was recorded before (a job parking again), 'ended' when its run has ended. */
-  async park(record: WaitRecord): Promise<'parked' | 'exists' | 'ended'> {
-    const answer = (await this.#redis.eval(PARK, 1, this.#keys.run(record.run_id), waitField(record.kind, record.key), JSON.stringify(record), new Date().toISOString())) as 'parked' | 'exists' | 'ended';
+  /**
+   * Records a wait and its `pending` event; 'exists' when it was recorded before (a job parking
+   * again), 'resolved' when it was waited for and ended before (a job run again after a crash),
+   * 'ended' when its run has ended.
+   */
+  async park(record: WaitRecord, event?: WaitingEvent): Promise<'parked' | 'exists' | 'resolved' | 'ended'> {
+    const keys = [this.#keys.run(record.run_id), this.#keys.events(record.run_id)];
+    const answer = (await this.#redis.eval(PARK, 2, ...keys, waitField(record.kind, record.key), JSON.stringify(record), new Date().toISOString(), endedField(record.kind, record.key, record.stage), event ? JSON.stringify(event) : '')) as 'parked' | 'exists' | 'resolved' | 'ended';
     if (answer === 'parked') {
       const at = Date.parse(record.created_at);
       await this.#redis.multi().zadd(this.#inbox, at, this.#member(record)).zadd(`${this.#inbox}:${record.pipeline}`, at, this.#member(record)).exec();
@@ -116,9 +140,13 @@ export class RunWaits {
     return text ? (JSON.parse(text) as WaitRecord) : undefined;
   }
 
-  /** Ends a wait (answered, timed out, or its run ended); the record, or undefined when it had ended already. */
-  async resolve(runId: string, kind: WaitKind, key: string): Promise<WaitRecord | undefined> {
-    const text = (await this.#redis.eval(RESOLVE, 1, this.#keys.run(runId), waitField(kind, key), new Date().toISOString())) as string | null;
+  /**
+   * Ends a wait (answered, timed out) with its `resolved` event in the same step; the record, or
+   * undefined when it had ended already. Its `outcome` is kept in the run (`waited.<kind>.<stage>.<key>`).
+   */
+  async resolve(runId: string, kind: WaitKind, key: string, ended: { stage: string; outcome: string; event?: WaitingEvent }): Promise<WaitRecord | undefined> {
+    const keys = [this.#keys.run(runId), this.#keys.events(runId)];
+    const text = (await this.#redis.eval(RESOLVE, 2, ...keys, waitField(kind, key), new Date().toISOString(), endedField(kind, key, ended.stage), ended.outcome, ended.event ? JSON.stringify(ended.event) : '')) as string | null;
     if (!text) return undefined;
     const record = JSON.parse(text) as WaitRecord;
     await this.#redis.multi().zrem(this.#inbox, this.#member(record)).zrem(`${this.#inbox}:${record.pipeline}`, this.#member(record)).exec();

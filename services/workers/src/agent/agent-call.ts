@@ -107,7 +107,8 @@ async function approvalOf(deps: AgentCallDeps, options: AgentCallOptions & { run
   const key = approvalKey(call.id, stage, turn, index);
   const decision = await deps.waits.decision(runId, key);
   if (decision) {
-    if (await deps.waits.resolve(runId, 'approval', key)) await deps.store.appendEvent(runId, 'waiting', { stage, kind: 'approval', key, state: 'resolved', tool: call.tool, outcome: decision.approve ? 'approved' : 'refused' });
+    const outcome = decision.approve ? 'approved' : 'refused';
+    await deps.waits.resolve(runId, 'approval', key, { stage, outcome, event: { stage, kind: 'approval', key, state: 'resolved', tool: call.tool, outcome } });
     if (decision.approve) return { kind: 'approved', arguments: decision.arguments };
     return { kind: 'refused', result: { content: `refused: a person did not approve this call${decision.note ? `: ${decision.note}` : ''}`, is_error: true, outcome: 'refused' } };
   }

@@ -290,7 +290,10 @@ async function checkedCalls(deps: AgentTurnDeps, options: AgentTurnOptions, reco
     if (refusal === undefined && tool) {
       calls.push({ index, tool });
       const spec = specs.get(tool.name) as ModelToolSpec;
-      if (await needsApproval(tool, call.arguments, options)) await askApproval(deps, options, { turn, index, call, tool, spec, reason: record.content });
+      if (await needsApproval(tool, call.arguments, options)) {
+        await askApproval(deps, options, { turn, index, call, tool, spec, reason: record.content });
+        crashPoint('approval.parked');
+      }
       continue;
     }
     const text = refusal ?? 'error: refused';
@@ -331,9 +334,11 @@ async function needsApproval(tool: AgentToolTarget, argumentsText: string, optio
 async function askApproval(deps: AgentTurnDeps, options: AgentTurnOptions, ask: { turn: number; index: number; call: AgentToolCallRecord; tool: AgentToolTarget; spec: ModelToolSpec; reason: string | null }): Promise<void> {
   const { data, stage, pipeline } = options;
   const { turn, index, call } = ask;
-  const parked = await deps.waits.park({
+  const key = approvalKey(call.id, stage, turn, index);
+  // The pending event is written with the record; a turn run again after its call was answered finds the wait ended and asks nothing.
+  await deps.waits.park({
     kind: 'approval',
-    key: approvalKey(call.id, stage, turn, index),
+    key,
     run_id: data.run_id,
     pipeline: pipeline.name,
     stage,
@@ -344,6 +349,5 @@ async function askApproval(deps: AgentTurnDeps, options: AgentTurnOptions, ask: 
     // The start of the reason, and where the whole is (its turn's reply): not copied into each call.
     ...(ask.reason && ask.reason.length > LISTED_REASON_CHARS ? { reason: ask.reason.slice(0, LISTED_REASON_CHARS), reason_turn: turn } : { reason: ask.reason }),
     parameters: ask.spec.parameters,
-  });
-  if (parked === 'parked') await deps.store.appendEvent(data.run_id, 'waiting', { stage, kind: 'approval', key: approvalKey(call.id, stage, turn, index), state: 'pending', tool: call.tool, arguments: preview(call.arguments), ...(ask.reason ? { reason: preview(ask.reason) } : {}) });
+  }, { stage, kind: 'approval', key, state: 'pending', tool: call.tool, arguments: preview(call.arguments), ...(ask.reason ? { reason: preview(ask.reason) } : {}) });
 }

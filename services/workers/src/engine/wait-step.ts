@@ -26,12 +26,13 @@ export async function runWaitStep(deps: WaitStepDeps, options: { job: Job; pipel
   const timeoutAt = existing?.timeout_at ? Date.parse(existing.timeout_at) : Date.now() + wait.timeoutMs;
   if (existing && Date.now() >= timeoutAt) {
     await resolveAndTell(deps, { runId, stage, signal: wait.signal, outcome: 'timed_out' });
-    if (wait.definition.on_timeout === 'continue') return null;
-    throw new StageFailedError({ code: 'wait_timed_out', message: `${stage} waited ${Math.round(wait.timeoutMs / 1000)} s for signal ${wait.signal}, which did not come`, details: { signal: wait.signal, timeout_ms: wait.timeoutMs } });
+    return timedOut(wait, stage);
   }
   if (!existing) {
-    const parked = await deps.waits.park({ kind: 'signal', key: wait.signal, run_id: runId, pipeline: options.pipeline.name, stage, created_at: new Date().toISOString(), timeout_at: new Date(timeoutAt).toISOString(), job: { queue: options.queue, id: jobId(runId, stage) }, schema: wait.definition.schema });
-    if (parked === 'parked') await deps.store.appendEvent(runId, 'waiting', { stage, kind: 'signal', key: wait.signal, state: 'pending', signal: wait.signal });
+    const event = { stage, kind: 'signal', key: wait.signal, state: 'pending', signal: wait.signal } as const;
+    const parked = await deps.waits.park({ kind: 'signal', key: wait.signal, run_id: runId, pipeline: options.pipeline.name, stage, created_at: new Date().toISOString(), timeout_at: new Date(timeoutAt).toISOString(), job: { queue: options.queue, id: jobId(runId, stage) }, schema: wait.definition.schema }, event);
+    // It timed out before a crash (a signal would have been found above): the same outcome again, not a second wait.
+    if (parked === 'resolved') return timedOut(wait, stage);
   }
   return new ParkStage({
     until: timeoutAt,
@@ -42,7 +43,12 @@ export async function runWaitStep(deps: WaitStepDeps, options: { job: Job; pipel
   });
 }
 
+function timedOut(wait: CompiledWait, stage: string): null {
+  if (wait.definition.on_timeout === 'continue') return null;
+  throw new StageFailedError({ code: 'wait_timed_out', message: `${stage} waited ${Math.round(wait.timeoutMs / 1000)} s for signal ${wait.signal}, which did not come`, details: { signal: wait.signal, timeout_ms: wait.timeoutMs } });
+}
+
+/** Ends the wait with its `resolved` event in one step: a crash between them cannot lose the event. */
 async function resolveAndTell(deps: WaitStepDeps, options: { runId: string; stage: string; signal: string; outcome: string }): Promise<void> {
-  const resolved = await deps.waits.resolve(options.runId, 'signal', options.signal);
-  if (resolved) await deps.store.appendEvent(options.runId, 'waiting', { stage: options.stage, kind: 'signal', key: options.signal, state: 'resolved', signal: options.signal, outcome: options.outcome });
+  await deps.waits.resolve(options.runId, 'signal', options.signal, { stage: options.stage, outcome: options.outcome, event: { stage: options.stage, kind: 'signal', key: options.signal, state: 'resolved', signal: options.signal, outcome: options.outcome } });
 }
