@@ -55,6 +55,20 @@ test('every problem of a definition is listed at once', async () => {
   assert.deepEqual(problems.map((p) => p.path), ['steps.c.repeat.max', 'steps.a.tool', 'steps.a.needs.0', 'steps.b.when'], JSON.stringify(problems));
 });
 
+test('a definition past a bound is checked all the same: the bound and the unknown references are listed together', async () => {
+  const problems = await refused({
+    name: 'bounded-and-lost',
+    steps: {
+      a: { agent: { prompt: "'p'", model: 'nomodel', max_turns: 500, tools: ['summon_dragon', { pipeline: 'ghost-pipeline' }] }, needs: ['ghost'], when: `'${'x'.repeat(4001)}'` },
+      b: { tool: 'search_relevant_information', args: { topic: "'x'", list: ['y'.repeat(17_000)] }, needs: ['phantom'] },
+    },
+  });
+  const lines = problems.map((p) => `${p.path}: ${p.message}`);
+  for (const pattern of [/^steps\.a\.agent\.max_turns: /, /^steps\.a\.when: .*4000/, /^steps\.b\.args\.list: a literal value is at most 16384/, /^steps\.a\.agent\.model: no model nomodel/, /^steps\.a\.agent\.tools\.0: unknown tool summon_dragon/, /^steps\.a\.agent\.tools\.1\.pipeline: no pipeline ghost-pipeline/, /^steps\.a\.needs\.0: needs "ghost"/, /^steps\.b\.needs\.0: needs "phantom"/]) {
+    assert.ok(lines.some((line) => pattern.test(line)), `${pattern} in ${lines.join('\n')}`);
+  }
+});
+
 test('a definition named otherwise than its URL is refused with that and its other problems together', async () => {
   const { status, body } = await stack.json<{ error: { code: string; details: { problems: { path: string; message: string }[] } } }>('/v1/pipelines/right-name', {
     method: 'PUT',
