@@ -2269,7 +2269,10 @@ export interface operations {
                             created_at: string;
                             timeout_at: string | null;
                             tool?: string;
-                            arguments?: string;
+                            /** @description The call's arguments as the model gave them, as an object: the shape an approval's `arguments` takes, so an edit can start from it */
+                            arguments?: {
+                                [key: string]: unknown;
+                            };
                             /** @description The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url` */
                             reason?: string | null;
                             /** @description The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole */
@@ -2371,7 +2374,10 @@ export interface operations {
                         created_at: string;
                         timeout_at: string | null;
                         tool?: string;
-                        arguments?: string;
+                        /** @description The call's arguments as the model gave them, as an object: the shape an approval's `arguments` takes, so an edit can start from it */
+                        arguments?: {
+                            [key: string]: unknown;
+                        };
                         /** @description The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url` */
                         reason?: string | null;
                         /** @description The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole */
