@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { InputError, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type RunWaits, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
+import { InputError, pipelineNotFound, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type RunWaits, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
 import { callerFlow } from '../../flow-caller.js';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
@@ -45,7 +45,7 @@ const GetPipelineInput = z.strictObject({
   version: z.number().int().positive().optional().describe('A version (default: every version, the latest first in `definition`)'),
 });
 
-const notFound = (name: string) => failure({ error: { code: 'pipeline_not_found', message: `No pipeline ${name}`, details: { name } } });
+const notFound = (name: string, version?: number) => failure({ error: pipelineNotFound(name, version) });
 
 function runOutputSchema(stored: StoredPipeline): JsonSchema {
   return {
@@ -181,7 +181,7 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
         const { name, version } = GetPipelineInput.parse(args);
         const versions = await deps.pipelines.versions(name);
         const chosen = version ? versions.find((v) => v.definition.version === version) : versions.at(-1);
-        if (!chosen) return notFound(version ? `${name} version ${version}` : name);
+        if (!chosen) return notFound(name, version);
         return success({ name, latest: versions.at(-1)?.definition.version, definition: chosen.definition, versions: versions.map((v) => ({ version: v.definition.version, registered_at: v.registered_at })) });
       },
     },
