@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { ModelClient } from '@switchyard/models';
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest } from '@switchyard/models/testing';
 import { cliEnv, runCli } from '../../packages/cli/src/testing.js';
+import { launchBrowser, signIn, withPage } from '../../services/orchestrator/src/dashboard/testing/browser.js';
 import { finishedRun, registerPipeline, startRun, stageOf, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
 import { startTestStack, TEST_API_KEY, waitFor, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
@@ -96,7 +97,7 @@ test('max_cost on a model with no prices fails the step with agent_cost_unknown 
   assert.equal(model.requests.filter((r) => /unpriced:/.test(openingOf(r))).length, 0);
 });
 
-test("a batch's view, its listing, the CLI and /metrics give what its runs' agents cost, each run counted as it ends", async () => {
+test("a batch's view, its listing, the CLI, the dashboard and /metrics give what its runs' agents cost, each run counted as it ends", async (t) => {
   await registerPipeline(stack, pipeline('costed-batch', {}));
   const started = await stack.json<{ batch_id: string }>('/v1/batches', { method: 'POST', body: JSON.stringify({ pipeline: 'costed-batch', items: [{}, {}, {}] }) });
   assert.equal(started.status, 202, JSON.stringify(started.body));
@@ -112,6 +113,17 @@ test("a batch's view, its listing, the CLI and /metrics give what its runs' agen
   const text = await (stack.workerMetrics?.registry.metrics() ?? Promise.resolve(''));
   const [, counted] = /switchyard_runs_cost_usd_total\{pipeline="(?:costed-batch|other)",batch="true"\} ([0-9.e-]+)/.exec(text) ?? [];
   assert.ok(Math.abs(Number(counted) - 0.0225) < 1e-9, `metrics counted ${counted} for batch runs`);
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  await withPage(t, browser, async (page) => {
+    await signIn(page, { url: stack.api.url, key: TEST_API_KEY });
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.goto(`${stack.api.url}/#/batches`);
+    await page.getByRole('heading', { name: 'Batches' }).waitFor();
+    await page.locator(`[data-batch-id="${batchId}"] .batch-cost`, { hasText: '$0.0225' }).waitFor();
+    await page.goto(`${stack.api.url}/#/batches/${batchId}`);
+    await page.locator('.batch-cost', { hasText: '$0.0225' }).waitFor();
+  });
   const [, single] = /switchyard_runs_cost_usd_total\{pipeline="(?:costed|other)",batch="false"\} ([0-9.e-]+)/.exec(text) ?? [];
   assert.ok(Number(single) >= 0.0075 - 1e-9, `metrics counted ${single} for single runs`);
 });
