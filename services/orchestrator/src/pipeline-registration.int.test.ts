@@ -69,6 +69,14 @@ test('a definition past a bound is checked all the same: the bound and the unkno
   }
 });
 
+test('a definition past the bound of steps has its references checked all the same', async () => {
+  const steps = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`s${i}`, { ...search, ...(i === 7 ? { needs: ['s6', 'ghost'] } : {}) }]));
+  const lines = (await refused({ name: 'too-many-lost', steps })).map((p) => `${p.path}: ${p.message}`);
+  assert.ok(lines.includes('steps: a pipeline has at most 200 steps'), lines.join('\n'));
+  assert.ok(lines.some((line) => /^steps\.s7\.needs\.1: needs "ghost"/.test(line)), lines.join('\n'));
+  assert.ok(!lines.some((line) => /"s6"/.test(line)), 'a need of a step past the bound is known');
+});
+
 test('a definition named otherwise than its URL is refused with that and its other problems together', async () => {
   const { status, body } = await stack.json<{ error: { code: string; details: { problems: { path: string; message: string }[] } } }>('/v1/pipelines/right-name', {
     method: 'PUT',

@@ -77,7 +77,13 @@ export function salvageDefinition(options: { raw: unknown; issues: readonly z.co
   }
   if (salvaged.name === undefined) salvaged.name = 'unnamed';
   const parsed = PipelineDefinition.safeParse(salvaged);
-  return parsed.success ? { definition: parsed.data, replaced } : undefined;
+  if (parsed.success) return { definition: parsed.data, replaced };
+  // Past the bound of steps (the format says so): each step is checked all the same, parsed on its
+  // own, so that its unknown references are named too. The definition's size bounds this work.
+  const head = PipelineDefinition.safeParse({ ...salvaged, steps: { stand_in: { uses: 'stand-in' } } });
+  if (!head.success || Object.keys(steps).length === 0) return undefined;
+  const parsedSteps = Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, StepDefinition.parse(step)]));
+  return { definition: { ...head.data, steps: parsedSteps }, replaced };
 }
 
 /** Whether `path` is at or under a place the salvage replaced. */
