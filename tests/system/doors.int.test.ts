@@ -125,6 +125,16 @@ test('arguments an approval gives that break the tool schema are invalid_argumen
   sameEverywhere(answers, { code: 'invalid_arguments', path: 'arguments.depth' });
 });
 
+test("a run's input that breaks its pipeline's input schema is refused naming the field, at every door", async () => {
+  const answers: Answers = {
+    http: await overHttp('POST', '/v1/pipelines/inbox-agent/runs', { topic: 5 }),
+    mcp: await overMcp('pipeline_inbox-agent', { topic: 5 }),
+    client: await throughClient(() => client.startRun('inbox-agent', { topic: 5 })),
+    cli: await fromCli('run', 'inbox-agent', '--set', 'topic=5'),
+  };
+  sameEverywhere(answers, { code: 'invalid_input', path: 'topic', problem: /must be string/ });
+});
+
 test('an additional property is refused naming it, at every door (a schedule with a field it does not have)', async () => {
   const body = { pipeline: 'inbox-gate', every: '1h', colour: 'red' };
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'doors-')), 'painted.yaml');
