@@ -7,44 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort, REPO_ROOT, uniquePrefix } from '@switchyard/redis';
+import { commandsOf, docBlocks } from './docs-blocks.js';
 import { launchStack, type LaunchedStack } from './launcher/testing/launch-stack.js';
 import { ComposeStack, freePortRange, waitFor as waitForCondition } from '../tests/system/testing/compose-stack.js';
-
-interface Block {
-  where: string;
-  text: string;
-  /** The `docs-test:` note above it, if any. */
-  note?: string;
-}
-
-function docBlocks(): Block[] {
-  const files = ['README.md', ...readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-  const blocks: Block[] = [];
-  for (const file of files) {
-    const lines = readFileSync(path.join(REPO_ROOT, file), 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      if (!/^```(sh|bash|shell)\s*$/.test(line)) return;
-      const end = lines.findIndex((l, j) => j > i && l.startsWith('```'));
-      const note = /^<!-- docs-test: (.+) -->$/.exec(lines[i - 1] ?? '')?.[1];
-      blocks.push({ where: `${file}:${i + 1}`, text: lines.slice(i + 1, end).join('\n'), ...(note ? { note } : {}) });
-    });
-  }
-  return blocks;
-}
-
-/** The block's commands: continuation lines joined, comment lines and trailing comments left out. */
-function commandsOf(text: string): string[] {
-  return text
-    .replace(/\\\n\s*/g, '')
-    .split('\n')
-    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
-    .filter((line) => line && !line.startsWith('#'));
-}
 
 let stack: LaunchedStack | undefined;
 let curlHome: string;

@@ -30,7 +30,12 @@ before(async () => {
   });
   // The bridge needs the stack's Redis, and the workers need the bridge's address: a port is chosen first.
   const port = await freePort();
-  const mcp = new Map([['switchyard', new McpToolSource({ name: 'switchyard', server: { url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: `Bearer ${TEST_API_KEY}` } } })]]);
+  // `down` is configured but never listens: its tools can only be checked when called.
+  const downPort = await freePort();
+  const mcp = new Map([
+    ['switchyard', new McpToolSource({ name: 'switchyard', server: { url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: `Bearer ${TEST_API_KEY}` } } })],
+    ['down', new McpToolSource({ name: 'down', server: { url: `http://127.0.0.1:${downPort}/mcp` }, retry: { retries: 0 } })],
+  ]);
   const models = new ModelClient({ models: new Map([['default', { name: 'default', baseUrl: model.baseUrl, model: 'scripted' }]]) });
   stack = await startTestStack({ label: 'agent-mcp-tools', agents: { models, mcp } });
   bridge = await startBridgeHttp({ port, redisUrl: stack.redisUrl, prefix: stack.prefix, apiKeys: [TEST_API_KEY], toolServices: stack.toolConfig, extraSuites: [codeIntelSuite({ root: SAMPLE_REPO, dataDir: null, ckb: { enabled: false } })], logger: createLogger({ name: 'agent-mcp-bridge', level: 'silent' }) });
@@ -63,4 +68,18 @@ test('registration refuses an MCP server the deployment does not configure', asy
   const { status, body } = await putPipeline(stack, { name: 'code-asker-elsewhere', steps: { ask: { agent: { prompt: "'x'", tools: [{ mcp: 'elsewhere', tool: 'ci_graph_rag' }] } } } });
   assert.equal(status, 400);
   assert.match(JSON.stringify(body.error?.details.problems), /no MCP server elsewhere is configured \(configured: switchyard/);
+});
+
+test('registration refuses a tool its configured MCP server does not list, naming what it lists', async () => {
+  const { status, body } = await putPipeline(stack, { name: 'code-asker-typo', steps: { ask: { agent: { prompt: "'x'", tools: [{ mcp: 'switchyard', tool: 'ci_graph_rag' }, { mcp: 'switchyard', tool: 'ci_graph_rags' }] } } } });
+  assert.equal(status, 400, JSON.stringify(body));
+  const problems = body.error?.details.problems ?? [];
+  assert.deepEqual(problems.map((p) => p.path), ['steps.ask.agent.tools.1.tool'], JSON.stringify(problems));
+  assert.match(problems[0]?.message ?? '', /^MCP server switchyard lists no tool ci_graph_rags \(it lists: .*ci_graph_rag/);
+  assert.equal((await stack.json('/v1/pipelines/code-asker-typo')).status, 404, 'nothing was stored');
+});
+
+test('a tool of an MCP server that cannot be asked is accepted at registration, to be checked when called', async () => {
+  const { status, body } = await putPipeline(stack, { name: 'code-asker-down', steps: { ask: { agent: { prompt: "'x'", tools: [{ mcp: 'down', tool: 'anything' }] } } } });
+  assert.equal(status, 201, JSON.stringify(body));
 });

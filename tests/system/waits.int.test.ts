@@ -55,7 +55,7 @@ after(async () => {
 });
 
 interface InboxBody {
-  items: { run_id: string; kind: string; key: string; tool?: string; arguments?: string; reason?: string | null; schema: Record<string, unknown> | null; answer_url: string }[];
+  items: { run_id: string; kind: string; key: string; tool?: string; arguments?: Record<string, unknown>; reason?: string | null; schema: Record<string, unknown> | null; answer_url: string }[];
   total: number;
 }
 const inboxOf = async (runId: string) => (await stack.json<InboxBody>('/v1/inbox')).body.items.filter((item) => item.run_id === runId);
@@ -68,7 +68,8 @@ test('an agent call that needs approval waits in the inbox with its arguments an
   assert.equal(await statusOf(runId), 'waiting');
   assert.equal(item?.kind, 'approval');
   assert.equal(item?.tool, 'note_fact');
-  assert.equal(item?.arguments, JSON.stringify({ key: 'edit1/asked' }));
+  assert.deepEqual(item?.arguments, { key: 'edit1/asked' }, 'the arguments are the object an approval takes');
+  assert.deepEqual((await stack.json<{ arguments?: unknown }>(item?.answer_url ?? '')).body.arguments, { key: 'edit1/asked' }, 'its own URL gives them the same');
   assert.equal(item?.reason, 'I will note it.');
   assert.equal(item?.schema?.type, 'object', 'the form of the answer is the tool schema');
   assert.equal(ledger.calls.filter((c) => c.key.startsWith('edit1/')).length, 0, 'nothing was called before the approval');

@@ -19,7 +19,7 @@ const json = <T>(result: CliResult): T => {
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as T;
 };
-interface Inbox { items: { run_id: string; kind: string; key: string; tool?: string; arguments?: string }[] }
+interface Inbox { items: { run_id: string; kind: string; key: string; tool?: string; arguments?: Record<string, unknown> }[] }
 const waitForInbox = async (runId: string) => {
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
     const items = json<Inbox>(await cli('inbox', '--run', runId, '--json')).items;
@@ -42,6 +42,7 @@ test('inbox lists a call waiting for approval; approve --set edits its arguments
   const runId = (await cli('run', 'guarded-research', '--set', 'topic=tea')).stdout.trim();
   const [item] = await waitForInbox(runId);
   assert.equal(item?.tool, 'generate_structured_outline');
+  assert.deepEqual(item?.arguments, { topic: 'tea' }, 'inbox --json gives the arguments as the object approve takes');
   const table = await cli('inbox', '--pipeline', 'guarded-research');
   assert.match(table.stdout, /^RUN +PIPELINE +STAGE +KIND +KEY +WAITS FOR +SINCE$/m);
   assert.match(table.stdout, new RegExp(`^${runId} +guarded-research +research +approval +${item?.key} +generate_structured_outline `, 'm'));

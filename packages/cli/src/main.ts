@@ -3,6 +3,7 @@
  * itself (tests call it in-process); `runAsProgram`, which bin/switchyard.mjs calls, exits with it.
  */
 import { CommanderError } from 'commander';
+import { ApiError } from '@switchyard/client';
 import { createContext } from './context.js';
 import { readCliEnv } from './env.js';
 import { describeFailure, EXIT } from './errors.js';
@@ -42,6 +43,8 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     if (signal.aborted) return fail('interrupted (a run started goes on: switchyard runs ls)', 130);
+    // With --json, a script reads the API's refusal in the API's own shape, as over HTTP.
+    if (error instanceof ApiError && argv.includes('--json')) streams.out.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
     const { line, code } = describeFailure(error, { url: ctx.url(), keyFrom: env.key?.from });
     return fail(line, code);
   }

@@ -22,6 +22,9 @@ export function table(header: readonly string[], rows: readonly (readonly string
 }
 
 /** `2025-01-02T03:04:05.678Z` → `2025-01-02 03:04:05`. */
+/** Dollars to the hundredth of a cent, or to six places below a cent (an agent turn may cost $0.000150). */
+export const usd = (value: number) => `$${value >= 0.01 || value === 0 ? value.toFixed(4) : value.toFixed(6)}`;
+
 export const shortTime = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '');
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -82,6 +82,7 @@ export const BatchPage = z.object({
   /** Runs whose jobs have been enqueued so far. */
   dispatched: z.number().int().nonnegative(),
   counts: BatchCounts,
+  cost_usd: z.number().nonnegative().describe("USD its ended runs' agent steps cost, each run's counted as it ends (0 for runs without priced agents)"),
   /** `status` is null for a run that is no longer kept. */
   runs: z.array(z.object({ run_id: z.string(), status: RunStatus.nullable() })),
   offset: z.number().int().nonnegative(),

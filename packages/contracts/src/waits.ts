@@ -30,7 +30,7 @@ export const InboxItem = z.object({
   timeout_at: z.string().nullable(),
   /** Approvals: the call as the model asked for it, and its reason when it gave one. */
   tool: z.string().optional(),
-  arguments: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).optional().describe("The call's arguments as the model gave them, as an object: the shape an approval's `arguments` takes, so an edit can start from it"),
   reason: z.string().nullable().optional().describe("The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url`"),
   reason_truncated: z.boolean().optional().describe('The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole'),
   /** The form of the answer: the tool's JSON Schema (approvals' `arguments`), or the signal's payload schema. */

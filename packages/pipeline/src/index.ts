@@ -85,6 +85,7 @@ export { advanceRun, finishRun, runEndOf, stepDone, needsAfter } from './engine/
 export { registerShippedPipelines, shippedStepNames, STEP_KINDS, SHIPPED_PIPELINES_DIR, SHIPPED_PIPELINE_NAMES } from './engine/shipped.js';
 export { definitionProblemsOf, registerDefinition, VersionConflictError, agentDirectory } from './engine/register.js';
 export type { PipelineRegistration } from './engine/register.js';
+export { pipelineNotFound } from './engine/not-found.js';
 export type { StepKindName } from './engine/shipped.js';
 export { AgentDefinition, AgentToolDefinition, modelToolName, isServiceTool } from './definition/agent-schema.js';
 export type { AgentToolTarget } from './definition/compile-agent.js';
@@ -105,7 +106,7 @@ export { ScheduleError, checkScheduleRequest, scheduleEnvShape, scheduleLimitsCo
 export type { ScheduleLimits } from './schedules/schedule-spec.js';
 export { processScheduleTick, tickRunId, tickTimeOf } from './schedules/schedule-tick.js';
 export type { TickOutcome, ScheduleTickDeps } from './schedules/schedule-tick.js';
-export { saveSchedule } from './schedules/save-schedule.js';
+export { saveSchedule, scheduleRequestOf } from './schedules/save-schedule.js';
 export { NotifyDeliveryJob, NOTIFY_JOB_OPTIONS, notifyJobId } from './catalog.js';
 export { Notifier } from './notify/notifier.js';
 export type { NotifierOptions } from './notify/notifier.js';

@@ -38,7 +38,7 @@ async function connect(key = TEST_API_KEY): Promise<Client> {
   return client;
 }
 
-interface Item { run_id: string; kind: string; key: string; tool?: string; arguments?: string; reason?: string | null; schema: Record<string, unknown> | null }
+interface Item { run_id: string; kind: string; key: string; tool?: string; arguments?: Record<string, unknown>; reason?: string | null; schema: Record<string, unknown> | null }
 const start = async (pipeline: string, input: unknown) => (await stack.json<{ run_id: string }>(`/v1/pipelines/${pipeline}/runs`, { method: 'POST', body: JSON.stringify(input) })).body.run_id;
 const itemsOf = async (client: Client, runId: string, pipeline?: string) => ((await ok(client, 'list_inbox', { ...(pipeline ? { pipeline } : {}), limit: 200 })).items as Item[]).filter((i) => i.run_id === runId);
 const waitingItem = (client: Client, runId: string) => waitFor(`run ${runId} in the inbox`, async () => (await itemsOf(client, runId))[0]);
@@ -50,7 +50,7 @@ test('list_inbox shows a waiting call with its tool, arguments, reason and schem
   const item = await waitingItem(client, runId);
   assert.equal(item.kind, 'approval');
   assert.equal(item.tool, 'search_relevant_information');
-  assert.deepEqual(JSON.parse(item.arguments ?? '{}'), { topic: 'tides', depth: 2 });
+  assert.deepEqual(item.arguments, { topic: 'tides', depth: 2 }, 'the arguments are the object approve_call takes');
   assert.equal(item.reason, 'I want to search for tides.');
   assert.equal((item.schema?.properties as Record<string, unknown> | undefined)?.topic !== undefined, true, "the form is the tool's schema");
   assert.equal((await itemsOf(client, runId, 'inbox-gate')).length, 0, 'another pipeline filters it out');

@@ -91,7 +91,7 @@ test('a pipeline registered over HTTP becomes an MCP tool at once, connected cli
 
   const refused = await client.callTool({ name: 'pipeline_tide-report', arguments: {} });
   assert.equal(refused.isError, true);
-  assert.match(JSON.stringify(refused.structuredContent), /invalid_arguments.*coast/);
+  assert.match(JSON.stringify(refused.structuredContent), /invalid_input.*coast/);
 
   // An input past the run's bound (1 MiB) is the tool's failure, in its error shape; no run is made.
   const runsBefore = (await stack.json<{ runs: unknown[] }>('/v1/runs?pipeline=tide-report')).body.runs.length;

@@ -1,5 +1,6 @@
 // Batches, newest first, and one batch's counts and runs.
 import { api } from './api.js';
+import { dollars } from './agent.js';
 import { badge, h, replace, shortId, when } from './dom.js';
 
 const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'];
@@ -21,7 +22,7 @@ export async function batchesView(ctx) {
           h('td', {}, b.pipeline ?? ''),
           h('td', {}, badge(b.status === 'done' ? 'completed' : 'running', b.status)),
           h('td', {}, `${b.total}`),
-          h('td', {}, counts(b)),
+          h('td', {}, counts(b), b.cost_usd ? h('span', { class: 'batch-cost small' }, ` · ${dollars(b.cost_usd)}`) : ''),
           h('td', { class: 'muted' }, when(b.created_at)),
         ),
       ),
@@ -39,7 +40,7 @@ export async function batchView(ctx, batchId) {
   const body = h('tbody');
   const load = async () => {
     const batch = await api(`/v1/batches/${batchId}?limit=1000`);
-    replace(head, h('div', { class: 'row head' }, h('h1', {}, 'Batch'), h('span', { class: 'mono' }, batch.batch_id), badge(batch.status === 'done' ? 'completed' : 'running', batch.status)), h('p', { class: 'muted small' }, `${batch.total} runs · ${batch.dispatched} dispatched · created ${when(batch.created_at)} · `, counts(batch)));
+    replace(head, h('div', { class: 'row head' }, h('h1', {}, 'Batch'), h('span', { class: 'mono' }, batch.batch_id), badge(batch.status === 'done' ? 'completed' : 'running', batch.status)), h('p', { class: 'muted small' }, `${batch.total} runs · ${batch.dispatched} dispatched · created ${when(batch.created_at)} · `, counts(batch), batch.cost_usd ? h('span', { class: 'batch-cost' }, ` · ${dollars(batch.cost_usd)}`) : ''));
     replace(body, batch.runs.map((r) => h('tr', {}, h('td', {}, h('a', { href: `#/runs/${r.run_id}`, class: 'mono' }, r.run_id)), h('td', {}, badge(r.status)))));
     return batch.status === 'done';
   };

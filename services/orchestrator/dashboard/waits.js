@@ -11,12 +11,8 @@ let notes = 0;
 
 export const itemKey = (item) => `${item.run_id}/${item.kind}/${item.key}`;
 
-function parsedArguments(text) {
-  try {
-    return JSON.parse(text ?? '{}');
-  } catch {
-    return undefined;
-  }
+function parsedArguments(value) {
+  return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
 }
 
 /**
@@ -97,7 +93,7 @@ function approvalControls(root, item, { answer, formFailure }) {
   });
   root.append(
     item.reason ? h('blockquote', { class: 'reason' }, h('span', { class: 'result-label' }, 'reason'), item.reason) : '',
-    h('pre', { class: 'json call-args' }, asked === undefined ? String(item.arguments ?? '') : JSON.stringify(asked, null, 2)),
+    h('pre', { class: 'json call-args' }, JSON.stringify(asked, null, 2)),
     h('div', { class: 'row' }, approve, edit, h('label', { for: note.id, class: 'grow' }, 'Note for a rejection', note), reject),
     editor,
   );

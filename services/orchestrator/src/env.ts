@@ -6,7 +6,7 @@ import { expressionEnvShape, expressionSandboxConfig, failedKeyConfig, failedKey
 import { toolServicesEnvShape, toolServicesFromEnv, type ToolServicesConfig } from '@switchyard/contracts';
 import { MAX_JSON_DEPTH } from '@switchyard/http-kit';
 import { LogLevel } from '@switchyard/logger';
-import { mcpServersEnvShape } from '@switchyard/mcp-tools';
+import { mcpServersEnvShape, type McpServersConfig } from '@switchyard/mcp-tools';
 import { modelsEnvShape, ModelsConfigError, parseModelsConfig, type ModelsConfig } from '@switchyard/models';
 import { parseAllowList, runLimitsConfig, runLimitsEnvShape, scheduleEnvShape, scheduleLimitsConfig, webhookAllowEnvShape, type NotifyAllowList, type RunLimits, type ScheduleLimits } from '@switchyard/pipeline';
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
@@ -75,6 +75,8 @@ export interface OrchestratorConfig {
   models: ModelsConfig;
   /** The MCP servers agent steps may name. */
   mcpServers: readonly string[];
+  /** Those servers as configured, for registration to ask each what tools it lists; and the most tools one may list. */
+  mcp: { servers: McpServersConfig; maxTools: number };
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -96,6 +98,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     jsonMaxDepth: env.JSON_MAX_DEPTH,
     models: modelsOrExit(source, env.MODEL_SERVICE_URL),
     mcpServers: Object.keys(env.MCP_SERVERS ?? {}),
+    mcp: { servers: env.MCP_SERVERS ?? {}, maxTools: env.MCP_MAX_TOOLS },
   };
 }
 

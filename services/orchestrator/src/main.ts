@@ -9,6 +9,7 @@ import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/
 import { REPO_ROOT, reportRedisOutagesTo, resolveRedis } from '@switchyard/redis';
 import { startTracing } from '@switchyard/telemetry';
 import { loadEnv } from './env.js';
+import { mcpSourcesOf, mcpToolNames } from './mcp-tool-names.js';
 import { startOrchestrator } from './server.js';
 
 const config = loadEnv();
@@ -19,6 +20,7 @@ const tracing = await startTracing({ service: 'orchestrator', config: config.tel
 await configureExpressionSandbox(config.expressions);
 const apiKeys = configuredOrLocalKeys(config.apiKeys, path.join(REPO_ROOT, '.data'));
 const redis = await resolveRedis({ url: config.redisUrl });
+const mcpSources = mcpSourcesOf(config.mcp.servers, { maxTools: config.mcp.maxTools });
 const running = await startOrchestrator({
   redisUrl: redis.url,
   prefix: config.prefix,
@@ -36,7 +38,7 @@ const running = await startOrchestrator({
   jsonMaxDepth: config.jsonMaxDepth,
   sse: config.sse,
   metricSeries: config.metricSeries,
-  agentNames: { models: [...config.models.keys()], mcpServers: config.mcpServers },
+  agentNames: { models: [...config.models.keys()], mcpServers: config.mcpServers, mcpTools: mcpToolNames(mcpSources) },
 });
 logger.info({ url: running.url, redis: redis.url, prefix: config.prefix }, 'orchestrator listening');
 
@@ -47,6 +49,7 @@ async function stop(signal: string): Promise<void> {
   logger.info({ signal }, 'stopping: no new requests');
   running.drain();
   await running.close();
+  await Promise.all([...mcpSources.values()].map((source) => source.close()));
   await closeExpressionSandbox();
   await tracing.shutdown();
   await redis.stop();

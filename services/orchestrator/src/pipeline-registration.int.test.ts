@@ -55,6 +55,28 @@ test('every problem of a definition is listed at once', async () => {
   assert.deepEqual(problems.map((p) => p.path), ['steps.c.repeat.max', 'steps.a.tool', 'steps.a.needs.0', 'steps.b.when'], JSON.stringify(problems));
 });
 
+test('a definition past a bound is checked all the same: the bound and the unknown references are listed together', async () => {
+  const problems = await refused({
+    name: 'bounded-and-lost',
+    steps: {
+      a: { agent: { prompt: "'p'", model: 'nomodel', max_turns: 500, tools: ['summon_dragon', { pipeline: 'ghost-pipeline' }] }, needs: ['ghost'], when: `'${'x'.repeat(4001)}'` },
+      b: { tool: 'search_relevant_information', args: { topic: "'x'", list: ['y'.repeat(17_000)] }, needs: ['phantom'] },
+    },
+  });
+  const lines = problems.map((p) => `${p.path}: ${p.message}`);
+  for (const pattern of [/^steps\.a\.agent\.max_turns: /, /^steps\.a\.when: .*4000/, /^steps\.b\.args\.list: a literal value is at most 16384/, /^steps\.a\.agent\.model: no model nomodel/, /^steps\.a\.agent\.tools\.0: unknown tool summon_dragon/, /^steps\.a\.agent\.tools\.1\.pipeline: no pipeline ghost-pipeline/, /^steps\.a\.needs\.0: needs "ghost"/, /^steps\.b\.needs\.0: needs "phantom"/]) {
+    assert.ok(lines.some((line) => pattern.test(line)), `${pattern} in ${lines.join('\n')}`);
+  }
+});
+
+test('a definition past the bound of steps has its references checked all the same', async () => {
+  const steps = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`s${i}`, { ...search, ...(i === 7 ? { needs: ['s6', 'ghost'] } : {}) }]));
+  const lines = (await refused({ name: 'too-many-lost', steps })).map((p) => `${p.path}: ${p.message}`);
+  assert.ok(lines.includes('steps: a pipeline has at most 200 steps'), lines.join('\n'));
+  assert.ok(lines.some((line) => /^steps\.s7\.needs\.1: needs "ghost"/.test(line)), lines.join('\n'));
+  assert.ok(!lines.some((line) => /"s6"/.test(line)), 'a need of a step past the bound is known');
+});
+
 test('a definition named otherwise than its URL is refused with that and its other problems together', async () => {
   const { status, body } = await stack.json<{ error: { code: string; details: { problems: { path: string; message: string }[] } } }>('/v1/pipelines/right-name', {
     method: 'PUT',

@@ -49,7 +49,12 @@ export interface StartOrchestratorOptions {
    * What agent steps may name, for registration's checks: the configured models (default just
    * `default`, which always exists) and MCP servers (default none).
    */
-  agentNames?: { models?: readonly string[]; mcpServers?: readonly string[] };
+  agentNames?: {
+    models?: readonly string[];
+    mcpServers?: readonly string[];
+    /** The tools an MCP server lists now, undefined when it cannot be asked (see mcp-tool-names.ts); absent: MCP tools are checked when called. */
+    mcpTools?: (server: string) => Promise<readonly string[] | undefined>;
+  };
   /** How many schedules there may be and how large their input (defaults: 1000, 64 KiB). */
   scheduleLimits?: Partial<ScheduleLimits>;
   /** Where a run's or batch's `notify.url` may point (WEBHOOK_ALLOW; default none: `notify` is refused). */
@@ -121,7 +126,7 @@ export async function startOrchestrator(options: StartOrchestratorOptions): Prom
     failedKeys: new FailedKeyLimiter({ redis, prefix, limit: options.failedKeys?.limit, windowMs: options.failedKeys?.windowMs, onError: (error) => options.logger.warn({ err: error }, 'a wrong key could not be counted') }),
     trustProxy: options.failedKeys?.trustProxy,
   };
-  const agents = agentDirectory({ pipelines, models: options.agentNames?.models ?? ['default'], mcpServers: options.agentNames?.mcpServers ?? [] });
+  const agents = agentDirectory({ pipelines, models: options.agentNames?.models ?? ['default'], mcpServers: options.agentNames?.mcpServers ?? [], mcpTools: options.agentNames?.mcpTools });
   const waits = new RunWaits({ redis, keys: store.keys, prefix });
   const probes = createProbes({ redis });
   const app = createApp({ store, batches: new BatchStore(store), queues, pipelines, schedules, waits, notify: { allow: options.webhookAllow ?? { entries: [] }, notifier }, tools, agents, redis, ...access, logger: options.logger, health, streams, heartbeatMs: options.heartbeatMs, queueBoard, metrics: metrics.registry, jsonMaxDepth: options.jsonMaxDepth, hub, probes });

@@ -8,7 +8,7 @@ import { EXIT, InputError } from '../errors.js';
 import { followBatch } from '../follow/follow-batch.js';
 import { followRuns } from '../follow/follow-runs.js';
 import { parseText, readBatchFile } from '../input.js';
-import { printJson, shortTime, table } from '../output.js';
+import { printJson, shortTime, table, usd } from '../output.js';
 import { eventPrinter } from './events-print.js';
 import { endedLine, SILENT } from './follow-report.js';
 import { nonNegativeInt, positiveInt, priorityOption } from './options.js';
@@ -107,7 +107,8 @@ export function batchesCommand(ctx: CliContext): Command {
     .action(async (id: string, opts: { limit?: number; offset?: number; json?: boolean }) => {
       const view = await ctx.client().getBatch(id, { limit: opts.limit, offset: opts.offset });
       if (opts.json) return printJson(ctx, view);
-      const head = `batch     ${view.batch_id}\nstatus    ${view.status}: ${counts(view.counts)} of ${view.total}\ncreated   ${shortTime(view.created_at)}\n\n`;
+      const cost = view.cost_usd > 0 ? `cost      ${usd(view.cost_usd)} (its ended runs' agents)\n` : '';
+      const head = `batch     ${view.batch_id}\nstatus    ${view.status}: ${counts(view.counts)} of ${view.total}\n${cost}created   ${shortTime(view.created_at)}\n\n`;
       ctx.out.write(`${head}${table(['RUN', 'STATUS'], view.runs.map((r) => [r.run_id, r.status ?? '-']))}\n`);
       if (view.offset + view.runs.length < view.total) ctx.err.write(`runs ${view.offset + 1}-${view.offset + view.runs.length} of ${view.total}; --offset for more\n`);
     });

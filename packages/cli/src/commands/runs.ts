@@ -4,7 +4,7 @@
 import { Command, Option } from 'commander';
 import type { RunView } from '@switchyard/client';
 import type { CliContext } from '../context.js';
-import { printJson, resultText, shortTime, table } from '../output.js';
+import { printJson, resultText, shortTime, table, usd } from '../output.js';
 import { eventPrinter } from './events-print.js';
 import { endedLine, followAndReport } from './follow-report.js';
 import { nonNegativeInt, positiveInt } from './options.js';
@@ -20,9 +20,6 @@ export function flowLine(flow: NonNullable<RunView['flow']>): string {
   if (waiting) parts.push(`waits: ${waiting.reason.replace('_', ' ')}${waiting.ahead !== undefined ? `, ${waiting.ahead} ahead` : ''}`);
   return parts.join('; ');
 }
-
-/** Dollars to the hundredth of a cent, or to six places below a cent (an agent turn may cost $0.000150). */
-const usd = (value: number) => `$${value >= 0.01 || value === 0 ? value.toFixed(4) : value.toFixed(6)}`;
 
 function describeRun(view: RunView): string {
   const lines = [`run       ${view.run_id}`, `pipeline  ${pipelineOf(view)}`, `status    ${view.status} (${Math.round(view.progress)}%)`, `created   ${shortTime(view.created_at)}   updated ${shortTime(view.updated_at)}`];

@@ -8,9 +8,9 @@ import { parseText, runInput } from '../input.js';
 import { printJson, shortTime, table } from '../output.js';
 import { collect, nonNegativeInt, positiveInt } from './options.js';
 
-/** An inbox item's arguments (a tool call's, as the model wrote them: JSON text) on one line. */
-const oneLine = (text: string | undefined, max = 60) => {
-  const flat = (text ?? '').replace(/\s+/g, ' ');
+/** An inbox item's arguments (a tool call's, as the model gave them) as JSON on one line. */
+const oneLine = (args: Record<string, unknown> | undefined, max = 60) => {
+  const flat = args === undefined ? '' : JSON.stringify(args);
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
@@ -54,10 +54,11 @@ export function approveCommand(ctx: CliContext): Command {
     });
 }
 
-/** The waiting call's own arguments text, from the inbox. */
+/** The waiting call's own arguments as JSON text (what --set edits), from the inbox. */
 async function argumentsOf(ctx: CliContext, runId: string, callId: string): Promise<string | undefined> {
   const list = await ctx.client().listInbox({ run_id: runId, limit: 200 });
-  return list.items.find((item) => item.kind === 'approval' && item.key === callId)?.arguments;
+  const own = list.items.find((item) => item.kind === 'approval' && item.key === callId)?.arguments;
+  return own === undefined ? undefined : JSON.stringify(own);
 }
 
 export function signalCommand(ctx: CliContext): Command {

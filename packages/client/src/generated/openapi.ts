@@ -605,6 +605,8 @@ export interface components {
                  */
                 weight: number | string;
             };
+            /** @description USD the run's agent steps together may cost at most (its child runs' are their own), by the models' prices in MODELS; past it the agent step that reached it fails with run_cost_exceeded */
+            max_cost?: number;
             steps: {
                 [key: string]: {
                     /** @description A concurrency key (docs/PIPELINES.md, "Flow control") */
@@ -968,6 +970,8 @@ export interface components {
             counts: {
                 [key: string]: number;
             };
+            /** @description USD its ended runs' agent steps cost, each run's counted as it ends (0 for runs without priced agents) */
+            cost_usd: number;
             runs: {
                 run_id: string;
                 status: components["schemas"]["RunStatus"] | null;
@@ -994,6 +998,8 @@ export interface components {
                 counts: {
                     [key: string]: number;
                 };
+                /** @description USD its ended runs' agent steps cost, each run's counted as it ends (0 for runs without priced agents) */
+                cost_usd: number;
                 /** @enum {string} */
                 status: "running" | "done";
                 /** @description GET this for the current state */
@@ -2269,7 +2275,10 @@ export interface operations {
                             created_at: string;
                             timeout_at: string | null;
                             tool?: string;
-                            arguments?: string;
+                            /** @description The call's arguments as the model gave them, as an object: the shape an approval's `arguments` takes, so an edit can start from it */
+                            arguments?: {
+                                [key: string]: unknown;
+                            };
                             /** @description The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url` */
                             reason?: string | null;
                             /** @description The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole */
@@ -2371,7 +2380,10 @@ export interface operations {
                         created_at: string;
                         timeout_at: string | null;
                         tool?: string;
-                        arguments?: string;
+                        /** @description The call's arguments as the model gave them, as an object: the shape an approval's `arguments` takes, so an edit can start from it */
+                        arguments?: {
+                            [key: string]: unknown;
+                        };
                         /** @description The model's reason: in a listing, its first 500 characters (`reason_truncated` when cut); whole at `GET answer_url` */
                         reason?: string | null;
                         /** @description The reason was cut to its first 500 characters in this listing; `GET answer_url` gives it whole */

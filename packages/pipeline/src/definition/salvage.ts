@@ -16,14 +16,39 @@ export interface Salvaged {
 
 const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 
-/** The step without its broken fields, or undefined when even that does not hold. */
+/**
+ * The step without the broken parts of its object fields (an agent's `max_turns` past its bound
+ * leaves the agent, its tools and the step's `needs` to be checked), else without its broken
+ * fields, or undefined when even that does not hold. `fields` are the places left out, under the step.
+ */
 function trimmedStep(step: unknown): { step: Record<string, unknown>; fields: string[] } | undefined {
   if (!isObject(step)) return undefined;
   const parsed = StepDefinition.safeParse(step);
   if (parsed.success) return { step, fields: [] };
+  const inner = withoutBrokenParts(step, parsed.error.issues);
+  if (inner && StepDefinition.safeParse(inner.step).success) return inner;
   const fields = [...new Set(parsed.error.issues.map((issue) => issue.path[0]).filter((field): field is string => typeof field === 'string'))];
   const trimmed = Object.fromEntries(Object.entries(step).filter(([field]) => !fields.includes(field)));
   return fields.length > 0 && StepDefinition.safeParse(trimmed).success ? { step: trimmed, fields } : undefined;
+}
+
+/** The step with each broken part of an object field (`agent.max_turns`) left out, and each other broken field. */
+function withoutBrokenParts(step: Record<string, unknown>, issues: readonly z.core.$ZodIssue[]): { step: Record<string, unknown>; fields: string[] } | undefined {
+  const copy: Record<string, unknown> = { ...step };
+  const fields = new Set<string>();
+  for (const issue of issues) {
+    const [field, part] = issue.path;
+    if (typeof field !== 'string') return undefined;
+    const value = copy[field];
+    if (typeof part === 'string' && isObject(value) && part in value) {
+      copy[field] = Object.fromEntries(Object.entries(value).filter(([key]) => key !== part));
+      fields.add(`${field}.${part}`);
+    } else {
+      delete copy[field];
+      fields.add(field);
+    }
+  }
+  return fields.size > 0 ? { step: copy, fields: [...fields] } : undefined;
 }
 
 /** The definition with its broken parts replaced, or undefined when too little of it holds (no steps object). */
@@ -52,7 +77,13 @@ export function salvageDefinition(options: { raw: unknown; issues: readonly z.co
   }
   if (salvaged.name === undefined) salvaged.name = 'unnamed';
   const parsed = PipelineDefinition.safeParse(salvaged);
-  return parsed.success ? { definition: parsed.data, replaced } : undefined;
+  if (parsed.success) return { definition: parsed.data, replaced };
+  // Past the bound of steps (the format says so): each step is checked all the same, parsed on its
+  // own, so that its unknown references are named too. The definition's size bounds this work.
+  const head = PipelineDefinition.safeParse({ ...salvaged, steps: { stand_in: { uses: 'stand-in' } } });
+  if (!head.success || Object.keys(steps).length === 0) return undefined;
+  const parsedSteps = Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, StepDefinition.parse(step)]));
+  return { definition: { ...head.data, steps: parsedSteps }, replaced };
 }
 
 /** Whether `path` is at or under a place the salvage replaced. */

@@ -142,6 +142,7 @@ export const PipelineDefinition = z.strictObject({
   output_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the result, for MCP clients'),
   concurrency: ConcurrencyDefinition.optional(),
   fairness: FairnessDefinition.optional(),
+  max_cost: z.number().positive().max(1_000_000).optional().describe("USD the run's agent steps together may cost at most (its child runs' are their own), by the models' prices in MODELS; past it the agent step that reached it fails with run_cost_exceeded"),
   steps: z
     .record(z.string().regex(STEP_NAME, 'a step name is a letter then letters, digits, _ or -'), StepDefinition)
     .refine((steps) => Object.keys(steps).length > 0, 'a pipeline needs at least one step')

@@ -20,6 +20,11 @@ export interface AgentDirectory {
   hasPipeline(name: string, version?: number): Promise<boolean>;
   /** The input schema of pipeline `name` (in `version`, when given); null when it is not registered. */
   pipelineInput(name: string, version?: number): Promise<Record<string, unknown> | null>;
+  /**
+   * The tools configured MCP server `server` lists now; undefined when it cannot be asked (its
+   * tools are then checked when called). Absent: MCP tools are checked when called.
+   */
+  mcpTools?(server: string): Promise<readonly string[] | undefined>;
 }
 
 interface FoundTool {
@@ -47,6 +52,14 @@ export function resolveAgentServiceTools(steps: Record<string, StepDefinition>, 
 /** Problems of the agents' models, pipelines and MCP servers, against what is configured and registered. */
 export async function agentDirectoryProblems(steps: Record<string, StepDefinition>, directory: AgentDirectory | undefined, shipped: boolean): Promise<DefinitionProblem[]> {
   const problems: DefinitionProblem[] = [];
+  // Each server asked once per registration, however many steps name its tools.
+  const listed = new Map<string, Promise<readonly string[] | undefined>>();
+  const toolsOf = (server: string) => {
+    if (!directory?.mcpTools) return Promise.resolve(undefined);
+    let tools = listed.get(server);
+    if (!tools) listed.set(server, (tools = directory.mcpTools(server)));
+    return tools;
+  };
   for (const [name, step] of Object.entries(steps)) {
     const agent = step.agent;
     if (!agent) continue;
@@ -57,8 +70,16 @@ export async function agentDirectoryProblems(steps: Record<string, StepDefinitio
       if (shipped && isServiceTool(tool) && (typeof tool === 'string' || !tool.service)) problems.push({ path, message: 'a shipped definition names the service of each tool: { tool: …, service: … }' });
       if (!directory || typeof tool === 'string') continue;
       if ('mcp' in tool && !directory.mcpServers().includes(tool.mcp)) problems.push({ path: `${path}.mcp`, message: `no MCP server ${tool.mcp} is configured (configured: ${directory.mcpServers().join(', ') || 'none'}; see MCP_SERVERS)` });
+      else if ('mcp' in tool) problems.push(...mcpToolProblems(tool, path, await toolsOf(tool.mcp)));
       if ('pipeline' in tool && !(await directory.hasPipeline(tool.pipeline, tool.version))) problems.push({ path: `${path}.pipeline`, message: `no pipeline ${tool.pipeline}${tool.version ? ` version ${tool.version}` : ''} is registered` });
     }
   }
   return problems;
+}
+
+/** A tool its MCP server does not list, when the server could be asked. */
+function mcpToolProblems(tool: { mcp: string; tool: string }, path: string, listed: readonly string[] | undefined): DefinitionProblem[] {
+  if (!listed || listed.includes(tool.tool)) return [];
+  const shown = listed.length > 20 ? `${[...listed].sort().slice(0, 20).join(', ')}, …` : [...listed].sort().join(', ') || 'none';
+  return [{ path: `${path}.tool`, message: `MCP server ${tool.mcp} lists no tool ${tool.tool} (it lists: ${shown})` }];
 }

@@ -90,6 +90,20 @@ function listedReason(record: WaitRecord): { reason: string | null; reason_trunc
   return reason.length > LISTED_REASON_CHARS || record.reason_turn !== undefined ? { reason: reason.slice(0, LISTED_REASON_CHARS), reason_truncated: true } : { reason };
 }
 
+/**
+ * A waiting call's arguments as the object an approval takes. They were parsed and checked against
+ * the tool's schema before the call waited, so the text is an object's; anything else is left out.
+ */
+function argumentsOf(text: string | undefined): { arguments?: Record<string, unknown> } {
+  if (text === undefined) return {};
+  try {
+    const parsed: unknown = JSON.parse(text || '{}');
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? { arguments: parsed as Record<string, unknown> } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** An item as a listing shows it (its reason cut, see LISTED_REASON_CHARS); `whole` for the item's own URL. */
 export function inboxItem(record: WaitRecord, options: { whole?: boolean } = {}): InboxItem {
   return {
@@ -100,7 +114,7 @@ export function inboxItem(record: WaitRecord, options: { whole?: boolean } = {})
     key: record.key,
     created_at: record.created_at,
     timeout_at: record.timeout_at ?? null,
-    ...(record.kind === 'approval' ? { tool: record.tool, arguments: record.arguments, ...(options.whole ? { reason: record.reason ?? null } : listedReason(record)) } : {}),
+    ...(record.kind === 'approval' ? { tool: record.tool, ...argumentsOf(record.arguments), ...(options.whole ? { reason: record.reason ?? null } : listedReason(record)) } : {}),
     schema: (record.kind === 'approval' ? record.parameters : record.schema) ?? null,
     answer_url: answerUrl(record),
   };

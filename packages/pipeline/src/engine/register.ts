@@ -65,10 +65,11 @@ export async function definitionProblemsOf(deps: { tools: ToolDirectory; agents?
 }
 
 /** What registration checks agent steps against: the configured names, and the pipelines registered now. */
-export function agentDirectory(options: { pipelines: PipelineStore; models: readonly string[]; mcpServers: readonly string[] }): AgentDirectory {
+export function agentDirectory(options: { pipelines: PipelineStore; models: readonly string[]; mcpServers: readonly string[]; mcpTools?: ((server: string) => Promise<readonly string[] | undefined>) | undefined }): AgentDirectory {
   return {
     models: () => options.models,
     mcpServers: () => options.mcpServers,
+    ...(options.mcpTools ? { mcpTools: options.mcpTools } : {}),
     hasPipeline: async (name, version) => (await options.pipelines.get(name, version)) !== null,
     pipelineInput: async (name, version) => (await options.pipelines.get(name, version))?.definition.input ?? null,
   };

@@ -29,8 +29,8 @@ export interface AgentTurnRecord {
   max_tokens?: number;
   /** What the turn cost in USD, when its model has prices. */
   cost_usd?: number;
-  /** Which budget set `max_tokens`: the step's tokens left, or its cost left. */
-  bound_by?: 'max_tokens' | 'max_cost';
+  /** Which budget set `max_tokens`: the step's tokens left, its cost left, or the run's cost left (the pipeline's `max_cost`). */
+  bound_by?: 'max_tokens' | 'max_cost' | 'run_max_cost';
 }
 
 export interface AgentResultRecord {
@@ -52,6 +52,8 @@ export interface AgentTranscript {
   usage: AgentUsage;
   /** USD the recorded turns cost (0 when the model has no prices). */
   costUsd: number;
+  /** USD every agent stage of the run has cost so far, this one's included: what the run's `max_cost` bounds. */
+  runCostUsd: number;
 }
 
 /** Costs are summed in Redis as whole nano-dollars: integers, so HINCRBY adds them exactly. */
@@ -71,7 +73,11 @@ if have ~= n - 1 then return 'gap' end
 redis.call('HSET', KEYS[1], ARGV[1] .. '.agent.turn.' .. n, ARGV[3], ARGV[1] .. '.agent.turns', n)
 redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.prompt_tokens', ARGV[4])
 redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.completion_tokens', ARGV[5])
-if ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.cost_nanos', ARGV[6]) end
+if ARGV[6] ~= '0' then
+  redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.cost_nanos', ARGV[6])
+  -- The run's agents together: its max_cost, and its batch's cost once it ends (run-settle.ts).
+  redis.call('HINCRBY', KEYS[1], 'cost_nanos', ARGV[6])
+end
 return 'recorded'
 `;
 
@@ -116,7 +122,7 @@ export class AgentTranscripts {
 
   /** The whole transcript, in three reads (its head, its turns, their results). */
   async read(key: string, stage: string): Promise<AgentTranscript> {
-    const [model, opening, turns, prompt, completion, cost] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens', 'cost_nanos'].map((name) => field(stage, name)));
+    const [model, opening, turns, prompt, completion, cost, runCost] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens', 'cost_nanos'].map((name) => field(stage, name)), 'cost_nanos');
     const count = Number(turns ?? 0);
     const numbers = Array.from({ length: count }, (_, i) => i + 1);
     const bodies = count > 0 ? await this.#redis.hmget(key, ...numbers.flatMap((n) => [field(stage, `turn.${n}`), field(stage, `nudge.${n}`)])) : [];
@@ -132,6 +138,7 @@ export class AgentTranscripts {
       nudges: numbers.map((_, i) => bodies[2 * i + 1] ?? undefined),
       usage: { prompt_tokens: Number(prompt ?? 0), completion_tokens: Number(completion ?? 0) },
       costUsd: Number(cost ?? 0) / NANOS,
+      runCostUsd: Number(runCost ?? 0) / NANOS,
     };
   }
 }

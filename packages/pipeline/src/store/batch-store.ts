@@ -56,6 +56,7 @@ export class BatchStore {
       total: Number(hash.total ?? 0),
       dispatched: Number(hash.dispatched ?? 0),
       counts,
+      cost_usd: costOf(hash),
       runs: runs.items,
       offset: page.offset,
       limit: page.limit,
@@ -100,6 +101,9 @@ function countsOf(hash: Record<string, string>): BatchCounts {
   return Object.fromEntries(RunStatus.options.map((s) => [s, Number(hash[`n:${s}`] ?? 0)])) as BatchCounts;
 }
 
+/** USD the batch's ended runs cost: summed in Redis as whole nano-dollars as each ends (run-settle.ts). */
+const costOf = (hash: Record<string, string>) => Number(hash.cost_nanos ?? 0) / 1_000_000_000;
+
 function summaryOf(hash: Record<string, string>): BatchSummary {
   const batchId = hash.id ?? '';
   const counts = countsOf(hash);
@@ -112,6 +116,7 @@ function summaryOf(hash: Record<string, string>): BatchSummary {
     total,
     dispatched: Number(hash.dispatched ?? 0),
     counts,
+    cost_usd: costOf(hash),
     status: finished === total ? 'done' : 'running',
     ...batchLinks(batchId),
   };

@@ -10,15 +10,16 @@
  * KEYS: run, events, outputs, and optionally the run's map items (dropped when the run ends: no branch runs after it).
  * ARGV: to, the statuses it may move from (comma-separated), now, error JSON or '', result JSON or
  *   '', '1' when `to` ends the run, retention seconds, and the result's title for listings ('' or absent: none).
- * Answers {1, status before, the run's kind} when it moved, {0, status} when the run is in another
- * status, {-1} when there is no such run.
+ * Answers {1, status before, the run's kind, its agents' cost in nano-dollars} when it moved, {0,
+ * status, '', that cost} when the run is in another status, {-1} when there is no such run. The cost
+ * is final once the run has ended (a turn is not recorded after), and goes on to its batch's.
  */
 export const TRANSITION_FUNCTION = `
 local function transition(KEYS, ARGV)
-local run = redis.call('HMGET', KEYS[1], 'status', 'id', 'kind')
+local run = redis.call('HMGET', KEYS[1], 'status', 'id', 'kind', 'cost_nanos')
 local cur = run[1]
 if not cur then return {-1} end
-if not string.find(',' .. ARGV[2] .. ',', ',' .. cur .. ',', 1, true) then return {0, cur} end
+if not string.find(',' .. ARGV[2] .. ',', ',' .. cur .. ',', 1, true) then return {0, cur, '', run[4] or '0'} end
 local fields = {'status', ARGV[1], 'updated_at', ARGV[3]}
 if ARGV[4] ~= '' then fields[#fields + 1] = 'error'; fields[#fields + 1] = ARGV[4] end
 if ARGV[5] ~= '' then fields[#fields + 1] = 'result'; fields[#fields + 1] = ARGV[5] end
@@ -35,7 +36,7 @@ if ARGV[6] == '1' then
   local ttl = tonumber(ARGV[7])
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
-return {1, cur, run[3]}
+return {1, cur, run[3], run[4] or '0'}
 end
 `;
 

@@ -109,8 +109,9 @@ test('a last stage\'s finish sent twice completes the stage and ends the run onc
   await writes.submit({ kind: 'complete', keys, stage: 'search', output: '{"results":[]}' }).reply;
   const end = { to: 'completed', from: 'running,queued', error: '', result: '{"story":"done"}', retentionSeconds: '60', keep: '', title: '' };
   const finish = () => writes.submit({ kind: 'finish', keys, stage: 'polish', end }).reply;
-  assert.deepEqual(await finish(), [1, 'running', 'story']);
-  assert.deepEqual(await finish(), [0, 'completed']);
+  // Moved, the status before, the run's kind and its agents' cost (nano-dollars, which its batch counts).
+  assert.deepEqual(await finish(), [1, 'running', 'story', '0']);
+  assert.deepEqual(await finish(), [0, 'completed', '', '0']);
   assert.deepEqual(await types(store, runId), ['stage', 'stage', 'done']);
   const run = await store.getRun(runId);
   assert.deepEqual([run?.status, run?.result, run?.stages.find((s) => s.name === 'polish')?.status, run?.progress], ['completed', { story: 'done' }, 'completed', 29]);

@@ -60,3 +60,22 @@ test('a run that ended but whose shared-slot step was cut short is finished by s
   assert.equal(events.filter((e) => e.startsWith('done:')).length, 1, 'the batch ends once');
   assert.ok(events.at(-1)?.includes('"completed":1'));
 });
+
+test("a run's agents' cost reaches its batch once as it ends: through its own end, and through the reconciler's settle after a crash between the two steps, retried or not", async () => {
+  const { store, batchId, runIds, counts } = await newBatch('settle-cost');
+  const [first, second] = runIds;
+  // What the agents' recorded turns left in each run (agent-transcript.ts): nano-dollars.
+  await redis.hset(store.keys.run(first), 'cost_nanos', '7500000');
+  await redis.hset(store.keys.run(second), 'cost_nanos', '2500000');
+  await store.transition({ runId: first, from: ['queued'], to: 'completed', batchId });
+  await store.settleEndedRuns([{ id: first, status: 'completed', batchId }]);
+  assert.equal((await store.transition({ runId: first, from: ['queued'], to: 'completed', batchId })).moved, false);
+  assert.equal((await counts()).cost_nanos, '7500000', 'the first run counted once');
+  // The second run's own step only, then the reconciler's settle, twice.
+  await runScripts(redis).transition(3, store.keys.run(second), store.keys.events(second), store.keys.outputs(second), 'failed', 'queued', new Date().toISOString(), '', '', '1', '60');
+  const [seen] = await store.getActiveRuns([second]);
+  await store.settleEndedRuns([seen!, seen!]);
+  assert.equal((await counts()).cost_nanos, '10000000');
+  const view = await new BatchStore(store).getBatch(batchId, { offset: 0, limit: 10 });
+  assert.equal(view?.cost_usd, 0.01);
+});

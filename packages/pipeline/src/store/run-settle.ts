@@ -21,7 +21,8 @@
  *
  * KEYS: active runs, ended runs, notify targets, notify pending, live runs, their owners, the
  *   keys' counts, then for a run of a batch: batch, batch events, batch runs, batch statuses.
- * ARGV: run id, status, '1' when the status ends the run, retention seconds, batch id ('' for none).
+ * ARGV: run id, status, '1' when the status ends the run, retention seconds, batch id ('' for none),
+ *   the run's agents' cost in nano-dollars ('0' or absent: none), added to its batch's as it ends.
  * Answers {1 when the batch's counts changed else 0, how many webhooks it made owed}.
  */
 import type { RunKeys } from './keys.js';
@@ -51,6 +52,7 @@ redis.call('HINCRBY', KEYS[8], 'n:' .. held, -1)
 redis.call('HINCRBY', KEYS[8], 'n:' .. to, 1)
 if terminal then
   redis.call('XADD', KEYS[9], '*', 'type', 'run', 'data', cjson.encode({run_id = run_id, status = to}))
+  if ARGV[6] and ARGV[6] ~= '' and ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[8], 'cost_nanos', ARGV[6]) end
   local finished = redis.call('HINCRBY', KEYS[8], 'finished', 1)
   if finished >= tonumber(redis.call('HGET', KEYS[8], 'total')) then
     local counts = {}

@@ -35,6 +35,9 @@ import { LiveRuns } from './live-runs.js';
 export type { ActiveRun } from './run-index.js';
 export type { RunRecord } from './run-record.js';
 
+/** What the transition script answers (finish-script.ts): moved or not, the status before, the run's kind, its cost in nano-dollars. */
+type TransitionReply = [number, string?, string?, string?];
+
 export interface RunStoreOptions {
   redis: Redis;
   /** Key prefix shared with the queues (BullMQ's `prefix`). */
@@ -56,7 +59,7 @@ export interface RunStoreOptions {
 export interface RunObserver {
   created?(runs: { pipeline: string; count: number }): void;
   /** A run this store moved to a status that ends it. */
-  ended?(run: { pipeline: string; status: RunStatus }): void;
+  ended?(run: { pipeline: string; status: RunStatus; /** USD its agents cost (0: none). */ costUsd?: number; /** Whether it was a batch's. */ batch?: boolean }): void;
 }
 
 const EVENT_STREAM_MAXLEN = '20000';
@@ -258,27 +261,28 @@ export class RunStore {
       terminal ? '1' : '0',
       String(this.retentionSeconds),
       resultTitle(options.result) ?? '',
-    )) as [number, string?, string?];
+    )) as TransitionReply;
     return this.#moved({ reply, runId, batchId, to });
   }
 
   /** After the run's own step of a status change (its reply), the shared slot's. */
-  async #moved(options: { reply: [number, string?, string?]; runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<{ moved: boolean; previous: RunStatus | null }> {
+  async #moved(options: { reply: TransitionReply; runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<{ moved: boolean; previous: RunStatus | null }> {
     const { reply, runId, batchId, to } = options;
     const moved = reply[0] === 1;
+    const costNanos = reply[3] ?? '0';
     // The shared slot follows (run-settle.ts); also when the run is already where it was asked to
     // go, since a caller retrying after a crash may be the one to finish what the crash cut short.
-    if (moved || (reply[0] === 0 && reply[1] === to)) await this.#settle({ runId, batchId, to });
-    if (moved && TERMINAL_STATUSES.includes(to)) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to });
+    if (moved || (reply[0] === 0 && reply[1] === to)) await this.#settle({ runId, batchId, to, costNanos });
+    if (moved && TERMINAL_STATUSES.includes(to)) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to, costUsd: Number(costNanos) / 1e9, batch: Boolean(batchId) });
     return { moved, previous: (reply[1] as RunStatus | undefined) ?? null };
   }
 
   /** What the shared slot keeps about a run once it moved to `to`: the active index, its batch's counts. */
-  async #settle(options: { runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<void> {
+  async #settle(options: { runId: string; batchId: string | null | undefined; to: RunStatus; costNanos?: string | undefined }): Promise<void> {
     const keys = settleKeys(this.keys, options.batchId);
     // A run of no batch keeps nothing on the shared slot until it ends.
     if (!options.batchId && !TERMINAL_STATUSES.includes(options.to)) return;
-    const reply = (await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds), options.batchId ?? '')) as [number, number];
+    const reply = (await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds), options.batchId ?? '', options.costNanos ?? '0')) as [number, number];
     if (reply[1] > 0) this.#onNotifyOwed?.();
   }
 
@@ -287,7 +291,12 @@ export class RunStore {
    * process died between a run's two steps): the reconciler calls this for those it meets.
    */
   async settleEndedRuns(runs: readonly { id: string; status: RunStatus | null; batchId: string | null }[]): Promise<void> {
-    for (const run of runs) if (run.status && TERMINAL_STATUSES.includes(run.status)) await this.#settle({ runId: run.id, batchId: run.batchId, to: run.status });
+    for (const run of runs) {
+      if (!run.status || !TERMINAL_STATUSES.includes(run.status)) continue;
+      // A batch's run brings its cost (final once it ended) to the batch as it is counted ended.
+      const costNanos = run.batchId ? ((await this.redis.hget(this.keys.run(run.id), 'cost_nanos')) ?? '0') : '0';
+      await this.#settle({ runId: run.id, batchId: run.batchId, to: run.status, costNanos });
+    }
   }
 
   /**
@@ -308,7 +317,7 @@ export class RunStore {
       keep: end.to === 'completed' ? '' : JSON.stringify(options.output ?? null),
       title: end.to === 'completed' ? (resultTitle(end.result) ?? '') : '',
     };
-    const reply = (await this.#stageWrites.submit({ kind: 'finish', keys, stage: options.stage, end: args }).reply) as [number, string?, string?];
+    const reply = (await this.#stageWrites.submit({ kind: 'finish', keys, stage: options.stage, end: args }).reply) as TransitionReply;
     return this.#moved({ reply, runId, batchId: options.batchId, to: end.to });
   }
 

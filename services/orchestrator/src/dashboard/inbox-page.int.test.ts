@@ -50,6 +50,7 @@ test('a waiting call is approved on the Inbox page with an argument edited in th
     await card.locator('.reason').getByText(`I want to search for tides ${ATTACK}.`).waitFor();
     assert.equal(await card.locator('.reason img').count(), 0, "the model's reason is text, not markup");
     assert.equal(await card.getByRole('link').getAttribute('href'), `#/runs/${runId}`);
+    assert.deepEqual(JSON.parse(await card.locator('.call-args').innerText()), { topic: `tides ${ATTACK}`, depth: 2 }, 'the arguments are shown as the object they are');
     await card.getByRole('button', { name: 'Edit arguments' }).click();
     assert.equal(await card.locator('[data-field="topic"] input').inputValue(), `tides ${ATTACK}`, "the form starts from the model's arguments");
     assert.equal(await card.locator('[data-field="depth"] input').getAttribute('type'), 'number');

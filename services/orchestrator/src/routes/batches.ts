@@ -6,7 +6,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { BatchRequest, PipelineBatchRequest, type BatchAccepted, type BatchList, type BatchView } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed, requestKeyId } from '@switchyard/http-kit';
-import { BATCH_ID, batchLinks, batchStoryRequests, InputError, newBatchId, startPipelineBatch, startStoryBatch } from '@switchyard/pipeline';
+import { BATCH_ID, batchLinks, batchStoryRequests, InputError, newBatchId, pipelineNotFound, startPipelineBatch, startStoryBatch } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { jsonBody } from '../json-body.js';
@@ -31,7 +31,7 @@ async function acceptBatch(deps: AppDeps, req: Request, start: (batchId: string)
 async function startAnyPipelineBatch(deps: AppDeps, req: Request, res: Response): Promise<{ batchId: string; runIds: string[] }> {
   const body = PipelineBatchRequest.parse(req.body);
   const pipeline = await deps.pipelines.compiled(body.pipeline, body.version);
-  if (!pipeline) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${body.pipeline}${body.version ? ` version ${body.version}` : ''}` });
+  if (!pipeline) throw new HttpError({ status: 404, ...pipelineNotFound(body.pipeline, body.version) });
   const inputs = body.items.map((item) => ({ ...body.defaults, ...item }));
   const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
   try {

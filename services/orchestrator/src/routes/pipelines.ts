@@ -6,7 +6,7 @@
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
 import { describeZodError, findUnsafeJson, HttpError, methodNotAllowed, requestKeyId } from '@switchyard/http-kit';
-import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
+import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, pipelineNotFound, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { notifyHook } from '../notify.js';
@@ -30,7 +30,7 @@ export function definitionProblems(error: DefinitionError, code: string, what: s
 
 function pipelineName(req: Request): string {
   const name = String(req.params.name);
-  if (!PIPELINE_NAME.test(name)) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${name}` });
+  if (!PIPELINE_NAME.test(name)) throw new HttpError({ status: 404, ...pipelineNotFound(name) });
   return name;
 }
 
@@ -52,7 +52,7 @@ function definitionOf(req: Request, name: string): { definition: { name: string;
 
 async function requireVersion(deps: AppDeps, name: string, version?: number): Promise<CompiledPipeline> {
   const pipeline = await deps.pipelines.compiled(name, version);
-  if (!pipeline) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: version ? `No version ${version} of pipeline ${name}` : `No pipeline ${name}` });
+  if (!pipeline) throw new HttpError({ status: 404, ...pipelineNotFound(name, version) });
   return pipeline;
 }
 
@@ -92,7 +92,7 @@ export function pipelinesRouter(deps: AppDeps): Router {
     const name = pipelineName(req);
     const versions = await deps.pipelines.versions(name);
     const latest = versions.at(-1);
-    if (!latest) throw new HttpError({ status: 404, code: 'pipeline_not_found', message: `No pipeline ${name}` });
+    if (!latest) throw new HttpError({ status: 404, ...pipelineNotFound(name) });
     const view: PipelineView = {
       name,
       latest: latest.definition.version,

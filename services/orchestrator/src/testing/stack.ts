@@ -17,6 +17,7 @@ import type { BreakerOptions } from '@switchyard/tool-client';
 
 import { ModelClient, parseModelsConfig } from '@switchyard/models';
 import type { McpToolSource } from '@switchyard/mcp-tools';
+import { mcpToolNames } from '../mcp-tool-names.js';
 import { createHttpStageWriter, createHttpTools, createWorkerMetrics, startWorkers, type AgentModels, type RunningWorkers, type StageBudget, type WebhookSettings, type WorkerMetrics } from '@switchyard/workers';
 import { startOrchestrator, type RunningOrchestrator, type StartOrchestratorOptions } from '../server.js';
 
@@ -171,7 +172,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricSeries ? { metricSeries: options.metricSeries } : {}),
-    agentNames: { models: options.agents?.modelNames ?? ['default', ...Object.keys(options.agents?.moreModels ?? {}), ...(options.agents?.anthropicModels ?? [])], mcpServers: [...(options.agents?.mcp?.keys() ?? [])] },
+    agentNames: { models: options.agents?.modelNames ?? ['default', ...Object.keys(options.agents?.moreModels ?? {}), ...(options.agents?.anthropicModels ?? [])], mcpServers: [...(options.agents?.mcp?.keys() ?? [])], ...(options.agents?.mcp ? { mcpTools: mcpToolNames(options.agents.mcp) } : {}) },
     ...(options.scheduleLimits ? { scheduleLimits: options.scheduleLimits } : {}),
     ...(options.webhooks ? { webhookAllow: options.webhooks.allow } : {}),
   });

@@ -84,6 +84,7 @@ function withTurn(transcript: AgentTranscript, record: AgentTurnRecord): AgentTr
     nudges: [...transcript.nudges, undefined],
     usage: { prompt_tokens: transcript.usage.prompt_tokens + record.usage.prompt_tokens, completion_tokens: transcript.usage.completion_tokens + record.usage.completion_tokens },
     costUsd: transcript.costUsd + (record.cost_usd ?? 0),
+    runCostUsd: transcript.runCostUsd + (record.cost_usd ?? 0),
   };
 }
 
@@ -121,13 +122,31 @@ function costExceeded(options: AgentTurnOptions, transcript: AgentTranscript, be
   return new StageFailedError({ code: 'agent_cost_exceeded', message, details: { max_cost: max, cost_usd: transcript.costUsd, usage: transcript.usage, turns: transcript.turns.length, ...(before ? { next_prompt_tokens: before.promptTokens } : {}) } });
 }
 
-/** The most tokens the next reply may have within `max_cost`, Infinity without one; a `max_cost` on a model with no prices fails the step. */
-function tokensWithinCost(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, promptTokens: number): number {
+/** The run's agents together reached the pipeline's `max_cost` (a run-level bound: its own code, failing the stage that reached it). */
+function runCostExceeded(options: AgentTurnOptions, transcript: AgentTranscript, before?: { promptTokens: number }): StageFailedError {
+  const max = options.pipeline.stored.definition.max_cost ?? 0;
+  const spent = transcript.runCostUsd.toFixed(6);
+  const message = before
+    ? `the run's agents cost $${spent} and ${options.stage}'s next prompt of about ${before.promptTokens} tokens leaves no reply within the run's max_cost of $${max}; its transcript is kept`
+    : `the run's agents cost $${spent} with ${options.stage}'s last turn, reaching the run's max_cost of $${max}; its transcript is kept`;
+  return new StageFailedError({ code: 'run_cost_exceeded', message, details: { max_cost: max, run_cost_usd: transcript.runCostUsd, cost_usd: transcript.costUsd, turns: transcript.turns.length, ...(before ? { next_prompt_tokens: before.promptTokens } : {}) } });
+}
+
+/**
+ * The most tokens the next reply may have within the step's `max_cost` and the run's (the
+ * pipeline's), Infinity without either; a `max_cost` on a model with no prices fails the step.
+ */
+function tokensWithinCost(deps: AgentTurnDeps, options: AgentTurnOptions, transcript: AgentTranscript, promptTokens: number): { step: number; run: number } {
   const { max_cost: maxCost, model } = options.agent.definition;
-  if (maxCost === undefined) return Number.POSITIVE_INFINITY;
+  const runMax = options.pipeline.stored.definition.max_cost;
+  if (maxCost === undefined && runMax === undefined) return { step: Number.POSITIVE_INFINITY, run: Number.POSITIVE_INFINITY };
   const prices = deps.models.pricesOf?.(model);
-  if (!prices) throw new StageFailedError({ code: 'agent_cost_unknown', message: `${options.stage} has a max_cost, but model ${model} has no prices (MODELS.${model}.prices, or LLM_PRICES for default)`, details: { model } });
-  return replyTokensByCost(maxCost, transcript.costUsd, promptTokens, prices);
+  const whose = maxCost === undefined ? 'its run has a max_cost' : `${options.stage} has a max_cost`;
+  if (!prices) throw new StageFailedError({ code: 'agent_cost_unknown', message: `${whose}, but model ${model} has no prices (MODELS.${model}.prices, or LLM_PRICES for default)`, details: { model } });
+  return {
+    step: maxCost === undefined ? Number.POSITIVE_INFINITY : replyTokensByCost(maxCost, transcript.costUsd, promptTokens, prices),
+    run: runMax === undefined ? Number.POSITIVE_INFINITY : replyTokensByCost(runMax, transcript.runCostUsd, promptTokens, prices),
+  };
 }
 
 function turnsExceeded(options: AgentTurnOptions, turn: number): StageFailedError {
@@ -143,8 +162,9 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
   const byTokens = replyTokensLeft(agent.definition.max_tokens, transcript, promptTokens);
   if (byTokens < 1) throw tokensExceeded(options, transcript, { promptTokens });
   const byCost = tokensWithinCost(deps, options, transcript, promptTokens);
-  if (byCost < 1) throw costExceeded(options, transcript, { promptTokens });
-  const maxTokens = Math.min(byTokens, byCost);
+  if (byCost.step < 1) throw costExceeded(options, transcript, { promptTokens });
+  if (byCost.run < 1) throw runCostExceeded(options, transcript, { promptTokens });
+  const maxTokens = Math.min(byTokens, byCost.step, byCost.run);
   const schema = agent.definition.output_schema;
   const pending: Promise<unknown>[] = [];
   const append = (write: () => Promise<unknown>) => {
@@ -182,7 +202,7 @@ async function askModel(deps: AgentTurnDeps, options: AgentTurnOptions, transcri
       at: new Date().toISOString(),
       finish_reason: reply.finishReason,
       max_tokens: maxTokens,
-      bound_by: byCost < byTokens ? 'max_cost' : 'max_tokens',
+      bound_by: boundBy(byTokens, byCost),
       ...(reply.costUsd === null ? {} : { cost_usd: reply.costUsd }),
     };
   } catch (error) {
@@ -236,6 +256,8 @@ async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcr
   if (!record) throw new StageFailedError({ code: 'agent_stranded', message: `${options.stage}: turn ${turn} is not recorded` });
   const maxCost = options.agent.definition.max_cost;
   if ((maxCost !== undefined && transcript.costUsd > maxCost) || (cutByBudget(record) && record.bound_by === 'max_cost')) throw costExceeded(options, transcript);
+  const runMax = options.pipeline.stored.definition.max_cost;
+  if ((runMax !== undefined && transcript.runCostUsd > runMax) || (cutByBudget(record) && record.bound_by === 'run_max_cost')) throw runCostExceeded(options, transcript);
   if (totalTokens(transcript) > options.agent.definition.max_tokens || cutByBudget(record)) throw tokensExceeded(options, transcript);
   if (record.tool_calls.length === 0) return answerOf(deps, options, transcript, turn);
   if (turn >= options.agent.definition.max_turns) throw turnsExceeded(options, turn);
@@ -243,6 +265,12 @@ async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcr
   await deps.steps.add([agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage: options.stage, turn: turn + 1, calls })]);
   crashPoint('agent.next-queued');
   return CONTINUE_STAGE;
+}
+
+/** Which budget gave the turn its `max_tokens`. */
+function boundBy(byTokens: number, byCost: { step: number; run: number }): AgentTurnRecord['bound_by'] {
+  if (byCost.run < byCost.step && byCost.run < byTokens) return 'run_max_cost';
+  return byCost.step < byTokens ? 'max_cost' : 'max_tokens';
 }
 
 /** The reply stopped at the bound the budget set (not at the model's own, which may be lower): the budget is spent. */

@@ -9,7 +9,8 @@
 import { z } from 'zod';
 import { ApprovalAccepted, ApprovalRequest, InboxList, SignalAccepted } from '@switchyard/contracts';
 import { answerApproval, AnswerError, answerSignal, CALL_ID, inboxList, RUN_ID, SIGNAL_NAME, type AnswerDeps } from '@switchyard/pipeline';
-import { failure, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { describeZodError } from '@switchyard/http-kit';
+import { failure, jsonSchemaOf, refusedArguments, success, type ArgumentsRefusal, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import { parseArgs } from '../parse-args.js';
 import { outputSchemaOf } from '../error-body.js';
 
@@ -99,5 +100,18 @@ export function inboxSuite(deps: AnswerDeps): ToolSuite {
         },
       }),
     ],
+    refuseArguments: (name, refusal) => (name === 'approve_call' ? refusedApproval(refusal) : refusedArguments(refusal)),
   };
+}
+
+/**
+ * Arguments approve_call refuses, answered as the API refuses the same approval's body
+ * (`invalid_approval`, and details.problems with the same paths), so an agent and a script read
+ * one shape for one mistake.
+ */
+function refusedApproval(refusal: ArgumentsRefusal): ToolOutcome {
+  const parsed = ApproveCallInput.safeParse(refusal.args);
+  if (parsed.success) return refusedArguments(refusal);
+  const { message, details } = describeZodError(parsed.error);
+  return failure({ error: { code: 'invalid_approval', message, details } });
 }

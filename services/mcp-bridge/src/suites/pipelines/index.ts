@@ -7,8 +7,8 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { InputError, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type RunWaits, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
-import { failure, InvalidArgumentsError, jsonSchemaOf, success, type JsonSchema, type SuiteTool, type ToolSuite } from '@switchyard/tool-suite';
+import { InputError, pipelineNotFound, problemsRefusal, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type RunWaits, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
+import { failure, InvalidArgumentsError, jsonSchemaOf, refusedArguments, success, type ArgumentsRefusal, type JsonSchema, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import { callerFlow } from '../../flow-caller.js';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
 import { waitAsker } from '../jobs/elicit.js';
@@ -45,7 +45,7 @@ const GetPipelineInput = z.strictObject({
   version: z.number().int().positive().optional().describe('A version (default: every version, the latest first in `definition`)'),
 });
 
-const notFound = (name: string) => failure({ error: { code: 'pipeline_not_found', message: `No pipeline ${name}`, details: { name } } });
+const notFound = (name: string, version?: number) => failure({ error: pipelineNotFound(name, version) });
 
 function runOutputSchema(stored: StoredPipeline): JsonSchema {
   return {
@@ -119,12 +119,24 @@ function pipelineTool(deps: PipelinesSuiteDeps, pipeline: CompiledPipeline): Sui
   };
 }
 
+/**
+ * A pipeline tool's arguments its input schema refuses, answered as the API refuses the same input
+ * (`invalid_input`, details.problems at the same paths); any other tool's, in the default shape.
+ */
+function refusedInput(pipeline: CompiledPipeline | undefined, refusal: ArgumentsRefusal): ToolOutcome {
+  const problems = pipeline?.checkInput(refusal.args) ?? [];
+  if (!pipeline || problems.length === 0) return refusedArguments(refusal);
+  return failure({ error: { code: 'invalid_input', ...problemsRefusal(`Input of pipeline ${pipeline.name}`, problems) } });
+}
+
 export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
   const listeners = new Set<(tools: SuiteTool[]) => void>();
   const removalListeners = new Set<(names: string[]) => void>();
   const changeListeners = new Set<(name: string) => void>();
   const subscriber = deps.redis.duplicate();
   subscriber.on('error', () => undefined); // the shared connection's outages are reported where it is followed
+  /** Each pipeline tool's pipeline, as last announced: what its refused arguments are checked by again. */
+  const announced = new Map<string, CompiledPipeline>();
   /** The latest version compiled, or null when there is none (deleted) or it no longer compiles. */
   const latestOf = async (name: string) => {
     try {
@@ -137,8 +149,12 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
   /** Each pipeline's tool as its latest version has it; the tool of a pipeline with none goes. */
   const announce = async (names: readonly string[]) => {
     const latest = await Promise.all(names.map(latestOf));
-    const tools = latest.filter((p): p is CompiledPipeline => p !== null).map((p) => pipelineTool(deps, p));
+    const tools = latest.filter((p): p is CompiledPipeline => p !== null).map((p) => {
+      announced.set(pipelineToolName(p.name), p);
+      return pipelineTool(deps, p);
+    });
     const gone = names.filter((_, i) => latest[i] === null).map(pipelineToolName);
+    for (const name of gone) announced.delete(name);
     if (tools.length > 0) for (const listener of listeners) listener(tools);
     if (gone.length > 0) for (const listener of removalListeners) listener(gone);
   };
@@ -181,7 +197,7 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
         const { name, version } = GetPipelineInput.parse(args);
         const versions = await deps.pipelines.versions(name);
         const chosen = version ? versions.find((v) => v.definition.version === version) : versions.at(-1);
-        if (!chosen) return notFound(version ? `${name} version ${version}` : name);
+        if (!chosen) return notFound(name, version);
         return success({ name, latest: versions.at(-1)?.definition.version, definition: chosen.definition, versions: versions.map((v) => ({ version: v.definition.version, registered_at: v.registered_at })) });
       },
     },
@@ -191,6 +207,7 @@ export function pipelinesSuite(deps: PipelinesSuiteDeps): PipelinesSuite {
     name: 'pipelines',
     description: 'Registered pipelines, each a tool.',
     tools,
+    refuseArguments: (name, refusal) => refusedInput(announced.get(name), refusal),
     onToolsAdded(listener) {
       listeners.add(listener);
       // The pipelines registered before this process started.

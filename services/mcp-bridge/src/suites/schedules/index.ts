@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { SCHEDULE_NAME, ScheduleDeleted, ScheduleList, ScheduleRequest, ScheduleView } from '@switchyard/contracts';
-import { problemsRefusal, saveSchedule, ScheduleError, ScheduleLimitError, type PipelineStore, type RunStore, type ScheduleStore, type StoredSchedule } from '@switchyard/pipeline';
-import { failure, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { problemsRefusal, saveSchedule, scheduleRequestOf, ScheduleError, ScheduleLimitError, type PipelineStore, type RunStore, type ScheduleStore, type StoredSchedule } from '@switchyard/pipeline';
+import { failure, jsonSchemaOf, refusedArguments, success, type ArgumentsRefusal, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import { parseArgs } from '../parse-args.js';
 import { outputSchemaOf } from '../error-body.js';
 
@@ -118,5 +118,23 @@ export function schedulesSuite(deps: SchedulesSuiteDeps): ToolSuite {
         },
       }),
     ],
+    refuseArguments: (name, refusal) => (name === 'put_schedule' ? refusedSchedule(refusal) : refusedArguments(refusal)),
   };
+}
+
+/**
+ * A schedule put_schedule's schema refuses, answered as the API refuses the same body
+ * (`invalid_schedule`, each problem at the same path, an additional field named), by the same
+ * check; any other refusal (a bad name) keeps the suite's default shape.
+ */
+function refusedSchedule(refusal: ArgumentsRefusal): ToolOutcome {
+  const name = refusal.args.name;
+  if (typeof name !== 'string' || !SCHEDULE_NAME.test(name)) return refusedArguments(refusal);
+  try {
+    scheduleRequestOf(refusal.args.schedule);
+  } catch (error) {
+    if (error instanceof ScheduleError) return failure({ error: { code: 'invalid_schedule', ...problemsRefusal(`Schedule ${name} is not valid`, error.problems) } });
+    throw error;
+  }
+  return refusedArguments(refusal);
 }
