@@ -6,11 +6,12 @@
  *   `.turns` (turns recorded), `.turn.<n>` (the model's reply, JSON), `.result.<n>.<i>` (the result
  *   of the i-th call of turn n, JSON), `.nudge.<n>` (what the model was told after turn n),
  *   `.prompt_tokens`, `.completion_tokens`.
- * Turns are written in order by a script (turn n only after n-1, never twice); a result with HSETNX,
- * so the first result of a call stands and a call whose result is recorded is never made again.
+ * Turns are written in order by a script (turn n only after n-1, never twice); a result by a script
+ * with HSETNX, so the first result of a call stands and a call whose result is recorded is never made
+ * again, and with its `tool_result` event in the same call, so that neither is left without the other.
  */
 import type { Redis } from 'ioredis';
-import type { AgentMessage, AgentTranscriptView, AgentUsage } from '@switchyard/contracts';
+import type { AgentMessage, AgentTranscriptView, AgentUsage, RunEventData } from '@switchyard/contracts';
 
 export interface AgentToolCallRecord {
   id: string;
@@ -75,13 +76,41 @@ if ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.cost_na
 return 'recorded'
 `;
 
+/**
+ * KEYS: run, events. ARGV: result field, record, event data (JSON), stream cap. Records a call's
+ * result unless one is, with its `tool_result` event; 1 when this one was, 0 when one was already
+ * or the run is gone (no hash is made again for it).
+ */
+const RECORD_RESULT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'type', 'tool_result', 'data', ARGV[3])
+return 1
+`;
+
+type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+
+/** The result script as an ioredis command: sent by SHA after its first call. */
+function recordResultCommand(redis: Redis): ScriptCall {
+  const commands = redis as unknown as Partial<Record<string, ScriptCall>>;
+  if (!commands.syAgentResult) redis.defineCommand('syAgentResult', { lua: RECORD_RESULT, numberOfKeys: 2 });
+  const command = commands.syAgentResult;
+  if (!command) throw new Error('script syAgentResult was not defined');
+  return command.bind(redis);
+}
+
+/** The stream length cap of a run's events, as the store's appends give it. */
+const EVENTS_MAXLEN = '20000';
+
 const parse = <T>(text: string | null | undefined): T | undefined => (text ? (JSON.parse(text) as T) : undefined);
 
 /** Reads and writes the transcripts of a run's agent steps; `key` is the run's hash. */
 export class AgentTranscripts {
   readonly #redis: Redis;
+  readonly #recordResult: ScriptCall;
   constructor(redis: Redis) {
     this.#redis = redis;
+    this.#recordResult = recordResultCommand(redis);
   }
 
   /** The instructions and prompt, as the first start evaluated them: a later start keeps those. */
@@ -97,10 +126,13 @@ export class AgentTranscripts {
     return answer as 'recorded' | 'exists' | 'gap' | 'ended';
   }
 
-  /** Records a call's result unless one is recorded already; true when this one was. */
-  async recordResult(options: { key: string; stage: string; turn: number; index: number; record: AgentResultRecord }): Promise<boolean> {
+  /**
+   * Records a call's result unless one is recorded already, and its `tool_result` event with it
+   * (`events`: the run's stream); true when this one was.
+   */
+  async recordResult(options: { key: string; events: string; stage: string; turn: number; index: number; record: AgentResultRecord; event: RunEventData['tool_result'] }): Promise<boolean> {
     const { key, stage, turn, index, record } = options;
-    return (await this.#redis.hsetnx(key, field(stage, `result.${turn}.${index}`), JSON.stringify(record))) === 1;
+    return (await this.#recordResult(key, options.events, field(stage, `result.${turn}.${index}`), JSON.stringify(record), JSON.stringify(options.event), EVENTS_MAXLEN)) === 1;
   }
 
   /** What a call's job needs, in one read: the run's status, the call's result if recorded, and its turn. */

@@ -297,11 +297,9 @@ async function checkedCalls(deps: AgentTurnDeps, options: AgentTurnOptions, reco
       continue;
     }
     const text = refusal ?? 'error: refused';
-    const recorded = await deps.transcripts.recordResult({ key, stage, turn, index, record: { call_id: call.id, tool: call.tool, content: text, is_error: true, at: new Date().toISOString() } });
-    if (recorded) {
-      deps.metrics?.toolCall({ tool: call.tool, outcome: 'refused' });
-      await deps.store.appendEvent(data.run_id, 'tool_result', { stage, turn, call_id: call.id, tool: call.tool, is_error: true, preview: preview(text) });
-    }
+    const event = { stage, turn, call_id: call.id, tool: call.tool, is_error: true, preview: preview(text) };
+    const recorded = await deps.transcripts.recordResult({ key, events: deps.store.keys.events(data.run_id), stage, turn, index, record: { call_id: call.id, tool: call.tool, content: text, is_error: true, at: new Date().toISOString() }, event });
+    if (recorded) deps.metrics?.toolCall({ tool: call.tool, outcome: 'refused' });
   }
   return calls;
 }
