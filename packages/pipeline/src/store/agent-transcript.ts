@@ -61,7 +61,12 @@ export const costNanos = (usd: number | undefined) => Math.round((usd ?? 0) * NA
 
 const field = (stage: string, name: string) => `${stage}.agent.${name}`;
 
-/** Records turn n: only when n-1 are recorded and the run goes on. 'recorded' | 'exists' | 'gap' | 'ended'. */
+/**
+ * Records turn n: only when n-1 are recorded and the run goes on. 'recorded' | 'exists' | 'gap' | 'ended'.
+ * KEYS: run, events. ARGV: stage, n, record, prompt tokens, completion tokens, cost nanos, stream
+ * cap, then the turn's events as (type, data) pairs: written with the record, so that neither is
+ * left without the other.
+ */
 const RECORD_TURN = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return 'ended' end
@@ -73,6 +78,7 @@ redis.call('HSET', KEYS[1], ARGV[1] .. '.agent.turn.' .. n, ARGV[3], ARGV[1] .. 
 redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.prompt_tokens', ARGV[4])
 redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.completion_tokens', ARGV[5])
 if ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[1], ARGV[1] .. '.agent.cost_nanos', ARGV[6]) end
+for i = 8, #ARGV - 1, 2 do redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[7], '*', 'type', ARGV[i], 'data', ARGV[i + 1]) end
 return 'recorded'
 `;
 
@@ -90,14 +96,17 @@ return 1
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
-/** The result script as an ioredis command: sent by SHA after its first call. */
-function recordResultCommand(redis: Redis): ScriptCall {
+/** A transcript script as an ioredis command: sent by SHA after its first call. */
+function transcriptCommand(redis: Redis, name: 'syAgentTurn' | 'syAgentResult', lua: string): ScriptCall {
   const commands = redis as unknown as Partial<Record<string, ScriptCall>>;
-  if (!commands.syAgentResult) redis.defineCommand('syAgentResult', { lua: RECORD_RESULT, numberOfKeys: 2 });
-  const command = commands.syAgentResult;
-  if (!command) throw new Error('script syAgentResult was not defined');
+  if (!commands[name]) redis.defineCommand(name, { lua, numberOfKeys: 2 });
+  const command = commands[name];
+  if (!command) throw new Error(`script ${name} was not defined`);
   return command.bind(redis);
 }
+
+/** The events a turn is told by, recorded with it: `turn`, then one `tool_call` per call. */
+export type AgentTurnEvents = ({ type: 'turn'; data: RunEventData['turn'] } | { type: 'tool_call'; data: RunEventData['tool_call'] })[];
 
 /** The stream length cap of a run's events, as the store's appends give it. */
 const EVENTS_MAXLEN = '20000';
@@ -107,10 +116,12 @@ const parse = <T>(text: string | null | undefined): T | undefined => (text ? (JS
 /** Reads and writes the transcripts of a run's agent steps; `key` is the run's hash. */
 export class AgentTranscripts {
   readonly #redis: Redis;
+  readonly #recordTurn: ScriptCall;
   readonly #recordResult: ScriptCall;
   constructor(redis: Redis) {
     this.#redis = redis;
-    this.#recordResult = recordResultCommand(redis);
+    this.#recordTurn = transcriptCommand(redis, 'syAgentTurn', RECORD_TURN);
+    this.#recordResult = transcriptCommand(redis, 'syAgentResult', RECORD_RESULT);
   }
 
   /** The instructions and prompt, as the first start evaluated them: a later start keeps those. */
@@ -120,9 +131,11 @@ export class AgentTranscripts {
     await this.#redis.hsetnx(key, field(stage, 'model'), options.model);
   }
 
-  async recordTurn(options: { key: string; stage: string; turn: number; record: AgentTurnRecord }): Promise<'recorded' | 'exists' | 'gap' | 'ended'> {
+  /** Records turn `turn` with its events (`events`: the run's stream), written only when the turn is. */
+  async recordTurn(options: { key: string; events: string; stage: string; turn: number; record: AgentTurnRecord; told: AgentTurnEvents }): Promise<'recorded' | 'exists' | 'gap' | 'ended'> {
     const { key, stage, turn, record } = options;
-    const answer = await this.#redis.eval(RECORD_TURN, 1, key, stage, turn, JSON.stringify(record), record.usage.prompt_tokens, record.usage.completion_tokens, costNanos(record.cost_usd));
+    const told = options.told.flatMap((event) => [event.type, JSON.stringify(event.data)]);
+    const answer = await this.#recordTurn(key, options.events, stage, turn, JSON.stringify(record), record.usage.prompt_tokens, record.usage.completion_tokens, costNanos(record.cost_usd), EVENTS_MAXLEN, ...told);
     return answer as 'recorded' | 'exists' | 'gap' | 'ended';
   }
 
