@@ -127,8 +127,12 @@ export class AgentTranscripts {
   /** The instructions and prompt, as the first start evaluated them: a later start keeps those. */
   async open(options: { key: string; stage: string; model: string; instructions: string | null; prompt: string }): Promise<void> {
     const { key, stage } = options;
-    await this.#redis.hsetnx(key, field(stage, 'opening'), JSON.stringify({ instructions: options.instructions, prompt: options.prompt }));
-    await this.#redis.hsetnx(key, field(stage, 'model'), options.model);
+    // One round trip: each write stands alone (a later start keeps the first), so no transaction is needed.
+    await this.#redis
+      .pipeline()
+      .hsetnx(key, field(stage, 'opening'), JSON.stringify({ instructions: options.instructions, prompt: options.prompt }))
+      .hsetnx(key, field(stage, 'model'), options.model)
+      .exec();
   }
 
   /** Records turn `turn` with its events (`events`: the run's stream), written only when the turn is. */
@@ -159,12 +163,18 @@ export class AgentTranscripts {
     await this.#redis.hsetnx(options.key, field(options.stage, `nudge.${options.turn}`), options.text);
   }
 
-  /** The whole transcript, in three reads (its head, its turns, their results). */
-  async read(key: string, stage: string): Promise<AgentTranscript> {
-    const [model, opening, turns, prompt, completion, cost] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens', 'cost_nanos'].map((name) => field(stage, name)));
+  /**
+   * The whole transcript: its head with the turns `expected` says there may be (the job of turn n
+   * finds n−1, or n when it recorded its own before a crash), then their results: two reads, a third
+   * only when more turns are recorded than expected.
+   */
+  async read(key: string, stage: string, expected = 0): Promise<AgentTranscript> {
+    const turnFields = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => [field(stage, `turn.${from + i}`), field(stage, `nudge.${from + i}`)]).flat();
+    const [model, opening, turns, prompt, completion, cost, ...guessed] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens', 'cost_nanos'].map((name) => field(stage, name)), ...turnFields(1, expected));
     const count = Number(turns ?? 0);
     const numbers = Array.from({ length: count }, (_, i) => i + 1);
-    const bodies = count > 0 ? await this.#redis.hmget(key, ...numbers.flatMap((n) => [field(stage, `turn.${n}`), field(stage, `nudge.${n}`)])) : [];
+    const rest = count > expected ? await this.#redis.hmget(key, ...turnFields(expected + 1, count)) : [];
+    const bodies = [...guessed, ...rest];
     const records = numbers.map((_, i) => parse<AgentTurnRecord>(bodies[2 * i]) as AgentTurnRecord);
     const resultFields = records.flatMap((turn, i) => turn.tool_calls.map((_, index) => field(stage, `result.${i + 1}.${index}`)));
     const resultTexts = resultFields.length > 0 ? await this.#redis.hmget(key, ...resultFields) : [];

@@ -57,7 +57,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOption
   const { stage, data } = options;
   const turn = data.agent_turn ?? 1;
   const key = deps.store.keys.run(data.run_id);
-  let transcript = await deps.transcripts.read(key, stage);
+  let transcript = await deps.transcripts.read(key, stage, turn);
   if (!transcript.opening) transcript = await openTranscript(deps, options, transcript);
   if (transcript.turns.length < turn) {
     checkBeforeTurn(options, transcript, turn);
@@ -69,7 +69,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOption
     if (outcome === 'ended') throw new Error(`run ${data.run_id} has ended`);
     if (outcome === 'gap') throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} came before turn ${turn - 1} was recorded` });
     if (outcome === 'recorded') transcript = withTurn(transcript, record);
-    else transcript = await deps.transcripts.read(key, stage);
+    else transcript = await deps.transcripts.read(key, stage, turn);
   }
   return afterTurn(deps, options, transcript, turn);
 }
