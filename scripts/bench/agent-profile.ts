@@ -64,7 +64,7 @@ const UNDER = [
   { label: 'run events (RunStore.appendEvent)', url: 'pipeline/src/store/', functions: ['appendEvent'] },
   { label: 'job and flow adds (StepQueues.#sendAll, FlowProducer)', url: 'engine/step-jobs', functions: ['#sendAll'] },
   { label: 'model client, its synchronous part (ModelClient.turn, streamAttempt)', url: 'models/src/', functions: ['turn', 'streamAttempt'] },
-  { label: 'checking and announcing calls (checkedCalls, announceTurn)', url: 'agent/agent-turn', functions: ['checkedCalls', 'announceTurn'] },
+  { label: 'checking calls and the events that tell a turn (checkedCalls, turnEvents)', url: 'agent/agent-turn', functions: ['checkedCalls', 'turnEvents'] },
 ] as const;
 
 const matchOf = (frame: ProfileNode['callFrame']) => UNDER.find((u) => frame.url.includes(u.url) && (u.functions as readonly string[]).includes(frame.functionName))?.label;

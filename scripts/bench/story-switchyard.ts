@@ -58,7 +58,8 @@ export async function startSwitchyard(options: { redisUrl: string; prefix: strin
     });
   }
   // The tool services are never called: the orchestrator only needs their addresses for /health.
-  const api = await startOrchestrator({ redisUrl: options.redisUrl, prefix: options.prefix, apiKeys: [apiKey], toolServices: parseToolServicesEnv({}), logger });
+  // Batch acceptance posts 10,000-item batches with no workers to end them: more than one key's default bound of live runs.
+  const api = await startOrchestrator({ redisUrl: options.redisUrl, prefix: options.prefix, apiKeys: [apiKey], toolServices: parseToolServicesEnv({}), logger, limits: { liveRunsPerKey: 1_000_000 } });
   // Blocking reads need a connection of their own.
   const reader: Redis = createRedisClient(options.redisUrl);
   const keys = runKeys(options.prefix);

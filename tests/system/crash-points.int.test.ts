@@ -155,14 +155,24 @@ function callsAfterRecorded(ledger: LedgerService, tag: string, runs: readonly R
   return ledger.calls.filter((call) => call.startedAt > (recordedAt.get(call.key) ?? Infinity)).map((call) => call.key);
 }
 
-/** Events once each, in order, and at most one completion per stage. */
-async function checkEvents(stack: TestStack, runId: string): Promise<void> {
-  const events = await readSse(await stack.request(`/v1/runs/${runId}/events`), (event) => event.event === 'done');
+type AgentView = { turns: number; messages: { role: string; call_id?: string; tool_calls?: { id: string }[] }[] };
+const agentOf = (stage: unknown) => (stage as { name: string; agent?: AgentView }).agent;
+
+/** Events once each, in order, at most one completion per stage, one `turn` per recorded turn, one `tool_call` and one `tool_result` per recorded call. */
+async function checkEvents(stack: TestStack, run: RunBody): Promise<void> {
+  const events = await readSse(await stack.request(`/v1/runs/${run.run_id}/events`), (event) => event.event === 'done');
   const ids = events.map((e) => e.id ?? '');
   assert.equal(new Set(ids).size, ids.length, `event ids once: ${ids.join(' ')}`);
   for (let i = 1; i < ids.length; i += 1) assert.ok(compareStreamIds(ids[i - 1] as string, ids[i] as string) < 0, `event ids in order: ${ids.join(' ')}`);
   const completions = events.filter((e) => e.event === 'stage').map((e) => JSON.parse(e.data) as { stage: string; status: string }).filter((e) => e.status === 'completed').map((e) => e.stage);
   assert.equal(new Set(completions).size, completions.length, `no stage completed twice: ${completions.join(' ')}`);
+  const told = (type: string, key: (data: { stage: string; turn: number; call_id: string }) => string) => events.filter((e) => e.event === type).map((e) => key(JSON.parse(e.data) as { stage: string; turn: number; call_id: string })).sort();
+  const turns = run.stages.flatMap((stage) => Array.from({ length: agentOf(stage)?.turns ?? 0 }, (_, i) => `${stage.name}/${i + 1}`)).sort();
+  assert.deepEqual(told('turn', (d) => `${d.stage}/${d.turn}`), turns, 'each recorded turn told once by its turn event');
+  const asked = run.stages.flatMap((stage) => (agentOf(stage)?.messages ?? []).flatMap((m) => (m.tool_calls ?? []).map((call) => call.id))).sort();
+  assert.deepEqual(told('tool_call', (d) => d.call_id), asked, 'each recorded call told once by its tool_call event');
+  const answered = run.stages.flatMap((stage) => (agentOf(stage)?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.call_id ?? '')).sort();
+  assert.deepEqual(told('tool_result', (d) => d.call_id), answered, 'each recorded call result told once by its tool_result event');
 }
 
 /** What of a run is left in Redis: its own keys without a TTL, and its BullMQ jobs not finished. */
@@ -227,7 +237,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
     if (spec.expect.status === 'failed') assert.equal(run.error?.stage, spec.expect.stage);
     const runs = await runsOf(stack, runId);
     assert.deepEqual(callsAfterRecorded(ledger, tag, runs), [], 'no call made again after its result was recorded');
-    for (const each of runs) await checkEvents(stack, each.run_id);
+    for (const each of runs) await checkEvents(stack, each);
     for (const each of runs) await waitFor(() => leftovers(each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
   } finally {
     approving?.stop();

@@ -95,7 +95,7 @@ export { AGENT_QUEUE, CHILD_QUEUE } from './definition/queues.js';
 export { takeFallback, standIn } from './store/fallback-scripts.js';
 export { MAX_CHILD_DEPTH, childRunField, childRunsOf, cancelChildRuns } from './engine/child-links.js';
 export { AgentTranscripts, transcriptView } from './store/agent-transcript.js';
-export type { AgentTranscript, AgentTurnRecord, AgentResultRecord, AgentToolCallRecord } from './store/agent-transcript.js';
+export type { AgentTranscript, AgentTurnEvents, AgentTurnRecord, AgentResultRecord, AgentToolCallRecord } from './store/agent-transcript.js';
 export { agentTurnJob, agentCallQueue, agentTurnJobId, agentCallJobId } from './engine/agent-jobs.js';
 export { schemaProblems } from './definition/schema-bounds.js';
 export { ToolArgumentChecker } from './definition/tool-arguments.js';

@@ -6,11 +6,12 @@
  *   `.turns` (turns recorded), `.turn.<n>` (the model's reply, JSON), `.result.<n>.<i>` (the result
  *   of the i-th call of turn n, JSON), `.nudge.<n>` (what the model was told after turn n),
  *   `.prompt_tokens`, `.completion_tokens`.
- * Turns are written in order by a script (turn n only after n-1, never twice); a result with HSETNX,
- * so the first result of a call stands and a call whose result is recorded is never made again.
+ * Turns are written in order by a script (turn n only after n-1, never twice); a result by a script
+ * with HSETNX, so the first result of a call stands and a call whose result is recorded is never made
+ * again, and with its `tool_result` event in the same call, so that neither is left without the other.
  */
 import type { Redis } from 'ioredis';
-import type { AgentMessage, AgentTranscriptView, AgentUsage } from '@switchyard/contracts';
+import type { AgentMessage, AgentTranscriptView, AgentUsage, RunEventData } from '@switchyard/contracts';
 
 export interface AgentToolCallRecord {
   id: string;
@@ -62,7 +63,12 @@ export const costNanos = (usd: number | undefined) => Math.round((usd ?? 0) * NA
 
 const field = (stage: string, name: string) => `${stage}.agent.${name}`;
 
-/** Records turn n: only when n-1 are recorded and the run goes on. 'recorded' | 'exists' | 'gap' | 'ended'. */
+/**
+ * Records turn n: only when n-1 are recorded and the run goes on. 'recorded' | 'exists' | 'gap' | 'ended'.
+ * KEYS: run, events. ARGV: stage, n, record, prompt tokens, completion tokens, cost nanos, stream
+ * cap, then the turn's events as (type, data) pairs: written with the record, so that neither is
+ * left without the other.
+ */
 const RECORD_TURN = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'completed' or status == 'failed' or status == 'cancelled' then return 'ended' end
@@ -78,35 +84,78 @@ if ARGV[6] ~= '0' then
   -- The run's agents together: its max_cost, and its batch's cost once it ends (run-settle.ts).
   redis.call('HINCRBY', KEYS[1], 'cost_nanos', ARGV[6])
 end
+for i = 8, #ARGV - 1, 2 do redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[7], '*', 'type', ARGV[i], 'data', ARGV[i + 1]) end
 return 'recorded'
 `;
+
+/**
+ * KEYS: run, events. ARGV: result field, record, event data (JSON), stream cap. Records a call's
+ * result unless one is, with its `tool_result` event; 1 when this one was, 0 when one was already
+ * or the run is gone (no hash is made again for it).
+ */
+const RECORD_RESULT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'type', 'tool_result', 'data', ARGV[3])
+return 1
+`;
+
+type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+
+/** A transcript script as an ioredis command: sent by SHA after its first call. */
+function transcriptCommand(redis: Redis, name: 'syAgentTurn' | 'syAgentResult', lua: string): ScriptCall {
+  const commands = redis as unknown as Partial<Record<string, ScriptCall>>;
+  if (!commands[name]) redis.defineCommand(name, { lua, numberOfKeys: 2 });
+  const command = commands[name];
+  if (!command) throw new Error(`script ${name} was not defined`);
+  return command.bind(redis);
+}
+
+/** The events a turn is told by, recorded with it: `turn`, then one `tool_call` per call. */
+export type AgentTurnEvents = ({ type: 'turn'; data: RunEventData['turn'] } | { type: 'tool_call'; data: RunEventData['tool_call'] })[];
+
+/** The stream length cap of a run's events, as the store's appends give it. */
+const EVENTS_MAXLEN = '20000';
 
 const parse = <T>(text: string | null | undefined): T | undefined => (text ? (JSON.parse(text) as T) : undefined);
 
 /** Reads and writes the transcripts of a run's agent steps; `key` is the run's hash. */
 export class AgentTranscripts {
   readonly #redis: Redis;
+  readonly #recordTurn: ScriptCall;
+  readonly #recordResult: ScriptCall;
   constructor(redis: Redis) {
     this.#redis = redis;
+    this.#recordTurn = transcriptCommand(redis, 'syAgentTurn', RECORD_TURN);
+    this.#recordResult = transcriptCommand(redis, 'syAgentResult', RECORD_RESULT);
   }
 
   /** The instructions and prompt, as the first start evaluated them: a later start keeps those. */
   async open(options: { key: string; stage: string; model: string; instructions: string | null; prompt: string }): Promise<void> {
     const { key, stage } = options;
-    await this.#redis.hsetnx(key, field(stage, 'opening'), JSON.stringify({ instructions: options.instructions, prompt: options.prompt }));
-    await this.#redis.hsetnx(key, field(stage, 'model'), options.model);
+    // One round trip: each write stands alone (a later start keeps the first), so no transaction is needed.
+    await this.#redis
+      .pipeline()
+      .hsetnx(key, field(stage, 'opening'), JSON.stringify({ instructions: options.instructions, prompt: options.prompt }))
+      .hsetnx(key, field(stage, 'model'), options.model)
+      .exec();
   }
 
-  async recordTurn(options: { key: string; stage: string; turn: number; record: AgentTurnRecord }): Promise<'recorded' | 'exists' | 'gap' | 'ended'> {
+  /** Records turn `turn` with its events (`events`: the run's stream), written only when the turn is. */
+  async recordTurn(options: { key: string; events: string; stage: string; turn: number; record: AgentTurnRecord; told: AgentTurnEvents }): Promise<'recorded' | 'exists' | 'gap' | 'ended'> {
     const { key, stage, turn, record } = options;
-    const answer = await this.#redis.eval(RECORD_TURN, 1, key, stage, turn, JSON.stringify(record), record.usage.prompt_tokens, record.usage.completion_tokens, costNanos(record.cost_usd));
+    const told = options.told.flatMap((event) => [event.type, JSON.stringify(event.data)]);
+    const answer = await this.#recordTurn(key, options.events, stage, turn, JSON.stringify(record), record.usage.prompt_tokens, record.usage.completion_tokens, costNanos(record.cost_usd), EVENTS_MAXLEN, ...told);
     return answer as 'recorded' | 'exists' | 'gap' | 'ended';
   }
 
-  /** Records a call's result unless one is recorded already; true when this one was. */
-  async recordResult(options: { key: string; stage: string; turn: number; index: number; record: AgentResultRecord }): Promise<boolean> {
+  /**
+   * Records a call's result unless one is recorded already, and its `tool_result` event with it
+   * (`events`: the run's stream); true when this one was.
+   */
+  async recordResult(options: { key: string; events: string; stage: string; turn: number; index: number; record: AgentResultRecord; event: RunEventData['tool_result'] }): Promise<boolean> {
     const { key, stage, turn, index, record } = options;
-    return (await this.#redis.hsetnx(key, field(stage, `result.${turn}.${index}`), JSON.stringify(record))) === 1;
+    return (await this.#recordResult(key, options.events, field(stage, `result.${turn}.${index}`), JSON.stringify(record), JSON.stringify(options.event), EVENTS_MAXLEN)) === 1;
   }
 
   /** What a call's job needs, in one read: the run's status, the call's result if recorded, and its turn. */
@@ -120,12 +169,18 @@ export class AgentTranscripts {
     await this.#redis.hsetnx(options.key, field(options.stage, `nudge.${options.turn}`), options.text);
   }
 
-  /** The whole transcript, in three reads (its head, its turns, their results). */
-  async read(key: string, stage: string): Promise<AgentTranscript> {
-    const [model, opening, turns, prompt, completion, cost, runCost] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens', 'cost_nanos'].map((name) => field(stage, name)), 'cost_nanos');
+  /**
+   * The whole transcript: its head with the turns `expected` says there may be (the job of turn n
+   * finds n−1, or n when it recorded its own before a crash), then their results: two reads, a third
+   * only when more turns are recorded than expected.
+   */
+  async read(key: string, stage: string, expected = 0): Promise<AgentTranscript> {
+    const turnFields = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => [field(stage, `turn.${from + i}`), field(stage, `nudge.${from + i}`)]).flat();
+    const [model, opening, turns, prompt, completion, cost, runCost, ...guessed] = await this.#redis.hmget(key, ...['model', 'opening', 'turns', 'prompt_tokens', 'completion_tokens', 'cost_nanos'].map((name) => field(stage, name)), 'cost_nanos', ...turnFields(1, expected));
     const count = Number(turns ?? 0);
     const numbers = Array.from({ length: count }, (_, i) => i + 1);
-    const bodies = count > 0 ? await this.#redis.hmget(key, ...numbers.flatMap((n) => [field(stage, `turn.${n}`), field(stage, `nudge.${n}`)])) : [];
+    const rest = count > expected ? await this.#redis.hmget(key, ...turnFields(expected + 1, count)) : [];
+    const bodies = [...guessed, ...rest];
     const records = numbers.map((_, i) => parse<AgentTurnRecord>(bodies[2 * i]) as AgentTurnRecord);
     const resultFields = records.flatMap((turn, i) => turn.tool_calls.map((_, index) => field(stage, `result.${i + 1}.${index}`)));
     const resultTexts = resultFields.length > 0 ? await this.#redis.hmget(key, ...resultFields) : [];

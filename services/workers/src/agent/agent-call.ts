@@ -1,8 +1,8 @@
 /**
  * One tool call of an agent step, as its own job: the call the model asked for in a recorded turn,
  * made with what a tool step gets (the tool client's retries, breaker, async polling and streaming;
- * the job's attempts after a crash), and its result recorded in the transcript. A call whose result
- * is recorded is never made again. A call that fails for good records the failure as its result:
+ * the job's attempts after a crash), and its result recorded in the transcript with its
+ * `tool_result` event (one script call). A call whose result is recorded is never made again. A call that fails for good records the failure as its result:
  * the model reads it and decides what to do next; only the run's end stops the agent.
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
@@ -55,7 +55,7 @@ export async function runAgentCall(deps: AgentCallDeps, options: AgentCallOption
     throw new UnrecoverableError(`run ${runId} is ${status ?? 'gone'}`);
   }
   if (!call || !tool) throw new UnrecoverableError(`${stage}: turn ${turn} has no call ${index} of a known tool`);
-  const approval = await approvalOf(deps, { ...options, runId, call });
+  const approval = await approvalOf(deps, { ...options, runId, call, tool });
   if (approval.kind === 'park') throw approval.error;
   if (approval.kind === 'refused') return recordCallResult(deps, { ...options, runId, call, result: approval.result });
   const tracked = deps.aborts.track(runId);
@@ -84,11 +84,13 @@ export async function runAgentCall(deps: AgentCallDeps, options: AgentCallOption
 async function recordCallResult(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; call: AgentToolCallRecord; result: { content: string; is_error: boolean; outcome: string } }): Promise<void> {
   const { runId, stage, call, result } = options;
   const { turn, index } = options.data.agent_call;
-  const recorded = await deps.transcripts.recordResult({ key: deps.store.keys.run(runId), stage, turn, index, record: { call_id: call.id, tool: call.tool, content: result.content, is_error: result.is_error, at: new Date().toISOString() } });
+  const event = { stage, turn, call_id: call.id, tool: call.tool, is_error: result.is_error, preview: result.content.slice(0, EVENT_PREVIEW_CHARS) };
+  const record = { call_id: call.id, tool: call.tool, content: result.content, is_error: result.is_error, at: new Date().toISOString() };
+  // The result and its event in one script call: a crash leaves both or neither.
+  const recorded = await deps.transcripts.recordResult({ key: deps.store.keys.run(runId), events: deps.store.keys.events(runId), stage, turn, index, record, event });
   if (!recorded) return;
   crashPoint('agent.call-recorded');
   deps.metrics?.toolCall({ tool: call.tool, outcome: result.outcome });
-  await deps.store.appendEvent(runId, 'tool_result', { stage, turn, call_id: call.id, tool: call.tool, is_error: result.is_error, preview: result.content.slice(0, EVENT_PREVIEW_CHARS) });
 }
 
 /** How long an approval is waited for before its job looks again (it is woken by the answer long before). */
@@ -101,8 +103,10 @@ type Approval = { kind: 'none' | 'approved'; arguments?: Record<string, unknown>
  * arguments a person may have edited), refused (the model reads why), or not answered yet: its job
  * parks in the delayed set, woken by the answer.
  */
-async function approvalOf(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; call: AgentToolCallRecord }): Promise<Approval> {
+async function approvalOf(deps: AgentCallDeps, options: AgentCallOptions & { runId: string; call: AgentToolCallRecord; tool: AgentToolTarget }): Promise<Approval> {
   const { runId, stage, call, job } = options;
+  // Only a tool with `approval` has its calls asked about (the turn parks them), and only an asked call is answered.
+  if (!options.tool.approval) return { kind: 'none' };
   const { turn, index } = options.data.agent_call;
   const key = approvalKey(call.id, stage, turn, index);
   const decision = await deps.waits.decision(runId, key);

@@ -7,7 +7,7 @@
  */
 import type { Job } from 'bullmq';
 import { EVENT_PREVIEW_CHARS } from '@switchyard/contracts';
-import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, crashPoint, isTruthy, LISTED_REASON_CHARS, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
+import { agentCallJobId, agentCallQueue, agentTurnJob, approvalKey, crashPoint, isTruthy, LISTED_REASON_CHARS, type AgentToolCallRecord, type AgentToolTarget, type RunWaits, type AgentTranscript, type AgentTurnEvents, type AgentTranscripts, type AgentTurnRecord, type CompiledAgent, type CompiledPipeline, type CompiledStep, type ExpressionContext, type RunStore, type StepJob, type StepQueues } from '@switchyard/pipeline';
 import { ModelCallError, ModelRateLimitWait } from '@switchyard/models';
 import { inSpan, SpanKind } from '@switchyard/telemetry';
 import { ContentCoalescer } from '../engine/content-coalescer.js';
@@ -57,20 +57,19 @@ export async function runAgentTurn(deps: AgentTurnDeps, options: AgentTurnOption
   const { stage, data } = options;
   const turn = data.agent_turn ?? 1;
   const key = deps.store.keys.run(data.run_id);
-  let transcript = await deps.transcripts.read(key, stage);
+  let transcript = await deps.transcripts.read(key, stage, turn);
   if (!transcript.opening) transcript = await openTranscript(deps, options, transcript);
   if (transcript.turns.length < turn) {
     checkBeforeTurn(options, transcript, turn);
     const record = await askModel(deps, options, transcript);
     if (record instanceof ParkStage) return record;
-    const outcome = await deps.transcripts.recordTurn({ key, stage, turn, record });
+    // The turn and its events in one script call: a crash leaves both or neither.
+    const outcome = await deps.transcripts.recordTurn({ key, events: deps.store.keys.events(data.run_id), stage, turn, record, told: turnEvents(options, { turn, record, transcript }) });
     crashPoint('agent.turn-recorded');
     if (outcome === 'ended') throw new Error(`run ${data.run_id} has ended`);
     if (outcome === 'gap') throw new StageFailedError({ code: 'agent_stranded', message: `${stage}: turn ${turn} came before turn ${turn - 1} was recorded` });
-    if (outcome === 'recorded') {
-      await announceTurn(deps, options, { turn, record, transcript });
-      transcript = withTurn(transcript, record);
-    } else transcript = await deps.transcripts.read(key, stage);
+    if (outcome === 'recorded') transcript = withTurn(transcript, record);
+    else transcript = await deps.transcripts.read(key, stage, turn);
   }
   return afterTurn(deps, options, transcript, turn);
 }
@@ -239,15 +238,15 @@ async function waitForModel(deps: AgentTurnDeps, options: AgentTurnOptions, erro
   return new ParkStage({ until });
 }
 
-async function announceTurn(deps: AgentTurnDeps, options: AgentTurnOptions, recorded: { turn: number; record: AgentTurnRecord; transcript: AgentTranscript }): Promise<void> {
-  const { stage, data } = options;
+/** The events that tell a turn: `turn` (with the step's usage so far), then each call it asks for. */
+function turnEvents(options: AgentTurnOptions, recorded: { turn: number; record: AgentTurnRecord; transcript: AgentTranscript }): AgentTurnEvents {
+  const { stage } = options;
   const { turn, record, transcript } = recorded;
   const usage = { prompt_tokens: transcript.usage.prompt_tokens + record.usage.prompt_tokens, completion_tokens: transcript.usage.completion_tokens + record.usage.completion_tokens };
-  // Appended together: the store sends the appends of one turn of the event loop in one write, in order.
-  await Promise.all([
-    deps.store.appendEvent(data.run_id, 'turn', { stage, turn, tool_calls: record.tool_calls.length, usage }),
-    ...record.tool_calls.map((call) => deps.store.appendEvent(data.run_id, 'tool_call', { stage, turn, call_id: call.id, tool: call.tool, arguments: preview(call.arguments) })),
-  ]);
+  return [
+    { type: 'turn', data: { stage, turn, tool_calls: record.tool_calls.length, usage } },
+    ...record.tool_calls.map((call) => ({ type: 'tool_call' as const, data: { stage, turn, call_id: call.id, tool: call.tool, arguments: preview(call.arguments) } })),
+  ];
 }
 
 /** After turn `turn` is recorded: the step's answer, or its next turn enqueued. */
@@ -325,11 +324,9 @@ async function checkedCalls(deps: AgentTurnDeps, options: AgentTurnOptions, reco
       continue;
     }
     const text = refusal ?? 'error: refused';
-    const recorded = await deps.transcripts.recordResult({ key, stage, turn, index, record: { call_id: call.id, tool: call.tool, content: text, is_error: true, at: new Date().toISOString() } });
-    if (recorded) {
-      deps.metrics?.toolCall({ tool: call.tool, outcome: 'refused' });
-      await deps.store.appendEvent(data.run_id, 'tool_result', { stage, turn, call_id: call.id, tool: call.tool, is_error: true, preview: preview(text) });
-    }
+    const event = { stage, turn, call_id: call.id, tool: call.tool, is_error: true, preview: preview(text) };
+    const recorded = await deps.transcripts.recordResult({ key, events: deps.store.keys.events(data.run_id), stage, turn, index, record: { call_id: call.id, tool: call.tool, content: text, is_error: true, at: new Date().toISOString() }, event });
+    if (recorded) deps.metrics?.toolCall({ tool: call.tool, outcome: 'refused' });
   }
   return calls;
 }
