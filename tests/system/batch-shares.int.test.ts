@@ -8,15 +8,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { apiKeyList } from '@switchyard/config';
+import { keyId } from '@switchyard/http-kit';
 import { registerPipeline, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
 import { startTestStack, TEST_API_KEY, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
 
 const OTHER_KEY = 'other-key-batch-shares-0123';
+const READER_KEY = 'reader-key-batch-shares-0123';
+const RUNNER_KEY = 'runner-key-batch-shares-0123';
 const AHEAD = 8;
 let stack: TestStack;
 
 before(async () => {
-  stack = await startTestStack({ label: 'batch-shares', workerConcurrency: 1, dispatchAhead: AHEAD, apiKeys: [TEST_API_KEY, OTHER_KEY] });
+  stack = await startTestStack({ label: 'batch-shares', workerConcurrency: 1, dispatchAhead: AHEAD, apiKeys: apiKeyList.parse(`${TEST_API_KEY},${OTHER_KEY},${READER_KEY}:read,${RUNNER_KEY}:run`) });
   stack.tools.services.search.faults.latencyMs = 15;
   await registerPipeline(stack, {
     name: 'one-search',
@@ -75,4 +79,14 @@ test("a caller's second batch takes turns with its first, however much the first
   assert.ok(secondBeforeFirstEnded >= 20, `the second batch was served in turn with the first, not after it: ${secondBeforeFirstEnded} of its runs started before the first's last`);
   const keyShare = ofOther / Math.max(1, ofFirst + ofSecond + ofOther);
   assert.ok(keyShare >= 0.3, `the other caller kept about half, its two batches not counting as two callers: ${ofOther} of ${ofFirst + ofSecond + ofOther}`);
+});
+
+test("a run's fair-share key names its API key only to that key and to admin keys; any other read key sees key:other", async () => {
+  const { status, body } = await stack.json<{ run_id: string }>('/v1/pipelines/one-search/runs', { method: 'POST', headers: { authorization: `Bearer ${RUNNER_KEY}` }, body: JSON.stringify({ topic: 'whose run' }) });
+  assert.equal(status, 202, JSON.stringify(body));
+  const keyAs = async (key: string) => (await stack.json<{ flow?: { key: string } }>(`/v1/runs/${body.run_id}`, { headers: { authorization: `Bearer ${key}` } })).body.flow?.key;
+  assert.equal(await keyAs(RUNNER_KEY), `key:${keyId(RUNNER_KEY)}`, 'its owner sees its own key');
+  assert.equal(await keyAs(TEST_API_KEY), `key:${keyId(RUNNER_KEY)}`, 'an admin key sees whose it is');
+  assert.equal(await keyAs(READER_KEY), 'key:other', 'a read key does not learn another key\'s id');
+  await stack.waitForRun(body.run_id, 30_000);
 });

@@ -37,7 +37,7 @@ export {
   cancelRun,
   findRun,
 } from './engine/runs.js';
-export { toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID } from './store/run-view.js';
+export { toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID, HIDDEN_CALLER_KEY, shownFlowKey, type RunViewer } from './store/run-view.js';
 export type { CancelOutcome } from './engine/runs.js';
 export { PipelineDefinition, StepDefinition, pipelineJsonSchema, STEP_NAME, PIPELINE_NAME, MAX_REPEAT, MAX_STEP_ATTEMPTS } from './definition/schema.js';
 export type { PipelineDefinitionInput } from './definition/schema.js';
