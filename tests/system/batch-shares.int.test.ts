@@ -1,8 +1,9 @@
 /**
  * Fair shares between batches of one caller, through the whole stack: a batch's dispatcher keeps
- * only DISPATCH_AHEAD rounds of its key's work waiting, so a second batch of the same key, started
- * while the first has a backlog, adds its runs in turn with the first's rather than after all of
- * them; another caller's batch keeps its own share meanwhile. One worker slot serves the search
+ * only DISPATCH_AHEAD rounds of its key's work waiting and adds its chunks in turn with the key's
+ * other batches, so a second batch of the same key, started while the first has a backlog, is
+ * served in turn with the first rather than after all of it; another caller's batch keeps its own
+ * share meanwhile. One worker slot serves the search
  * queue, so the order in which the runs' stages started (read from the runs' own records) is the
  * order the queue gave.
  */
@@ -77,6 +78,8 @@ test("a caller's second batch takes turns with its first, however much the first
   const secondBeforeFirstEnded = at(second.run_ids).filter((t) => t < Math.max(...at(first.run_ids))).length;
   console.log(`batch shares: while all three had work, starts first ${ofFirst}, second ${ofSecond} (same key), other caller ${ofOther}; the second batch had ${secondBeforeFirstEnded} of its 60 runs started before the first's last (first in, first out: 0)`);
   assert.ok(secondBeforeFirstEnded >= 20, `the second batch was served in turn with the first, not after it: ${secondBeforeFirstEnded} of its runs started before the first's last`);
+  const secondShare = ofSecond / Math.max(1, ofFirst + ofSecond);
+  assert.ok(secondShare >= 0.3 && secondShare <= 0.7, `the two batches took about half of their key's part each: ${ofSecond} of ${ofFirst + ofSecond}`);
   const keyShare = ofOther / Math.max(1, ofFirst + ofSecond + ofOther);
   assert.ok(keyShare >= 0.3, `the other caller kept about half, its two batches not counting as two callers: ${ofOther} of ${ofFirst + ofSecond + ofOther}`);
 });

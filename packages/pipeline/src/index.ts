@@ -125,6 +125,7 @@ export { FlowTag, GateTag, PRIORITY_FIRST, PRIORITY_LAST, PRIORITY_SINGLE_RUN, P
 export { runFlow, childFlow, callerKey, keyText, keyValue, gateOf, ANONYMOUS_KEY } from './flow/run-flow.js';
 export type { CallerFlow } from './flow/run-flow.js';
 export { FairShares, CLASS_SPAN, classOfPriority, UNTAGGED_FLOW } from './flow/fair-shares.js';
+export { BatchTurns, type BatchTurn } from './flow/batch-turns.js';
 export { ConcurrencyGates, GATE_RECHECK_MS } from './flow/concurrency-gate.js';
 export type { Admission, GateJobRef, GateKeys } from './flow/concurrency-gate.js';
 export { waitingOf } from './flow/waiting.js';

@@ -3,17 +3,15 @@
  * recording how far it got so that a crashed dispatcher resumes there. Accepting a batch of
  * 10,000 thus costs the API one write, and the queues fill at Redis's pace.
  *
- * It keeps only so much of its key's work waiting ahead (`ahead`, in rounds of the key's fair
- * share, over every queue of the pipeline): past that it goes back to the delayed set (holding no
- * slot) and looks again after a jittered DISPATCH_RECHECK_MS. Jobs are given their places in a
- * queue when they are added, so a batch that put all its runs in at once would leave a second
- * batch of the same caller behind all of them; paced, two batches of one key add their chunks in
- * turn as the key's backlog drains, and share the key's part (other keys' shares are the fair
- * queueing's, as before). Chunks go to whichever of a key's dispatchers looks first, so the jitter
- * is what makes the turns even.
+ * Before each chunk it asks its key's turns (packages/pipeline's flow/batch-turns.ts): it adds
+ * the chunk only while its key has fewer than `ahead` rounds of its fair share waiting in the
+ * pipeline's queues and no other batch of the key is behind it in runs added. Otherwise it goes
+ * back to the delayed set (holding no slot) and asks again after a jittered DISPATCH_RECHECK_MS.
+ * So two batches of one caller add their chunks in turn as the key's backlog drains, and share the
+ * key's part (other keys' shares are the fair queueing's, as before).
  */
 import { DelayedError, type Job } from 'bullmq';
-import { DispatchJob, rootJobs, type BatchStore, type CompiledPipeline, type FairShares, type FlowTag, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
+import { DispatchJob, rootJobs, type BatchStore, type BatchTurns, type CompiledPipeline, type FlowTag, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
 
 /** Runs enqueued per round, at most. */
 const CHUNK = 250;
@@ -21,7 +19,7 @@ const CHUNK = 250;
 /** Default `ahead`: rounds of a key's share its batches keep waiting in a pipeline's queues. */
 export const DEFAULT_DISPATCH_AHEAD = 1000;
 
-/** How long a paced dispatcher waits before it looks again (ms), jittered ±50 % so that a key's batches take turns. */
+/** How long a dispatcher told to wait looks again after (ms), jittered ±50 %. */
 export const DISPATCH_RECHECK_MS = 250;
 
 export interface DispatchDeps {
@@ -29,18 +27,27 @@ export interface DispatchDeps {
   batches: BatchStore;
   pipelines: PipelineStore;
   steps: StepQueues;
+  /** Its key's turns between batches (none: every chunk added at once, as before flow control). */
+  turns?: BatchTurns | undefined;
   /** Rounds of a key's share that may wait in a pipeline's queues before its batches wait to add more (default DEFAULT_DISPATCH_AHEAD). */
   ahead?: number | undefined;
 }
 
-/** Whether every key of the chunk already has `ahead` rounds waiting in the pipeline's queues (a chunk of several keys waits only when all are full). */
-async function keysFull(fair: FairShares, pipeline: CompiledPipeline, flows: readonly (FlowTag | undefined)[], ahead: number): Promise<boolean> {
-  const queues = [...new Set([...pipeline.steps.values()].map((step) => step.queue))];
+/** The distinct keys (class and key) of a chunk's runs. */
+function keysOf(flows: readonly (FlowTag | undefined)[]): FlowTag[] {
   const keys = new Map<string, FlowTag>();
   for (const flow of flows) if (flow) keys.set(`${flow.priority}\n${flow.key}`, flow);
-  if (keys.size === 0) return false;
-  for (const flow of keys.values()) if ((await fair.backlog(queues, flow)) < ahead) return false;
-  return true;
+  return [...keys.values()];
+}
+
+/** Whether the chunk may be added now: one of its keys (a batch's runs mostly have one) has room and its turn. */
+async function mayAdd(turns: BatchTurns, pipeline: CompiledPipeline, batch: string, flows: readonly (FlowTag | undefined)[], ahead: number, chunk: number): Promise<boolean> {
+  const keys = keysOf(flows);
+  if (keys.length === 0) return true;
+  const queues = [...new Set([...pipeline.steps.values()].map((step) => step.queue))];
+  let go = false;
+  for (const flow of keys) if ((await turns.ask({ queues, flow, batch, ahead, chunk })) === 'go') go = true;
+  return go;
 }
 
 export function dispatchProcessor(deps: DispatchDeps) {
@@ -52,29 +59,27 @@ export function dispatchProcessor(deps: DispatchDeps) {
     const pipeline = ref?.version ? await deps.pipelines.pinned(ref.name, ref.version) : await deps.pipelines.compiled(ref?.name ?? 'story');
     if (!pipeline) throw new Error(`batch ${batchId}: pipeline ${ref?.name ?? 'story'} ${ref?.version ?? ''} is not registered`);
     let dispatched = 0;
+    let lastKeys: FlowTag[] = [];
     for (;;) {
       const { cursor, runIds } = await deps.batches.nextToDispatch(batchId, chunk);
       if (runIds.length === 0) break;
       const states = await deps.store.getStatesWithFlow(runIds);
       // A run cancelled before its turn needs no jobs.
       const queued = runIds.flatMap((runId, i) => (states[i]?.status === 'queued' ? [{ runId, flow: states[i]?.flow }] : []));
-      if (
-        token &&
-        (await keysFull(
-          deps.steps.fair,
-          pipeline,
-          queued.map((run) => run.flow),
-          ahead,
-        ))
-      ) {
+      const flows = queued.map((run) => run.flow);
+      if (deps.turns && token && !(await mayAdd(deps.turns, pipeline, batchId, flows, ahead, chunk))) {
         await job.moveToDelayed(Date.now() + Math.round(DISPATCH_RECHECK_MS * (0.5 + Math.random())), token);
         throw new DelayedError();
       }
+      lastKeys = keysOf(flows);
       await deps.steps.add((await Promise.all(queued.map(({ runId, flow }) => rootJobs(pipeline, runId, batchId, deps.store.limits, flow)))).flat());
       await deps.batches.markDispatched(batchId, cursor + runIds.length);
       dispatched += queued.length;
       await job.updateProgress(cursor + runIds.length);
     }
+    // Nothing left to add: its key's other batches no longer wait for its turns.
+    const turns = deps.turns;
+    if (turns) await Promise.all(lastKeys.map((flow) => turns.done(flow, batchId)));
     return { dispatched };
   };
 }

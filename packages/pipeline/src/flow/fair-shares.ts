@@ -93,30 +93,6 @@ end
 return answers
 `;
 
-/**
- * KEYS: per queue, its prioritized zset then its state hash for the class. ARGV: class span, class,
- * key. Answers the key's backlog: the most, over the queues, by which its last finish is ahead of
- * the class's virtual time (as FAIR_PRIORITIES_SCRIPT reads it), in rounds of the key's share
- * (jobs × weight), as text. Reads only.
- */
-const BACKLOG_SCRIPT = `
-local span = tonumber(ARGV[1])
-local base = tonumber(ARGV[2]) * span
-local shift = 4294967296
-local most = 0
-for i = 1, #KEYS, 2 do
-  local finish = tonumber(redis.call('HGET', KEYS[i + 1], 'f:' .. ARGV[3]) or '0')
-  if finish > 0 then
-    local head = redis.call('ZRANGEBYSCORE', KEYS[i], string.format('%.0f', base * shift), '(' .. string.format('%.0f', (base + span) * shift), 'WITHSCORES', 'LIMIT', 0, 1)
-    local saved = redis.call('HMGET', KEYS[i + 1], 'v', 'm')
-    local v = tonumber(saved[1] or '0')
-    if head[2] then v = math.max(v, math.floor(tonumber(head[2]) / shift) - base) else v = tonumber(saved[2] or '0') end
-    if finish - v > most then most = finish - v end
-  end
-end
-return tostring(most)
-`;
-
 /** A job to place: its queue and its run's flow. */
 export interface FairJob {
   queue: string;
@@ -149,17 +125,6 @@ export class FairShares {
     const base = Math.floor(Number(score) / 2 ** 32 / CLASS_SPAN) * CLASS_SPAN * 2 ** 32;
     const [ahead, higher] = await Promise.all([this.#redis.zcount(key, '-inf', `(${score}`), this.#redis.zcount(key, '-inf', `(${base}`)]);
     return { ahead, aheadHigherPriority: higher };
-  }
-
-  /**
-   * How far ahead of its class a key's work waits in `queues`: the most, over them, of its last
-   * virtual finish less the class's virtual time, in rounds of its share (about its waiting jobs
-   * there ÷ its weight). 0 when nothing of it waits. What a batch's dispatcher paces itself by.
-   */
-  async backlog(queues: readonly string[], flow: Pick<FlowTag, 'priority' | 'key'>): Promise<number> {
-    if (queues.length === 0) return 0;
-    const keys = queues.flatMap((queue) => [`${this.#prefix}:${queue}:prioritized`, this.stateKey(queue, flow.priority)]);
-    return Number(await this.#redis.eval(BACKLOG_SCRIPT, keys.length, ...keys, CLASS_SPAN, flow.priority, flow.key));
   }
 
   /** Each job's BullMQ priority, in the order given. */
