@@ -6,8 +6,8 @@
  * listed in CONTENTION_SCENARIOS.
  *
  * Sizes: BENCH_CONTENTION_BATCH (the batch a single run is started behind, default 10000),
- * BENCH_CONTENTION_SHARE_BATCH (each of the two keys' batches, and each of the three batches of
- * batches_of_one_key, default 2000),
+ * BENCH_CONTENTION_SHARE_BATCH (each of the two keys' batches, and the second batch of
+ * batches_of_one_key, whose other two are twice as large; default 2000),
  * BENCH_CONTENTION_USERS / BENCH_CONTENTION_USER_RUNS (the concurrency key's users and runs,
  * default 10 and 100), BENCH_CONTENTION_CONCURRENCY (worker slots per queue, default 200, the
  * workers' default), BENCH_CONTENTION_TOOL_MS (each tool call's latency, default 1000: calls wait

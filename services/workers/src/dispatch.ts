@@ -13,7 +13,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import { DispatchJob, rootJobs, type BatchStore, type BatchTurns, type CompiledPipeline, type FlowTag, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
 
-/** Runs enqueued per round, at most. */
+/** Runs enqueued per round, at most (DISPATCH_AHEAD / 8 when that is less). */
 const CHUNK = 250;
 
 /** Default `ahead`: rounds of a key's share its batches keep waiting in a pipeline's queues. */
@@ -52,7 +52,8 @@ async function mayAdd(turns: BatchTurns, pipeline: CompiledPipeline, batch: stri
 
 export function dispatchProcessor(deps: DispatchDeps) {
   const ahead = deps.ahead ?? DEFAULT_DISPATCH_AHEAD;
-  const chunk = Math.min(CHUNK, Math.max(1, Math.ceil(ahead / 4)));
+  // Chunks of an eighth of the window: a key's batches take turns finely enough to share it.
+  const chunk = Math.min(CHUNK, Math.max(1, Math.ceil(ahead / 8)));
   return async (job: Job, token?: string): Promise<{ dispatched: number }> => {
     const { batch_id: batchId, pipeline: ref } = DispatchJob.parse(job.data);
     // The batch's runs exist already: they run on their version even if it was deleted since.
