@@ -17,7 +17,7 @@ import { startTestStack, TEST_API_KEY, type TestStack } from '../../services/orc
 const OTHER_KEY = 'other-key-batch-shares-0123';
 const READER_KEY = 'reader-key-batch-shares-0123';
 const RUNNER_KEY = 'runner-key-batch-shares-0123';
-const AHEAD = 8;
+const AHEAD = 16;
 let stack: TestStack;
 
 before(async () => {
@@ -77,7 +77,7 @@ test("a caller's second batch takes turns with its first, however much the first
   const [ofFirst, ofSecond, ofOther] = [inWindow(first.run_ids), inWindow(second.run_ids), inWindow(other.run_ids)];
   const secondBeforeFirstEnded = at(second.run_ids).filter((t) => t < Math.max(...at(first.run_ids))).length;
   console.log(`batch shares: while all three had work, starts first ${ofFirst}, second ${ofSecond} (same key), other caller ${ofOther}; the second batch had ${secondBeforeFirstEnded} of its 60 runs started before the first's last (first in, first out: 0)`);
-  assert.ok(secondBeforeFirstEnded >= 20, `the second batch was served in turn with the first, not after it: ${secondBeforeFirstEnded} of its runs started before the first's last`);
+  assert.ok(secondBeforeFirstEnded >= 15, `the second batch was served in turn with the first, not after it: ${secondBeforeFirstEnded} of its runs started before the first's last`);
   const secondShare = ofSecond / Math.max(1, ofFirst + ofSecond);
   assert.ok(secondShare >= 0.3 && secondShare <= 0.7, `the two batches took about half of their key's part each: ${ofSecond} of ${ofFirst + ofSecond}`);
   const keyShare = ofOther / Math.max(1, ofFirst + ofSecond + ofOther);
