@@ -160,6 +160,46 @@ export const fairSharesScenario: ContentionScenario = {
     }),
 };
 
+/**
+ * Two batches of one key a second apart, with another key's batch between them: while all three
+ * run, the key's two batches share its part (each about a quarter of the completions) and the other
+ * key keeps its half. The first batch and the other key's are twice the second's, so that all three
+ * are still running once the second's first runs end (it starts behind DISPATCH_AHEAD rounds of the
+ * first's).
+ */
+export const batchesOfOneKeyScenario: ContentionScenario = {
+  name: 'batches_of_one_key',
+  run: (env) =>
+    withStack(env, 'contention-batches', async (stack) => {
+      stack.tools.services.search.faults.latencyMs = env.sizes.toolMs;
+      await register(stack, SHORT);
+      const items = (count: number) => Array.from({ length: count }, (_, n) => ({ n }));
+      const first = await postBatch(stack, TEST_API_KEY, 'short', items(2 * env.sizes.shareBatch));
+      await new Promise((r) => setTimeout(r, 1000));
+      const other = await postBatch(stack, KEY_B, 'short', items(2 * env.sizes.shareBatch));
+      await new Promise((r) => setTimeout(r, 1000));
+      const second = await postBatch(stack, TEST_API_KEY, 'short', items(env.sizes.shareBatch));
+      const [a, b, o] = [await endedBatch(stack, first, 1_800_000), await endedBatch(stack, second, 1_800_000), await endedBatch(stack, other, 1_800_000)];
+      // While all three ran: from the second batch's first completion to the first of the three to finish.
+      const from = Math.min(...b.map((r) => r.ended));
+      const to = Math.min(...[a, b, o].map((runs) => Math.max(...runs.map((r) => r.ended))));
+      const inWindow = (runs: readonly RunTimes[]) => runs.filter((r) => r.ended >= from && r.ended <= to).length;
+      const [doneA, doneB, doneO] = [inWindow(a), inWindow(b), inWindow(o)];
+      const secondShare = doneB / Math.max(1, doneA + doneB);
+      const otherShare = doneO / Math.max(1, doneA + doneB + doneO);
+      const met = Math.abs(secondShare - 0.5) <= 0.1 && Math.abs(otherShare - 0.5) <= 0.1;
+      return {
+        measured_as: `one key's batch of ${2 * env.sizes.shareBatch} short runs, another key's of ${2 * env.sizes.shareBatch} 1 s later, the first key's second batch of ${env.sizes.shareBatch} 1 s after that: completions of each in the window where all three ran (from the records' end times); the second batch's share of its key's, and the other key's share of all`,
+        window_s: round((to - from) / 1000, 2),
+        completions_in_window: { first: doneA, second: doneB, other_key: doneO },
+        second_share_of_key: round(secondShare),
+        other_key_share: round(otherShare),
+        share_target: '0.5 ± 0.1 each',
+        met,
+      };
+    }),
+};
+
 /** A concurrency key of limit 2 over the runs of a number of users. */
 export const concurrencyKeyScenario: ContentionScenario = {
   name: 'concurrency_key',

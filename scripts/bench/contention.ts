@@ -6,13 +6,14 @@
  * listed in CONTENTION_SCENARIOS.
  *
  * Sizes: BENCH_CONTENTION_BATCH (the batch a single run is started behind, default 10000),
- * BENCH_CONTENTION_SHARE_BATCH (each of the two keys' batches, default 2000),
+ * BENCH_CONTENTION_SHARE_BATCH (each of the two keys' batches, and the second batch of
+ * batches_of_one_key, whose other two are twice as large; default 2000),
  * BENCH_CONTENTION_USERS / BENCH_CONTENTION_USER_RUNS (the concurrency key's users and runs,
  * default 10 and 100), BENCH_CONTENTION_CONCURRENCY (worker slots per queue, default 200, the
  * workers' default), BENCH_CONTENTION_TOOL_MS (each tool call's latency, default 1000: calls wait
  * on the network, so the workers' CPU is not what the runs wait for), BENCH_CONTENTION_ONLY (a comma-separated list of scenario names).
  */
-import { concurrencyKeyScenario, fairSharesScenario, singleBehindBatchScenario } from './contention-scenarios.js';
+import { batchesOfOneKeyScenario, concurrencyKeyScenario, fairSharesScenario, singleBehindBatchScenario } from './contention-scenarios.js';
 import type { ContentionScenario, ContentionSizes } from './contention-types.js';
 import { benchRateLimit } from './rate-limit-scenario.js';
 
@@ -22,7 +23,7 @@ const rateLimitScenario: ContentionScenario = {
   run: async (env) => ({ ...(await benchRateLimit({ redisUrl: env.redisUrl })) }),
 };
 
-export const CONTENTION_SCENARIOS: readonly ContentionScenario[] = [singleBehindBatchScenario, fairSharesScenario, concurrencyKeyScenario, rateLimitScenario];
+export const CONTENTION_SCENARIOS: readonly ContentionScenario[] = [singleBehindBatchScenario, fairSharesScenario, batchesOfOneKeyScenario, concurrencyKeyScenario, rateLimitScenario];
 
 /** Runs the scenarios one after another (each on a stack and key prefix of its own); a failed one is reported, not fatal. */
 export async function benchContention(options: { redisUrl: string; sizes: ContentionSizes; only?: readonly string[] | undefined; scenarios?: readonly ContentionScenario[] }): Promise<Record<string, unknown>> {

@@ -162,6 +162,9 @@ export async function benchRealistic(options: RealisticOptions) {
     FAULT_EDITING_TASK_MS: String(latencies.polishTaskMs),
     ...(options.concurrency ? { WORKER_CONCURRENCY: String(options.concurrency) } : {}),
     ...(options.contentFlushMs !== undefined ? { CONTENT_FLUSH_MS: String(options.contentFlushMs) } : {}),
+    // One key sends every story and the probes: 10,000 stories and a probe live at once pass the
+    // default bound of live runs per key (10,000), which would refuse the last batch.
+    RUNS_MAX_LIVE_PER_KEY: String(options.stories + 1000),
   };
   const workerSettings = loadWorkersEnv({ ...env, QUEUE_PREFIX: prefix });
   // What the workers will run with: their own parse of the same variables.

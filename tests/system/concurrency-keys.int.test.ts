@@ -134,3 +134,37 @@ test("a run behind its concurrency key says so, and how many are ahead of it in 
   assert.ok(seen.ahead === 0 || seen.ahead === 1, `its place in line: ${seen.ahead}`);
   await Promise.all(body.run_ids.map((id) => stack.waitForRun(id, 60_000)));
 });
+
+test("a run waiting for a person lets its key go: another run of the key runs meanwhile, and the waiting one takes the key again, in line, when answered", async () => {
+  await registerPipeline(stack, {
+    name: 'gated-review',
+    input: { type: 'object', required: ['user', 'topic'], properties: { user: { type: 'string' }, topic: { type: 'string' } } },
+    concurrency: { key: 'input.user', limit: 1 },
+    steps: {
+      draft: { tool: 'search_relevant_information', args: { topic: 'input.topic' } },
+      review: { needs: ['draft'], wait: { signal: 'review', schema: { type: 'object', required: ['verdict'], properties: { verdict: { enum: ['accept', 'reject'] } } } } },
+      publish: { needs: ['review'], tool: 'search_relevant_information', args: { topic: "'published ' & input.topic" } },
+    },
+    output: 'steps.review',
+  });
+  const start = async (topic: string) => (await stack.json<{ run_id: string }>('/v1/pipelines/gated-review/runs', { method: 'POST', body: JSON.stringify({ user: 'ada', topic }) })).body.run_id;
+  const statusOf = async (runId: string) => (await stack.json<{ status: string }>(`/v1/runs/${runId}`)).body.status;
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const waiting = await start('first');
+  await until(async () => (await statusOf(waiting)) === 'waiting', 'the first run waits for its review');
+  const other = await start('second');
+  await until(async () => (await statusOf(other)) === 'waiting', "the second run got the key while the first waited, and reached its own review");
+  const answer = (runId: string) => stack.json(`/v1/runs/${runId}/signals/review`, { method: 'POST', body: JSON.stringify({ verdict: 'accept' }) });
+  assert.equal((await answer(waiting)).status, 202);
+  const first = (await stack.waitForRun(waiting, 30_000)) as unknown as RunBody;
+  assert.equal(first.status, 'completed', JSON.stringify(first.error));
+  assert.equal((await answer(other)).status, 202);
+  const second = (await stack.waitForRun(other, 30_000)) as unknown as RunBody;
+  assert.equal(second.status, 'completed', JSON.stringify(second.error));
+});

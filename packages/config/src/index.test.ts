@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
-import { EnvError, booleanFlag, commaList, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, parseEnv, pipelineConfig, pipelineEnvShape, taggedPrefix } from './index.js';
+import { EnvError, booleanFlag, commaList, failedKeyConfig, failedKeyEnvShape, httpServiceConfig, httpServiceEnvShape, metricSeriesConfig, metricSeriesEnvShape, parseEnv, pipelineConfig, pipelineEnvShape, taggedPrefix } from './index.js';
 
 const schema = z.object({ PORT: z.coerce.number().int().min(1).max(65535).default(8080), MODE: z.enum(['sync', 'async']).default('sync'), KEYS: commaList.default([]), DEBUG: booleanFlag.default(false) });
 
@@ -52,4 +52,11 @@ test('TRUST_PROXY: unset trusts no proxy; hops or proxy addresses, subnets and n
   assert.deepEqual(trust('loopback, 10.0.0.0/8,fd00::/8, 192.0.2.1'), ['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
   for (const bad of ['true', '10.0.0.0/33', 'proxy.example', '1.2.3.4/8/8']) assert.throws(() => trust(bad), /TRUST_PROXY/, bad);
   assert.deepEqual(failedKeyConfig(parseEnv({ service: 's', schema, source: {} })), { limit: 10, windowMs: 60_000, trustProxy: false });
+});
+
+test('the budget of fair-share keys in metrics is METRICS_MAX_FAIR_KEYS, 20 unless set', () => {
+  const parse = (source: Record<string, string>) => metricSeriesConfig(parseEnv({ service: 's', schema: z.object(metricSeriesEnvShape), source }));
+  assert.equal(parse({}).maxFairKeys, 20);
+  assert.equal(parse({ METRICS_MAX_FAIR_KEYS: '3' }).maxFairKeys, 3);
+  assert.throws(() => parse({ METRICS_MAX_FAIR_KEYS: '-1' }), EnvError);
 });

@@ -129,11 +129,13 @@ export const metricSeriesEnvShape = {
   METRICS_MAX_STAGES: z.coerce.number().int().min(0).max(100_000).default(100),
   /** Tools (service and tool) labelled by name (default 100). */
   METRICS_MAX_TOOLS: z.coerce.number().int().min(0).max(100_000).default(100),
+  /** Fair-share keys (`key:<API key id>`, `schedule:<name>`, `v:<value>`) labelled by name in queue waits (default 20). */
+  METRICS_MAX_FAIR_KEYS: z.coerce.number().int().min(0).max(10_000).default(20),
 };
 
 /** The parsed metricSeriesEnvShape variables. */
-export function metricSeriesConfig(env: { METRICS_MAX_PIPELINES: number; METRICS_MAX_STAGES: number; METRICS_MAX_TOOLS: number }) {
-  return { maxPipelines: env.METRICS_MAX_PIPELINES, maxStages: env.METRICS_MAX_STAGES, maxTools: env.METRICS_MAX_TOOLS };
+export function metricSeriesConfig(env: { METRICS_MAX_PIPELINES: number; METRICS_MAX_STAGES: number; METRICS_MAX_TOOLS: number; METRICS_MAX_FAIR_KEYS: number }) {
+  return { maxPipelines: env.METRICS_MAX_PIPELINES, maxStages: env.METRICS_MAX_STAGES, maxTools: env.METRICS_MAX_TOOLS, maxFairKeys: env.METRICS_MAX_FAIR_KEYS };
 }
 
 /** The listening address and API keys of an HTTP service (orchestrator, MCP bridge). */

@@ -41,7 +41,7 @@ export const RunFlowView = z.object({
   concurrency: z.object({ scope: z.string(), value: z.string(), limit: z.number().int() }).optional().describe("The concurrency key the run holds while it runs (its pipeline's `concurrency`)"),
   waiting: z
     .object({
-      reason: WaitReason.describe('`concurrency_key`: its key has `limit` runs going; `priority`: work of a higher class is ahead; `fair_share`: other keys\' work of its class is served first in turn; `starting`: nothing is ahead of it'),
+      reason: WaitReason.describe('`concurrency_key`: its key has `limit` runs going; `priority`: work of a higher class is ahead; `fair_share`: other keys\' work of its class is served first in turn (or, with no `queue`, its batch adds it once its key\'s backlog drains); `starting`: nothing is ahead of it'),
       queue: z.string().optional().describe('The queue its first step waits in'),
       ahead: z.number().int().nonnegative().optional().describe('Jobs ahead of it in that queue (all classes), or runs ahead of it behind its concurrency key'),
       ahead_higher_priority: z.number().int().nonnegative().optional().describe('Of those, jobs of a higher class'),

@@ -74,7 +74,7 @@ export function metricLabels(registry: Registry, options: MetricLabelsOptions = 
   const stages = new LabelBudget(limits.maxStages, shipped.flatMap(([name, steps]) => steps.map((step) => pair(name, step))));
   const tools = new LabelBudget(limits.maxTools);
   const fairKeys = new LabelBudget(limits.maxFairKeys);
-  const folded = new Counter({ name: 'switchyard_metric_labels_folded_total', help: `Observations counted under the label value "${OTHER_LABEL}" because their pipeline, stage or tool was past its budget of distinct values (METRICS_MAX_PIPELINES, METRICS_MAX_STAGES, METRICS_MAX_TOOLS), by label.`, labelNames: ['label'], registers: [registry] });
+  const folded = new Counter({ name: 'switchyard_metric_labels_folded_total', help: `Observations counted under the label value "${OTHER_LABEL}" because their pipeline, stage, tool or fair-share key was past its budget of distinct values (METRICS_MAX_PIPELINES, METRICS_MAX_STAGES, METRICS_MAX_TOOLS, METRICS_MAX_FAIR_KEYS), by label.`, labelNames: ['label'], registers: [registry] });
   const pipeline = (name: string) => {
     if (pipelines.admit(name)) return name;
     folded.inc({ label: 'pipeline' });

@@ -37,7 +37,7 @@ export {
   cancelRun,
   findRun,
 } from './engine/runs.js';
-export { toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID } from './store/run-view.js';
+export { toRunView, runLinks, batchLinks, RUN_ID, BATCH_ID, HIDDEN_CALLER_KEY, shownFlowKey, type RunViewer } from './store/run-view.js';
 export type { CancelOutcome } from './engine/runs.js';
 export { PipelineDefinition, StepDefinition, pipelineJsonSchema, STEP_NAME, PIPELINE_NAME, MAX_REPEAT, MAX_STEP_ATTEMPTS } from './definition/schema.js';
 export type { PipelineDefinitionInput } from './definition/schema.js';
@@ -126,6 +126,7 @@ export { FlowTag, GateTag, PRIORITY_FIRST, PRIORITY_LAST, PRIORITY_SINGLE_RUN, P
 export { runFlow, childFlow, callerKey, keyText, keyValue, gateOf, ANONYMOUS_KEY } from './flow/run-flow.js';
 export type { CallerFlow } from './flow/run-flow.js';
 export { FairShares, CLASS_SPAN, classOfPriority, UNTAGGED_FLOW } from './flow/fair-shares.js';
+export { BatchTurns, type BatchTurn } from './flow/batch-turns.js';
 export { ConcurrencyGates, GATE_RECHECK_MS } from './flow/concurrency-gate.js';
 export type { Admission, GateJobRef, GateKeys } from './flow/concurrency-gate.js';
 export { waitingOf } from './flow/waiting.js';

@@ -5,7 +5,7 @@
  * once per process by `openBridgeDeps`.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { RUN_ID, type BatchStore, type PipelineStore, type RunStore, type StreamHub } from '@switchyard/pipeline';
+import { RUN_ID, type BatchStore, type PipelineStore, type RunStore, type RunViewer, type StreamHub } from '@switchyard/pipeline';
 import type { SessionState, ToolOutcome } from '@switchyard/tool-suite';
 import type { CompletionSources } from './completions/sources.js';
 import type { BridgeNotices } from './logging/bridge-notices.js';
@@ -52,7 +52,8 @@ export function startedRunIds(tool: string, suite: string, outcome: ToolOutcome)
   return ids.filter((id): id is string => typeof id === 'string' && RUN_ID.test(id));
 }
 
-export function installFeatures(mcp: McpServer, features: BridgeFeatures, session: SessionState): SessionFeatures {
+/** `viewer`: the session's key, which reads runs' resources (another caller's API key id hidden unless it holds `admin`). */
+export function installFeatures(mcp: McpServer, features: BridgeFeatures, session: SessionState, viewer?: RunViewer): SessionFeatures {
   const log = new SessionLog({ server: mcp.server, state: session, store: features.store, hub: features.hub, notices: features.notices });
   const subscriptions = new ResourceSubscriptions({
     store: features.store,
@@ -63,7 +64,7 @@ export function installFeatures(mcp: McpServer, features: BridgeFeatures, sessio
     ...(features.debounceMs !== undefined ? { debounceMs: features.debounceMs } : {}),
   });
   if (features.conformanceFixtures) registerConformanceFixtures(mcp);
-  registerResources(mcp, { ...features, subscriptions, log, ...(features.conformanceFixtures ? { fixtureSubscribable: FIXTURE_SUBSCRIBABLE } : {}) });
+  registerResources(mcp, { ...features, viewer, subscriptions, log, ...(features.conformanceFixtures ? { fixtureSubscribable: FIXTURE_SUBSCRIBABLE } : {}) });
   registerPrompts(mcp, { sources: features.sources, supervisorProjects: features.supervisorProjects });
   return {
     log,

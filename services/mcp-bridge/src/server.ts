@@ -63,7 +63,7 @@ export function createBridgeServer(options: BridgeServerOptions): Server {
   const mcp = new McpServer(SERVER_INFO, { capabilities: others, instructions: INSTRUCTIONS, ...(options.tasks ? { taskStore: options.tasks } : {}) });
   const server = mcp.server;
   server.registerCapabilities({ tools: toolsCapability });
-  const features = options.features ? installFeatures(mcp, options.features, options.session) : undefined;
+  const features = options.features ? installFeatures(mcp, options.features, options.session, { keyId: options.keyId, admin: (options.scopes ?? new Set(SCOPES)).has('admin') }) : undefined;
 
   const scopes = options.scopes ?? new Set(SCOPES);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.list((entry) => mayUseTool(scopes, entry.suite, entry.tool.name)) }));

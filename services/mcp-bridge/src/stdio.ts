@@ -12,6 +12,7 @@ import { openBridgeDeps } from './deps.js';
 import { loadEnv } from './env.js';
 import { configuredSuites } from './configured-suites.js';
 import { createBridgeServer } from './server.js';
+import { STDIO_KEY_ID } from './flow-caller.js';
 import { BoundedStdioTransport } from './stdio-transport.js';
 import { RedisTaskStore, taskLeases } from './tasks/redis-task-store.js';
 
@@ -26,7 +27,8 @@ const deps = openBridgeDeps({ redisUrl: redis.url, prefix: config.prefix, retent
 const sessionId = `stdio-${randomUUID()}`;
 const leases = taskLeases({ redis: deps.redis });
 const tasks = new RedisTaskStore({ redis: deps.redis, prefix: deps.prefix, sessionId, leases });
-const server = createBridgeServer({ tools: deps.tools, sessionId, session: memorySession(), logger, tasks, features: deps.features });
+// Its runs are held by a key of their own (STDIO_KEY_ID) under the bound of live runs per key.
+const server = createBridgeServer({ tools: deps.tools, sessionId, session: memorySession(), logger, tasks, features: deps.features, keyId: STDIO_KEY_ID });
 
 let stopping = false;
 async function stop(reason: string): Promise<void> {

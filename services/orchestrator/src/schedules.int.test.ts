@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { createPipelineQueues, nextCronTime, PipelineStore, processScheduleTick, QUEUES, RunStore, ScheduleStore, tickRunId } from '@switchyard/pipeline';
+import { createPipelineQueues, DEFAULT_RUN_LIMITS, nextCronTime, PipelineStore, processScheduleTick, QUEUES, RunStore, ScheduleStore, tickRunId } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { ResponseChecker } from './testing/openapi-check.js';
 import { registerPipeline } from './testing/pipelines.js';
@@ -147,6 +147,33 @@ test('a tick processed twice at once, and again later, starts one run', async (t
   const view = await stack.json<View>('/v1/schedules/twice');
   assert.deepEqual(view.body.last_run, { run_id: runId, at: '2026-01-01T00:00:00.000Z', status: 'completed' });
   await stack.json('/v1/schedules/twice', { method: 'DELETE' });
+});
+
+test("a schedule's runs are held by the schedule under the bound of live runs per key: a tick past it starts nothing, and the next one after room is made starts its run", async (t) => {
+  const redis = createRedisClient(stack.redisUrl);
+  const store = new RunStore({ redis, prefix: stack.prefix, limits: { ...DEFAULT_RUN_LIMITS, liveRunsPerKey: 1 } });
+  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
+  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
+  t.after(async () => {
+    await queues.close();
+    await schedules.close();
+    await redis.quit();
+  });
+  assert.equal((await put('held', { pipeline: 'sched-find', cron: '0 0 1 1 *', input: { topic: 'held' } })).status, 201);
+  const deps = { store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) };
+  const tick = (ms: number) => ({ id: `repeat:held:${ms}`, data: { schedule: 'held' }, opts: {}, timestamp: Date.now() });
+  // Another live run held by the schedule fills its bound of 1.
+  const filler = `run_${'f'.repeat(32)}`;
+  assert.equal((await store.liveRuns.admit('schedule:held', [filler], 1)).admitted, true);
+  assert.deepEqual(await processScheduleTick(deps, tick(1767225600000)), { outcome: 'skipped', reason: 'too_many_runs' });
+  assert.equal(await redis.exists(store.keys.run(tickRunId(stack.prefix, 'held', 1767225600000))), 0, 'the refused tick left no run and no claim');
+  await store.liveRuns.release([filler]);
+  const started = await processScheduleTick(deps, tick(1767225660000));
+  assert.equal(started.outcome, 'started', JSON.stringify(started));
+  const run = await stack.waitForRun('run_id' in started ? started.run_id : '');
+  assert.equal(run.status, 'completed');
+  assert.equal(await store.liveRuns.held('schedule:held'), 0, 'its end released it');
+  await stack.json('/v1/schedules/held', { method: 'DELETE' });
 });
 
 test("a schedule echoes its interval as given, and a tick taken after a full outage runs what its catch_up says: none, the latest, or each missed one up to catch_up_max", async (t) => {

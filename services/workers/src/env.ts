@@ -11,6 +11,7 @@ import { modelClientOptionsFromEnv, modelsEnvShape, ModelsConfigError, parseMode
 import { telemetryConfig, telemetryEnvShape, type TelemetryConfig } from '@switchyard/telemetry';
 import type { StageBudget } from './stage-budget.js';
 import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
+import { DEFAULT_DISPATCH_AHEAD } from './dispatch.js';
 import { AGENT_QUEUE, kindQueue, MAX_STAGE_ATTEMPTS, parseAllowList, QUEUES, runLimitsConfig, runLimitsEnvShape, toolQueue, webhookAllowEnvShape, type RunLimits } from '@switchyard/pipeline';
 import { DEFAULT_WEBHOOK_RESPONSE_MAX_BYTES, DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from './notify-delivery.js';
 
@@ -102,6 +103,12 @@ export const WorkersEnv = z.object({
    * text arriving in steps of this size (see docs/OPERATIONS.md, "Sizing workers").
    */
   CONTENT_FLUSH_MS: z.coerce.number().int().min(0).max(5000).default(CONTENT_FLUSH_MS),
+  /**
+   * Rounds of a key's fair share (its waiting jobs ÷ its weight) a batch keeps waiting in its
+   * pipeline's queues before its dispatcher waits to add more: what lets two batches of one
+   * caller take turns (docs/OPERATIONS.md, "Flow control"). Default 1000.
+   */
+  DISPATCH_AHEAD: positiveInt(1_000_000).default(DEFAULT_DISPATCH_AHEAD),
   /** On SIGTERM, how long active stages may take to finish before they are handed back. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().max(600_000).default(25_000),
   /**
@@ -173,6 +180,8 @@ export interface WorkersConfig {
   crashPoint: string | undefined;
   /** Content chunks joined per this many ms into one event. */
   contentFlushMs: number;
+  /** DISPATCH_AHEAD. */
+  dispatchAhead: number;
   retentionSeconds: number;
   budget: StageBudget;
   aceflow: { workspaceRoot: string | undefined; maxRegenerations: number; maxDefectLoops: number };
@@ -222,6 +231,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     eventLoopStallMs: env.EVENT_LOOP_STALL_MS,
     crashPoint: env.SWITCHYARD_CRASH_POINT,
     contentFlushMs: env.CONTENT_FLUSH_MS,
+    dispatchAhead: env.DISPATCH_AHEAD,
     budget: { maxAttempts: env.STAGE_MAX_ATTEMPTS, maxBreakerWaitMs: env.STAGE_MAX_BREAKER_WAIT_MS },
     aceflow: { workspaceRoot: env.ACEFLOW_WORKSPACE_ROOT, maxRegenerations: env.ACEFLOW_MAX_REGENERATIONS, maxDefectLoops: env.ACEFLOW_MAX_DEFECT_LOOPS },
     metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },

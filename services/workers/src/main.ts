@@ -122,6 +122,7 @@ started.workers = await startWorkers({
   retentionSeconds: config.retentionSeconds,
   budget: config.budget,
   contentFlushMs: config.contentFlushMs,
+  dispatchAhead: config.dispatchAhead,
   reconcileIntervalMs: config.reconcileIntervalMs,
   retentionPassMs: config.retentionPassMs,
   compaction: config.compaction,

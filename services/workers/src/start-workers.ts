@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, Worker, type Processor } from 'bullmq';
 import type { Logger } from '@switchyard/logger';
-import { AGENT_QUEUE, CHILD_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, ConcurrencyGates, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
+import { AGENT_QUEUE, CHILD_QUEUE, RunWaits, WAITS_QUEUE, BatchStore, BatchTurns, ConcurrencyGates, createPipelineQueues, kindQueue, Notifier, PipelineStore, processScheduleTick, QUEUES, registerShippedPipelines, RunStore, ScheduleStore, toolQueue, type RunLimits } from '@switchyard/pipeline';
 import { createRedisClient, isConnectionError } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import type { AceflowEngine } from '@switchyard/aceflow';
@@ -58,6 +58,8 @@ export interface StartWorkersOptions {
   reconcileIntervalMs?: number;
   /** Ms a streamed stage's chunks are gathered into one content event (default CONTENT_FLUSH_MS). */
   contentFlushMs?: number;
+  /** Rounds of a key's share a batch keeps waiting in its pipeline's queues (default DEFAULT_DISPATCH_AHEAD, dispatch.ts). */
+  dispatchAhead?: number;
   /** When a failing stage gives up (default DEFAULT_STAGE_BUDGET: 3 attempts, 10 min of breaker waits). */
   budget?: StageBudget;
   /** AceFlow stage pipelines; their queue is served only when given. */
@@ -125,7 +127,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     [WAITS_QUEUE, step],
     // Child pipeline steps: each job starts or looks at a child run and goes back to the delayed set.
     [CHILD_QUEUE, step],
-    [QUEUES.dispatch, lane.wrap(dispatchProcessor({ store, batches, pipelines, steps: queues.steps }))],
+    [QUEUES.dispatch, lane.wrap(dispatchProcessor({ store, batches, pipelines, steps: queues.steps, turns: new BatchTurns({ redis: connection, prefix }), ahead: options.dispatchAhead }))],
     [QUEUES.scheduleTick, lane.wrap((job) => processScheduleTick({ store, queues, pipelines, schedules }, job))],
     ...(options.webhooks ? [[QUEUES.notifyDelivery, lane.wrap(notifyProcessor({ store, batches, settings: options.webhooks }))] as const] : []),
   ]);

@@ -934,7 +934,7 @@ export interface components {
                 /** @description Present while the run is queued */
                 waiting?: {
                     /**
-                     * @description `concurrency_key`: its key has `limit` runs going; `priority`: work of a higher class is ahead; `fair_share`: other keys' work of its class is served first in turn; `starting`: nothing is ahead of it
+                     * @description `concurrency_key`: its key has `limit` runs going; `priority`: work of a higher class is ahead; `fair_share`: other keys' work of its class is served first in turn (or, with no `queue`, its batch adds it once its key's backlog drains); `starting`: nothing is ahead of it
                      * @enum {string}
                      */
                     reason: "priority" | "fair_share" | "concurrency_key" | "starting";

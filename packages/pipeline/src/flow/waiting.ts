@@ -2,7 +2,9 @@
  * Why a queued run has not started, for its view: behind its concurrency key (its place in the
  * key's line), or its first waiting job's place in its queue (jobs of a higher class ahead:
  * `priority`; only its own class ahead: `fair_share`, served in turn with other keys; nothing
- * ahead: `starting`). Read when a run is looked at, never kept.
+ * ahead: `starting`). A batch's run whose jobs are not in any queue yet waits for its batch's
+ * dispatcher to add it, which it does as its key's backlog drains: `fair_share` too. Read when a
+ * run is looked at, never kept.
  */
 import type { RunFlowView } from '@switchyard/contracts';
 import { jobId } from '../catalog.js';
@@ -31,5 +33,5 @@ export async function waitingOf(deps: { store: RunStore; fair: FairShares; gates
     const reason = place.aheadHigherPriority > 0 ? 'priority' : place.ahead > 0 ? 'fair_share' : 'starting';
     return { reason, queue, ahead: place.ahead, ahead_higher_priority: place.aheadHigherPriority };
   }
-  return { reason: 'starting' };
+  return { reason: run.batch_id ? 'fair_share' : 'starting' };
 }

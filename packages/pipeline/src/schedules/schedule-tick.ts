@@ -11,6 +11,7 @@ import { ScheduleTickJob } from '../catalog.js';
 import { InputError, rootJobs, startPipelineRun, type PipelineRunsDeps } from '../engine/pipeline-runs.js';
 import { PRIORITY_BATCH } from '../catalog.js';
 import { RunLimitError } from '../store/limits.js';
+import { TooManyRunsError } from '../store/live-runs.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
 import type { CompiledPipeline } from '../definition/compile.js';
 import { ticksDue } from './schedule-spec.js';
@@ -52,7 +53,7 @@ export function tickTimeOf(job: Pick<Job, 'id' | 'opts' | 'timestamp'>): number 
 
 export type TickOutcome =
   | { outcome: 'started' | 'existed'; run_id: string; /** With catch_up all, the runs of the missed ticks started too, oldest first. */ caught_up?: string[] }
-  | { outcome: 'skipped'; reason: 'no_schedule' | 'paused' | 'pipeline_gone' | 'invalid_input' | 'missed' };
+  | { outcome: 'skipped'; reason: 'no_schedule' | 'paused' | 'pipeline_gone' | 'invalid_input' | 'missed' | 'too_many_runs' };
 
 export interface ScheduleTickDeps extends Pick<PipelineRunsDeps, 'store' | 'queues'> {
   pipelines: PipelineStore;
@@ -118,12 +119,17 @@ async function startTick(deps: ScheduleTickDeps, tick: { name: string; input: Re
   const status = claimed ? null : await statusOnceWritten(deps, runId);
   if (status === null) {
     try {
-      await startPipelineRun(deps, { pipeline, input: tick.input, runId, caller: { key: `schedule:${name}`, priority: tick.priority ?? undefined }, defaultPriority: PRIORITY_BATCH });
+      // Its runs are held by the schedule (`schedule:<name>`, as their fair-share key) under the
+      // bound of live runs per key: a schedule whose runs never end stops at that bound.
+      const key = `schedule:${name}`;
+      await startPipelineRun(deps, { pipeline, input: tick.input, runId, owner: key, caller: { key, priority: tick.priority ?? undefined }, defaultPriority: PRIORITY_BATCH });
     } catch (error) {
-      // The latest version's input schema no longer takes the schedule's input: no retry mends that.
-      if (!(error instanceof InputError) && !(error instanceof RunLimitError)) throw error;
+      // The latest version's input schema no longer takes the schedule's input, or the schedule
+      // holds as many live runs as a key may: no retry mends either now; a later tick tries again.
+      const tooMany = error instanceof TooManyRunsError;
+      if (!(error instanceof InputError) && !(error instanceof RunLimitError) && !tooMany) throw error;
       await deps.store.redis.del(runKey);
-      return { outcome: 'skipped', reason: 'invalid_input' };
+      return { outcome: 'skipped', reason: tooMany ? 'too_many_runs' : 'invalid_input' };
     }
   } else {
     // The processor before may have died between the run's hash and its index entries.

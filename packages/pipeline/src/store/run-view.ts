@@ -14,14 +14,30 @@ export const RUN_ID = /^run_[0-9a-f]{32}$/;
 export const BATCH_ID = /^batch_[0-9a-f]{32}$/;
 
 
-/** A run's flow control as shown (why it waits is added by whoever looks at its queues: flow/waiting.ts). */
-export function flowView(flow: FlowTag): RunFlowView {
-  return { priority: flow.priority, key: flow.key, ...(flow.weight === undefined ? {} : { weight: flow.weight }), ...(flow.gate ? { concurrency: flow.gate } : {}) };
+/** Who looks at a run: the id of its API key (none: a deployment without keys), and whether that key holds `admin`. */
+export interface RunViewer {
+  keyId?: string | undefined;
+  admin: boolean;
+}
+
+/** What another caller's run shows as its fair-share key: an API key's id is shown only to that key and to admin keys. */
+export const HIDDEN_CALLER_KEY = 'key:other';
+
+/** The fair-share key as `viewer` may see it: `key:<API key id>` of another key is hidden (no viewer: hidden too). */
+export function shownFlowKey(key: string, viewer: RunViewer | undefined): string {
+  if (!key.startsWith('key:') || key === 'key:-' || viewer?.admin) return key;
+  return viewer?.keyId !== undefined && key === `key:${viewer.keyId}` ? key : HIDDEN_CALLER_KEY;
+}
+
+/** A run's flow control as shown to `viewer` (why it waits is added by whoever looks at its queues: flow/waiting.ts). */
+export function flowView(flow: FlowTag, viewer?: RunViewer): RunFlowView {
+  return { priority: flow.priority, key: shownFlowKey(flow.key, viewer), ...(flow.weight === undefined ? {} : { weight: flow.weight }), ...(flow.gate ? { concurrency: flow.gate } : {}) };
 }
 
 const SETTLED = ['completed', 'skipped', 'failed', 'cancelled'];
 
-export function toRunView(run: RunRecord): RunView {
+/** The run as `viewer` sees it (another caller's API key id hidden from a key without `admin`). */
+export function toRunView(run: RunRecord, viewer?: RunViewer): RunView {
   const ended = TERMINAL_STATUSES.includes(run.status);
   return {
     run_id: run.id,
@@ -38,7 +54,7 @@ export function toRunView(run: RunRecord): RunView {
     result: run.result,
     error: run.error,
     ...(run.parent ? { parent: run.parent } : {}),
-    ...(run.flow ? { flow: flowView(run.flow) } : {}),
+    ...(run.flow ? { flow: flowView(run.flow, viewer) } : {}),
     ...(run.cost_usd === undefined ? {} : { cost_usd: run.cost_usd }),
     ...runLinks(run.id),
   };

@@ -6,13 +6,15 @@
  */
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunView, StoryResult } from '@switchyard/contracts';
-import { findRun, toRunView, type BatchStore, type PipelineStore, type RunRecord, type RunStore } from '@switchyard/pipeline';
+import { findRun, toRunView, type BatchStore, type PipelineStore, type RunRecord, type RunStore, type RunViewer } from '@switchyard/pipeline';
 import { parseResourceUri, uris, type ResourceTarget } from './uris.js';
 
 export interface ResourceReadDeps {
   store: RunStore;
   batches: BatchStore;
   pipelines: PipelineStore;
+  /** Who reads: another caller's API key id in a run's `flow` is shown only to admin keys (default: hidden). */
+  viewer?: RunViewer | undefined;
 }
 
 /** Runs of a batch shown in its resource, from the first: the view's `total` tells when there are more. */
@@ -64,7 +66,7 @@ async function readTarget(deps: ResourceReadDeps, uri: string, target: ResourceT
     case 'run': {
       const run = await findRun(deps, target.runId);
       if (!run) throw resourceNotFound(uri, `No run ${target.runId}`);
-      return json(uri, RunView.parse(toRunView(run)));
+      return json(uri, RunView.parse(toRunView(run, deps.viewer)));
     }
     case 'story': {
       const run = await findRun(deps, target.runId);

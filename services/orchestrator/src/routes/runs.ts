@@ -1,14 +1,22 @@
 /**
  * A run: its state, its live events, and cancelling it.
  */
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { RunStatus, type RunList } from '@switchyard/contracts';
-import { describeZodError, HttpError, methodNotAllowed } from '@switchyard/http-kit';
-import { cancelRun, ConcurrencyGates, waitingOf, releaseWaits, RUN_FIELDS, RUN_ID, stringifyWithRaw, toRunView, type RunField, type RunRecord } from '@switchyard/pipeline';
+import { allows } from '@switchyard/config';
+import { describeZodError, HttpError, methodNotAllowed, principalOf, requestKeyId } from '@switchyard/http-kit';
+import { cancelRun, ConcurrencyGates, waitingOf, releaseWaits, RUN_FIELDS, RUN_ID, stringifyWithRaw, toRunView, type RunField, type RunRecord, type RunViewer } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { runEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
+
+/** Who asks, for the run view: another caller's API key id is shown only to admin keys. */
+function viewerOf(req: Request, res: Response): RunViewer {
+  const principal = principalOf(req);
+  // No principal: a deployment without API keys, where every caller is the same anonymous one.
+  return { keyId: requestKeyId(res), admin: !principal || allows(principal.scopes, 'admin') };
+}
 
 /** What `fields` may name: the run view's own fields, and `input` for its `request`. */
 const FIELD_NAMES = [...RUN_FIELDS, 'input'] as const;
@@ -47,7 +55,7 @@ export function runsRouter(deps: AppDeps): Router {
   router.get('/v1/runs/:runId', async (req, res) => {
     // The input and result are sent as they are stored, not parsed and written out again.
     const run = await findRun(deps, req);
-    const view = toRunView(run);
+    const view = toRunView(run, viewerOf(req, res));
     // A queued run says why it waits (its key's line, its place in its queue).
     if (view.flow && run.status === 'queued') {
       const waiting = await waitingOf({ store: deps.store, fair: deps.queues.steps.fair, gates: new ConcurrencyGates({ redis: deps.store.redis, prefix: deps.store.prefix }) }, run);
@@ -73,7 +81,7 @@ export function runsRouter(deps: AppDeps): Router {
       default:
         // What it waited for leaves the inbox, and its waiting jobs wake to find it ended.
         await releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, runId);
-        res.json(toRunView(cancelled.run));
+        res.json(toRunView(cancelled.run, viewerOf(req, res)));
     }
   });
 

@@ -99,6 +99,8 @@ export interface TestStackOptions {
   scheduleLimits?: StartOrchestratorOptions['scheduleLimits'];
   /** Jobs at once per queue in the in-process workers (default: theirs, 8). */
   workerConcurrency?: number;
+  /** The in-process workers' DISPATCH_AHEAD (default: theirs). */
+  dispatchAhead?: number;
   /** Webhooks: WEBHOOK_ALLOW (parsed) for the orchestrator and the in-process workers, and how the workers send them (default: none allowed, none sent). */
   webhooks?: WebhookSettings;
 }
@@ -149,6 +151,7 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
           ...(workerMetrics ? { metrics: workerMetrics } : {}),
           lockDurationMs: options.lockDurationMs ?? 5000,
           ...(options.workerConcurrency ? { defaultConcurrency: options.workerConcurrency } : {}),
+          ...(options.dispatchAhead ? { dispatchAhead: options.dispatchAhead } : {}),
           ...(options.limits ? { limits: options.limits } : {}),
           ...(options.webhooks ? { webhooks: options.webhooks } : {}),
           stalledIntervalMs: 1000,

@@ -100,10 +100,31 @@ async function pass(deps: GatedStepsDeps, job: Job, token: string | undefined, p
   }
 }
 
-/** Releases the gates whose member has ended, and wakes the jobs first in line. */
+/**
+ * Whether a run's key may be let go while it waits: the run is `waiting` (for a person or a
+ * signal) and every stage of it still going has a wait open (a parked stage shows as running).
+ * Its next job, woken by the answer, takes the key again, in line like any other.
+ */
+async function idleWaiting(store: RunStore, runId: string): Promise<boolean> {
+  if ((await store.getStatuses([runId]))[0] !== 'waiting') return false;
+  const key = store.keys.run(runId);
+  const open = JSON.parse((await store.redis.hget(key, 'waits_open')) ?? '[]') as string[];
+  if (open.length === 0) return false;
+  const records = await store.redis.hmget(key, ...open);
+  const waiting = new Set(records.flatMap((record) => (record ? [(JSON.parse(record) as { stage?: string }).stage] : [])));
+  const run = await store.getRun(runId);
+  return run?.status === 'waiting' && run.stages.every((stage) => !['running', 'retrying'].includes(stage.status) || waiting.has(stage.name));
+}
+
+/**
+ * Releases the gates whose member has ended, and a run's own key while the run waits with nothing
+ * running (waiting for a person does not hold a place others of its key could use), and wakes the
+ * jobs first in line.
+ */
 async function releaseEnded(deps: GatedStepsDeps, passages: readonly Passage[]): Promise<void> {
   const live = await membersLive(deps.store, passages.map((p) => p.member));
-  await Promise.all(passages.map(async (passage, i) => (live[i] ? undefined : wakeJobs(deps.steps, await deps.gates.release(passage.gate, [passage.member])))));
+  const release = await Promise.all(passages.map(async (passage, i) => !live[i] || (!passage.member.includes('|') && (await idleWaiting(deps.store, passage.member)))));
+  await Promise.all(passages.map(async (passage, i) => (release[i] ? wakeJobs(deps.steps, await deps.gates.release(passage.gate, [passage.member])) : undefined)));
 }
 
 /** The step processor behind concurrency keys: jobs of runs and steps without any go straight through. */

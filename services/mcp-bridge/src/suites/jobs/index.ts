@@ -11,9 +11,9 @@ import { RunView } from '@switchyard/contracts';
 import { describeZodError } from '@switchyard/http-kit';
 import { analysisDataSchema } from '@switchyard/aceflow';
 import { AceflowRangeError, batchStoryRequests, cancelRun, findRun, releaseWaits, type RunWaits, startAceflowRun, startStoryBatch, startStoryRun, toRunView, type RunRecord, type PipelineRunsDeps } from '@switchyard/pipeline';
-import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
+import { failure, InvalidArgumentsError, jsonSchemaOf, success, type SuiteTool, type ToolContext, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import { parseArgs } from '../parse-args.js';
-import { callerFlow } from '../../flow-caller.js';
+import { callerFlow, viewerOf } from '../../flow-caller.js';
 import {
   CancelRunInput,
   GetRunInput,
@@ -54,7 +54,7 @@ function tool(definition: { name: string; title: string; description: string; in
 }
 
 export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
-  const view = (run: RunRecord): ToolOutcome => success(RunView.parse(toRunView(run)));
+  const view = (run: RunRecord, context: Pick<ToolContext, 'keyId' | 'scopes'>): ToolOutcome => success(RunView.parse(toRunView(run, viewerOf(context))));
 
   return {
     name: 'jobs',
@@ -130,10 +130,10 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         input: GetRunInput,
         output: RunView,
         annotations: { readOnlyHint: true, idempotentHint: true },
-        handler: async (args) => {
+        handler: async (args, context) => {
           const { run_id } = parseArgs(GetRunInput, args);
           const run = await findRun(deps, run_id);
-          return run ? view(run) : notFound(run_id);
+          return run ? view(run, context) : notFound(run_id);
         },
       }),
       tool({
@@ -156,7 +156,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         input: CancelRunInput,
         output: RunView,
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-        handler: async (args) => {
+        handler: async (args, context) => {
           const { run_id } = parseArgs(CancelRunInput, args);
           const outcome = await cancelRun(deps, run_id);
           switch (outcome.outcome) {
@@ -167,7 +167,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             default:
               // As the API's DELETE: what it waited for leaves the inbox, its waiting jobs wake to find it ended.
               await releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, run_id);
-              return view(outcome.run);
+              return view(outcome.run, context);
           }
         },
       }),
@@ -193,7 +193,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             ...(asker ? { onWaiting: asker } : {}),
           });
           if (!waited) return notFound(run_id);
-          return success(WaitedRun.parse({ ...toRunView(waited.run), timed_out: waited.timedOut }));
+          return success(WaitedRun.parse({ ...toRunView(waited.run, viewerOf(context)), timed_out: waited.timedOut }));
         },
       }),
     ],
