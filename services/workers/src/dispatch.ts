@@ -4,7 +4,7 @@
  * 10,000 thus costs the API one write, and the queues fill at Redis's pace.
  */
 import type { Job } from 'bullmq';
-import { DispatchJob, rootJobs, type BatchStore, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
+import { crashPoint, DispatchJob, rootJobs, type BatchStore, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
 
 /** Runs enqueued per round. */
 const CHUNK = 250;
@@ -23,6 +23,7 @@ export function dispatchProcessor(deps: { store: RunStore; batches: BatchStore; 
       // A run cancelled before its turn needs no jobs.
       const queued = runIds.flatMap((runId, i) => (states[i]?.status === 'queued' ? [{ runId, flow: states[i]?.flow }] : []));
       await deps.steps.add((await Promise.all(queued.map(({ runId, flow }) => rootJobs(pipeline, runId, batchId, deps.store.limits, flow)))).flat());
+      crashPoint('batch.page-queued');
       await deps.batches.markDispatched(batchId, cursor + runIds.length);
       dispatched += queued.length;
       await job.updateProgress(cursor + runIds.length);
