@@ -88,20 +88,25 @@ export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'qu
 
 export type CancelOutcome = { outcome: 'cancelled' | 'already_cancelled'; run: RunRecord } | { outcome: 'finished'; status: RunStatus } | { outcome: 'not_found' };
 
-/** Cancels a queued or running run and tells every worker to abort its calls. */
-export async function cancelRun(deps: { store: RunStore }, runId: string): Promise<CancelOutcome> {
+/**
+ * Cancels a queued or running run and tells every worker to abort its calls; its child runs are
+ * cancelled with it. Cancelling a cancelled run does all but the status change again (the process
+ * that cancelled it may have died before the rest).
+ * @param deps.releaseWaits called for the run and each child cancelled: what they waited for leaves the inbox, their waiting jobs wake (releaseWaits)
+ */
+export async function cancelRun(deps: { store: RunStore; releaseWaits?: (runId: string) => Promise<unknown> }, runId: string): Promise<CancelOutcome> {
   if (!RUN_ID.test(runId)) return { outcome: 'not_found' };
   const change = await deps.store.transition({ runId, from: LIVE_STATUSES, to: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled' } });
   if (change.previous === null) return { outcome: 'not_found' };
   if (!change.moved && change.previous !== 'cancelled') return { outcome: 'finished', status: change.previous };
   crashPoint('run.cancelled');
-  // What follows is done again when a run is cancelled again: the process that cancelled it may have died before.
   await deps.store.publishCancel(runId);
   // Its concurrency key is free at once; the run first in line is let through when its job next looks (GATE_RECHECK_MS).
   const gate = await deps.store.getFlow(runId).then((flow) => flow?.gate);
   if (gate) await new ConcurrencyGates({ redis: deps.store.redis, prefix: deps.store.prefix }).release(gate, [runId]);
   // Its children (child pipeline steps, agents' pipeline calls) end with it, at once.
-  await cancelChildRuns(deps.store, runId, (store, childId) => cancelRun({ store }, childId));
+  await cancelChildRuns(deps.store, runId, (store, childId) => cancelRun({ ...deps, store }, childId));
+  await deps.releaseWaits?.(runId);
   const run = await deps.store.getRun(runId);
   return run ? { outcome: change.moved ? 'cancelled' : 'already_cancelled', run } : { outcome: 'not_found' };
 }
