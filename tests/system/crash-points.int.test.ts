@@ -19,10 +19,12 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
 import { ModelClient, parseModelsConfig } from '@switchyard/models';
 import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
+import { QUEUES } from '@switchyard/pipeline';
 import { createRedisClient, REPO_ROOT, testRedis } from '@switchyard/redis';
 import { createHttpTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
 import { startLedgerService, type LedgerService } from '../../services/orchestrator/src/testing/ledger-service.js';
@@ -64,6 +66,8 @@ const PIPELINES = [
   // The same agent, its call made only once a person approves it (the case answers every approval listed).
   // Its answer streams for about 6 s, long enough for the killed turn to be taken over meanwhile.
   { name: 'cx-approve', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag & ' slow'", tools: [{ tool: 'note_fact', approval: 'required' }], max_turns: 3 } } }, output: 'steps.think' },
+  // Started by a schedule: its calls are told apart by the run's id.
+  { name: 'cx-ticked', input: { type: 'object' }, steps: { a: note("run_id & '/a'"), b: note("run_id & '/b'", { needs: ['a'] }) }, output: 'steps.b' },
   // A run whose child waits for an approval nobody gives: live until cancelled.
   { name: 'cx-waiting', input: { type: 'object' }, steps: { sub: { pipeline: 'cx-approve', args: { tag: 'input.tag' } } }, output: 'steps.sub' },
 ];
@@ -81,8 +85,8 @@ interface CrashCase {
   stalledIntervalMs?: number;
   /** The process armed: a worker (default), or an orchestrator, sent the request that starts (or cancels) the run. */
   armed?: 'worker' | 'orchestrator';
-  /** How the runs start: one run (default), or a batch of two (`POST /v1/batches`). */
-  start?: 'run' | 'batch';
+  /** How the runs start: one run (default), a batch of two (`POST /v1/batches`), or a schedule's ticks every 2 s (its pipeline must tag calls by run id). */
+  start?: 'run' | 'batch' | 'schedule';
   /** The orchestrator is sent the run's cancel, once the run (or a child of it) waits. */
   cancel?: boolean;
 }
@@ -99,6 +103,8 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   'batch.written': { ...API, start: 'batch' },
   'batch.recorded': { ...API, start: 'batch' },
   'batch.page-queued': { pipeline: 'cx-flow', expect: COMPLETES, start: 'batch' },
+  'tick.claimed': { pipeline: 'cx-ticked', expect: COMPLETES, start: 'schedule' },
+  'tick.started': { pipeline: 'cx-ticked', expect: COMPLETES, start: 'schedule' },
   'run.cancelled': { pipeline: 'cx-waiting', expect: { status: 'cancelled' }, armed: 'orchestrator', cancel: true },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
@@ -194,6 +200,8 @@ async function crashOrchestrator(point: string, spec: CrashCase, stack: TestStac
   if (spec.cancel) {
     const runId = await startRun(stack, spec.pipeline, { tag, ...spec.input });
     await waitFor(() => runsOf(stack, runId), (runs) => runs.some((run) => run.status === 'waiting'), 'a run of the tree waits for its approval', 60_000);
+    // Its call's job parked (a cancel while it is on its way there is not what this case is about).
+    await waitFor(() => redis.zcard(`${stack.prefix}:tool-ledger:delayed`), (parked) => parked > 0, 'the call waiting for its approval is parked', 30_000);
     const cancel = (base: string) => fetch(`${base}/v1/runs/${runId}`, { method: 'DELETE', headers });
     await cancel(orchestrator.url).then((res) => res.text(), () => undefined);
     await diedAt(orchestrator.child, point);
@@ -213,6 +221,24 @@ async function crashOrchestrator(point: string, spec: CrashCase, stack: TestStac
   return { runIds, tags: request.tags, ...(body.batch_id ? { batchId: body.batch_id } : {}) };
 }
 
+/**
+ * The schedule's runs once the killed tick and the next one have run: the schedule is then removed,
+ * and every tick queued by then has been processed. Each run's calls are tagged by its id.
+ */
+async function ticksAfterRecovery(stack: TestStack, pipeline: string): Promise<Started> {
+  const completed = async () => (await stack.json<{ runs: { run_id: string; status: string }[] }>(`/v1/runs?pipeline=${pipeline}&limit=100`)).body.runs.filter((run) => run.status === 'completed').length;
+  await waitFor(completed, (count) => count >= 2, 'two ticks have run', 60_000);
+  assert.equal((await stack.request('/v1/schedules/cx-tick', { method: 'DELETE' })).status, 200);
+  const ticks = new Queue(QUEUES.scheduleTick, { connection: redis, prefix: stack.prefix });
+  try {
+    await waitFor(() => ticks.getJobCounts('wait', 'delayed', 'active', 'prioritized'), (counts) => Object.values(counts).every((n) => n === 0), 'no tick is left to process', 30_000);
+  } finally {
+    await ticks.close();
+  }
+  const runIds = (await stack.json<{ runs: { run_id: string }[] }>(`/v1/runs?pipeline=${pipeline}&limit=100`)).body.runs.map((run) => run.run_id);
+  return { runIds, tags: runIds };
+}
+
 async function crashAt(point: string, spec: CrashCase): Promise<void> {
   const ledger = await startLedgerService();
   const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false });
@@ -229,14 +255,20 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
     } else {
       const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500' });
       ledger.faults.failNext = spec.failNext ?? 0;
-      const request = startRequest(spec, `t-${point}`);
-      const { status, body } = await stack.json<{ run_id?: string; run_ids?: string[]; batch_id?: string }>(request.path, { method: 'POST', body: JSON.stringify(request.body) });
-      assert.equal(status, 202, JSON.stringify(body));
-      started = { runIds: body.run_ids ?? [body.run_id as string], tags: request.tags, ...(body.batch_id ? { batchId: body.batch_id } : {}) };
+      if (spec.start === 'schedule') {
+        assert.equal((await stack.json(`/v1/schedules/cx-tick`, { method: 'PUT', body: JSON.stringify({ pipeline: spec.pipeline, every: '2s', input: {} }) })).status, 201);
+        started = { runIds: [], tags: [] };
+      } else {
+        const request = startRequest(spec, `t-${point}`);
+        const { status, body } = await stack.json<{ run_id?: string; run_ids?: string[]; batch_id?: string }>(request.path, { method: 'POST', body: JSON.stringify(request.body) });
+        assert.equal(status, 202, JSON.stringify(body));
+        started = { runIds: body.run_ids ?? [body.run_id as string], tags: request.tags, ...(body.batch_id ? { batchId: body.batch_id } : {}) };
+      }
       await diedAt(armed, point);
       // Answered before any worker runs again: the call's job may then resolve the wait before the killed job is taken over.
       approving = spec.approve ? approveAll(stack, started.runIds[0] as string) : undefined;
       recovery = await recoveryWorkers(stack, spec);
+      if (spec.start === 'schedule') started = await ticksAfterRecovery(stack, spec.pipeline);
     }
     for (const [i, runId] of started.runIds.entries()) {
       const run = await finishedRun(stack, runId, 90_000);
@@ -248,6 +280,8 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       for (const each of runs) await checkEvents(stack, each.run_id);
       for (const each of runs) await waitFor(() => leftovers(redis, each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
     }
+    // A tick claimed and never written would be a run key of no TTL (a tick lost).
+    if (spec.start === 'schedule') await waitFor(() => leftovers(redis, `${stack.prefix.slice(0, -1)}*run_`), (left) => left.length === 0, 'no run key is left that retention will not remove', 30_000);
     if (started.batchId) await waitFor(() => leftovers(redis, started.batchId as string), (left) => left.length === 0, `nothing of ${started.batchId} is left that retention will not remove`, 30_000);
   } finally {
     approving?.stop();

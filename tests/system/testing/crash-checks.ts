@@ -56,7 +56,7 @@ export async function leftovers(redis: Redis, id: string): Promise<string[]> {
     for (const key of keys) {
       if ((await redis.pttl(key)) >= 0) continue;
       if (key.includes(':run:') || key.includes(':batch:')) left.push(`${key} (no TTL)`);
-      else if ((await redis.type(key)) === 'hash' && !(await redis.hexists(key, 'finishedOn'))) left.push(`${key} (job not finished) ${JSON.stringify(await redis.hmget(key, 'delay', 'processedOn', 'failedReason', 'attemptsMade', 'data'))}`);
+      else if ((await redis.type(key)) === 'hash' && !(await redis.hexists(key, 'finishedOn'))) left.push(`${key} (job not finished)`);
     }
   } while (cursor !== '0');
   return left;
