@@ -9,7 +9,7 @@ import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './p
 import { registerShippedPipelines } from './shipped.js';
 import type { RunRecord, RunStore } from '../store/run-store.js';
 import { RUN_ID } from '../store/run-view.js';
-import { cancelChildRuns } from './child-links.js';
+import { cancelChildRuns, childRunsOf } from './child-links.js';
 import type { CallerFlow } from '../flow/run-flow.js';
 import { ConcurrencyGates } from '../flow/concurrency-gate.js';
 import { crashPoint } from '../crash-points.js';
@@ -106,7 +106,9 @@ export async function cancelRun(deps: { store: RunStore; releaseWaits?: (runId: 
   if (gate) await new ConcurrencyGates({ redis: deps.store.redis, prefix: deps.store.prefix }).release(gate, [runId]);
   // Its children (child pipeline steps, agents' pipeline calls) end with it, at once.
   await cancelChildRuns(deps.store, runId, (store, childId) => cancelRun({ ...deps, store }, childId));
-  await deps.releaseWaits?.(runId);
+  // Children ended already (a worker cancels a child whose parent has ended) are released too.
+  const release = deps.releaseWaits;
+  if (release) await Promise.all([runId, ...(await childRunsOf(deps.store, runId))].map((id) => release(id)));
   const run = await deps.store.getRun(runId);
   return run ? { outcome: change.moved ? 'cancelled' : 'already_cancelled', run } : { outcome: 'not_found' };
 }
