@@ -48,7 +48,7 @@ class KilledApi {
   current: OrchestratorChild | undefined;
   resent = 0;
 
-  async send(path: string, init: { method: string; body?: unknown; key?: string }, timeoutMs = 60_000): Promise<Response> {
+  async send(path: string, init: { method: string; body?: unknown; key?: string }, timeoutMs = 180_000): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json', ...(init.key ? { 'idempotency-key': init.key } : {}) };
     const deadline = Date.now() + timeoutMs;
     for (let attempt = 0; ; attempt += 1) {
@@ -90,25 +90,30 @@ export async function killAll({ redis: chaosRedis, size }: ScenarioOptions): Pro
     say(`  kill-all: ${seconds} s: a worker killed every ${KILL_WORKER_EVERY_MS / 1000} s, the orchestrator every ${KILL_ORCHESTRATOR_EVERY_MS / 1000} s`);
 
     const killed = { workers: 0, orchestrators: 0 };
-    const killing = (async () => {
-      let nextOrchestrator = startedAt + KILL_ORCHESTRATOR_EVERY_MS;
-      for (let next = startedAt + KILL_WORKER_EVERY_MS; next < endsAt; next += KILL_WORKER_EVERY_MS) {
-        await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+    // Each kill is timed from the last (a process slow to start on a loaded machine does not bring the next forward).
+    const killingWorkers = (async () => {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, KILL_WORKER_EVERY_MS));
+        if (Date.now() >= endsAt) return;
         const i = Math.floor(Math.random() * workers.length);
         await WorkerProcesses.kill(workers[i] as ChildProcess);
         workers[i] = pool.start(workerEnv);
         killed.workers += 1;
-        if (Date.now() >= nextOrchestrator) {
-          nextOrchestrator += KILL_ORCHESTRATOR_EVERY_MS;
-          const dead = api.current;
-          api.current = undefined;
-          if (dead) await OrchestratorProcesses.kill(dead.child);
-          killed.orchestrators += 1;
-          say(`  kill-all: orchestrator killed (${killed.orchestrators}), ${killed.workers} workers killed so far`);
-          api.current = await orchestrators.start({ TOOL_SERVICES: workerEnv.TOOL_SERVICES });
-        }
       }
     })();
+    const killingOrchestrators = (async () => {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, KILL_ORCHESTRATOR_EVERY_MS));
+        if (Date.now() >= endsAt) return;
+        const dead = api.current;
+        api.current = undefined;
+        if (dead) await OrchestratorProcesses.kill(dead.child);
+        killed.orchestrators += 1;
+        say(`  kill-all: orchestrator killed (${killed.orchestrators}), ${killed.workers} workers killed so far`);
+        api.current = await orchestrators.start({ TOOL_SERVICES: workerEnv.TOOL_SERVICES });
+      }
+    })();
+    const killing = Promise.all([killingWorkers, killingOrchestrators]);
 
     const submitted: Submitted[] = [];
     const submitting = (async () => {

@@ -68,6 +68,9 @@ const PIPELINES = [
   { name: 'cx-approve', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag & ' slow'", tools: [{ tool: 'note_fact', approval: 'required' }], max_turns: 3 } } }, output: 'steps.think' },
   // Started by a schedule: its calls are told apart by the run's id.
   { name: 'cx-ticked', input: { type: 'object' }, steps: { a: note("run_id & '/a'"), b: note("run_id & '/b'", { needs: ['a'] }) }, output: 'steps.b' },
+  // Waits for the signal `go` (sent by the case), or for 1 s, going on without it.
+  { name: 'cx-signal', input: { type: 'object' }, steps: { review: { wait: { signal: 'go', timeout: '5m' } }, after: note("input.tag & '/after'", { needs: ['review'] }) }, output: 'steps.after' },
+  { name: 'cx-timeout', input: { type: 'object' }, steps: { review: { wait: { signal: 'never', timeout: '1s', on_timeout: 'continue' } }, after: note("input.tag & '/after'", { needs: ['review'] }) }, output: 'steps.after' },
   // A run whose child waits for an approval nobody gives: live until cancelled.
   { name: 'cx-waiting', input: { type: 'object' }, steps: { sub: { pipeline: 'cx-approve', args: { tag: 'input.tag' } } }, output: 'steps.sub' },
 ];
@@ -87,8 +90,8 @@ interface CrashCase {
   armed?: 'worker' | 'orchestrator';
   /** How the runs start: one run (default), a batch of two (`POST /v1/batches`), or a schedule's ticks every 2 s (its pipeline must tag calls by run id). */
   start?: 'run' | 'batch' | 'schedule';
-  /** The orchestrator is sent the run's cancel, once the run (or a child of it) waits. */
-  cancel?: boolean;
+  /** What the armed orchestrator is sent once the run (or a child of it) waits: its cancel, the approval of its call, or its signal `go`. */
+  send?: 'cancel' | 'approval' | 'signal';
 }
 
 const COMPLETES = { status: 'completed' } as const;
@@ -105,7 +108,10 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   'batch.page-queued': { pipeline: 'cx-flow', expect: COMPLETES, start: 'batch' },
   'tick.claimed': { pipeline: 'cx-ticked', expect: COMPLETES, start: 'schedule' },
   'tick.started': { pipeline: 'cx-ticked', expect: COMPLETES, start: 'schedule' },
-  'run.cancelled': { pipeline: 'cx-waiting', expect: { status: 'cancelled' }, armed: 'orchestrator', cancel: true },
+  'run.cancelled': { pipeline: 'cx-waiting', expect: { status: 'cancelled' }, armed: 'orchestrator', send: 'cancel' },
+  'approval.decided': { pipeline: 'cx-approve', expect: COMPLETES, armed: 'orchestrator', send: 'approval' },
+  'signal.recorded': { pipeline: 'cx-signal', expect: COMPLETES, armed: 'orchestrator', send: 'signal' },
+  'wait.timed-out': { pipeline: 'cx-timeout', expect: COMPLETES },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.parented': { pipeline: 'cx-parent', expect: COMPLETES },
@@ -197,15 +203,16 @@ async function crashOrchestrator(point: string, spec: CrashCase, stack: TestStac
   const orchestrator = await orchestrators.start({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, SWITCHYARD_CRASH_POINT: point });
   const headers = { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json', 'idempotency-key': `key-${point}` };
   const tag = `t-${point}`;
-  if (spec.cancel) {
+  if (spec.send) {
     const runId = await startRun(stack, spec.pipeline, { tag, ...spec.input });
-    await waitFor(() => runsOf(stack, runId), (runs) => runs.some((run) => run.status === 'waiting'), 'a run of the tree waits for its approval', 60_000);
-    // Its call's job parked (a cancel while it is on its way there is not what this case is about).
-    await waitFor(() => redis.zcard(`${stack.prefix}:tool-ledger:delayed`), (parked) => parked > 0, 'the call waiting for its approval is parked', 30_000);
-    const cancel = (base: string) => fetch(`${base}/v1/runs/${runId}`, { method: 'DELETE', headers });
-    await cancel(orchestrator.url).then((res) => res.text(), () => undefined);
+    await waitFor(() => runsOf(stack, runId), (runs) => runs.some((run) => run.status === 'waiting'), 'a run of the tree waits', 60_000);
+    const request = await answerOf(stack, spec.send, runId);
+    const send = (base: string) => fetch(`${base}${request.path}`, { method: request.method, headers, ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }) });
+    await send(orchestrator.url).then((res) => res.text(), () => undefined);
     await diedAt(orchestrator.child, point);
-    assert.equal((await cancel(stack.api.url)).status, 200, 'the cancel, sent again, is answered');
+    const again = await send(stack.api.url);
+    // A second answer is 409 (approval_decided) or 200 (a duplicate signal): either way what the first left undone is done.
+    assert.ok([200, 202, 409].includes(again.status), `the request, sent again, is answered: ${again.status} ${await again.text()}`);
     return { runIds: [runId], tags: [tag] };
   }
   const request = startRequest(spec, tag);
@@ -237,6 +244,16 @@ async function ticksAfterRecovery(stack: TestStack, pipeline: string): Promise<S
   }
   const runIds = (await stack.json<{ runs: { run_id: string }[] }>(`/v1/runs?pipeline=${pipeline}&limit=100`)).body.runs.map((run) => run.run_id);
   return { runIds, tags: runIds };
+}
+
+/** The request that answers (or cancels) a waiting run. */
+async function answerOf(stack: TestStack, send: NonNullable<CrashCase['send']>, runId: string): Promise<{ path: string; method: string; body?: unknown }> {
+  if (send === 'signal') return { path: `/v1/runs/${runId}/signals/go`, method: 'POST', body: { ok: true } };
+  // Its call's job parked (a cancel or answer while it is on its way there is not what these cases are about).
+  await waitFor(() => redis.zcard(`${stack.prefix}:tool-ledger:delayed`), (parked) => parked > 0, 'the call waiting for its approval is parked', 30_000);
+  if (send === 'cancel') return { path: `/v1/runs/${runId}`, method: 'DELETE' };
+  const inbox = await waitFor(() => stack.json<{ items: { run_id: string; answer_url: string }[] }>(`/v1/inbox?run_id=${runId}`), ({ body }) => body.items.length > 0, 'the inbox lists the call', 30_000);
+  return { path: (inbox.body.items[0] as { answer_url: string }).answer_url, method: 'POST', body: { approve: true } };
 }
 
 async function crashAt(point: string, spec: CrashCase): Promise<void> {
