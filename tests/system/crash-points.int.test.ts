@@ -17,6 +17,8 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Queue } from 'bullmq';
@@ -24,7 +26,7 @@ import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
 import { ModelClient, parseModelsConfig } from '@switchyard/models';
 import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
-import { QUEUES } from '@switchyard/pipeline';
+import { parseAllowList, QUEUES } from '@switchyard/pipeline';
 import { createRedisClient, REPO_ROOT, testRedis } from '@switchyard/redis';
 import { createHttpTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
 import { startLedgerService, type LedgerService } from '../../services/orchestrator/src/testing/ledger-service.js';
@@ -90,6 +92,8 @@ interface CrashCase {
   armed?: 'worker' | 'orchestrator';
   /** How the runs start: one run (default), a batch of two (`POST /v1/batches`), or a schedule's ticks every 2 s (its pipeline must tag calls by run id). */
   start?: 'run' | 'batch' | 'schedule';
+  /** The run is started with a `notify_url` on a receiver of the case's own: every delivery of its end must carry one Idempotency-Key. */
+  webhook?: boolean;
   /** What the armed orchestrator is sent once the run (or a child of it) waits: its cancel, the approval of its call, or its signal `go`. */
   send?: 'cancel' | 'approval' | 'signal';
 }
@@ -112,6 +116,7 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   'approval.decided': { pipeline: 'cx-approve', expect: COMPLETES, armed: 'orchestrator', send: 'approval' },
   'signal.recorded': { pipeline: 'cx-signal', expect: COMPLETES, armed: 'orchestrator', send: 'signal' },
   'wait.timed-out': { pipeline: 'cx-timeout', expect: COMPLETES },
+  'webhook.delivered': { pipeline: 'cx-flow', expect: COMPLETES, webhook: true },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.parented': { pipeline: 'cx-parent', expect: COMPLETES },
@@ -153,6 +158,7 @@ before(async () => {
   });
 });
 after(async () => {
+  receiver?.close();
   process.stdout.write(`# crash points: ${points.length}, every one killed and recovered in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);
   await model.close();
   await redis.quit();
@@ -165,6 +171,7 @@ test('every crash point in the sources has a case, and every case names a point 
 /** Workers with nothing armed, to recover what the killed process left. */
 function recoveryWorkers(stack: TestStack, spec: CrashCase): Promise<RunningWorkers> {
   return startWorkers({
+    ...(spec.webhook ? { webhooks: { allow: parseAllowList(`127.0.0.1:${receiverPort()}`), secret: WEBHOOK_SECRET, timeoutMs: 2000, responseMaxBytes: 4096 } } : {}),
     redisUrl: stack.redisUrl,
     prefix: stack.prefix,
     logger: createLogger({ name: 'test', level: 'silent' }),
@@ -182,8 +189,9 @@ async function diedAt(child: ChildProcess, point: string): Promise<void> {
 }
 
 /** What starts the case's runs over the API: a run, or a batch of two. */
-function startRequest(spec: CrashCase, tag: string): { path: string; body: unknown; tags: string[] } {
-  if (spec.start !== 'batch') return { path: `/v1/pipelines/${spec.pipeline}/runs`, body: { tag, ...spec.input }, tags: [tag] };
+function startRequest(spec: CrashCase, tag: string, notifyUrl?: string): { path: string; body: unknown; tags: string[] } {
+  const query = notifyUrl ? `?notify_url=${encodeURIComponent(notifyUrl)}` : '';
+  if (spec.start !== 'batch') return { path: `/v1/pipelines/${spec.pipeline}/runs${query}`, body: { tag, ...spec.input }, tags: [tag] };
   const tags = [`${tag}-0`, `${tag}-1`];
   return { path: '/v1/batches', body: { pipeline: spec.pipeline, items: tags.map((each) => ({ tag: each, ...spec.input })) }, tags };
 }
@@ -256,9 +264,31 @@ async function answerOf(stack: TestStack, send: NonNullable<CrashCase['send']>, 
   return { path: (inbox.body.items[0] as { answer_url: string }).answer_url, method: 'POST', body: { approve: true } };
 }
 
+const WEBHOOK_SECRET = 'crash-points-webhook-secret';
+/** Idempotency-Key of each webhook delivery the receiver got, by the port it listens on. */
+const deliveries = new Map<number, string[]>();
+let receiver: Server | undefined;
+const receiverPort = () => (receiver?.address() as AddressInfo).port;
+
+/** A webhook receiver on loopback, started once, recording each delivery's Idempotency-Key. */
+async function webhookReceiver(): Promise<string> {
+  if (!receiver) {
+    receiver = createServer((req, res) => {
+      const port = receiverPort();
+      deliveries.set(port, [...(deliveries.get(port) ?? []), String(req.headers['idempotency-key'] ?? '')]);
+      req.resume();
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
+  }
+  return `http://127.0.0.1:${receiverPort()}/hook`;
+}
+
 async function crashAt(point: string, spec: CrashCase): Promise<void> {
   const ledger = await startLedgerService();
-  const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false });
+  const hook = spec.webhook ? await webhookReceiver() : undefined;
+  const webhookEnv: Record<string, string> = hook ? { WEBHOOK_ALLOW: `127.0.0.1:${receiverPort()}`, WEBHOOK_SECRET } : {};
+  const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false, ...(hook ? { webhooks: { allow: parseAllowList(`127.0.0.1:${receiverPort()}`), secret: WEBHOOK_SECRET, timeoutMs: 2000, responseMaxBytes: 4096 } } : {}) });
   const pool = new WorkerProcesses(() => stack);
   const orchestrators = new OrchestratorProcesses(() => ({ ...stack, apiKey: TEST_API_KEY }));
   let recovery: RunningWorkers | undefined;
@@ -270,13 +300,13 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       recovery = await recoveryWorkers(stack, spec);
       started = await crashOrchestrator(point, spec, stack, ledger, orchestrators);
     } else {
-      const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500' });
+      const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', ...webhookEnv });
       ledger.faults.failNext = spec.failNext ?? 0;
       if (spec.start === 'schedule') {
         assert.equal((await stack.json(`/v1/schedules/cx-tick`, { method: 'PUT', body: JSON.stringify({ pipeline: spec.pipeline, every: '2s', input: {} }) })).status, 201);
         started = { runIds: [], tags: [] };
       } else {
-        const request = startRequest(spec, `t-${point}`);
+        const request = startRequest(spec, `t-${point}`, hook);
         const { status, body } = await stack.json<{ run_id?: string; run_ids?: string[]; batch_id?: string }>(request.path, { method: 'POST', body: JSON.stringify(request.body) });
         assert.equal(status, 202, JSON.stringify(body));
         started = { runIds: body.run_ids ?? [body.run_id as string], tags: request.tags, ...(body.batch_id ? { batchId: body.batch_id } : {}) };
@@ -296,6 +326,12 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       assert.deepEqual(callsAfterRecorded(ledger, started.tags[i] as string, runs), [], 'no call made again after its result was recorded');
       for (const each of runs) await checkEvents(stack, each.run_id);
       for (const each of runs) await waitFor(() => leftovers(redis, each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
+    }
+    if (hook) {
+      // Delivered before the kill, and again by the worker that took the job over: with the one key.
+      const keys = await waitFor(async () => deliveries.get(receiverPort()) ?? [], (got) => got.length >= 2, 'the webhook is delivered again after the kill', 30_000);
+      assert.equal(new Set(keys).size, 1, `every delivery carries the same Idempotency-Key: ${keys.join(' ')}`);
+      assert.ok(keys[0], 'deliveries carry an Idempotency-Key');
     }
     // A tick claimed and never written would be a run key of no TTL (a tick lost).
     if (spec.start === 'schedule') await waitFor(() => leftovers(redis, `${stack.prefix.slice(0, -1)}*run_`), (left) => left.length === 0, 'no run key is left that retention will not remove', 30_000);
