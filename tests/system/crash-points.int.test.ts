@@ -92,6 +92,8 @@ interface CrashCase {
   armed?: 'worker' | 'orchestrator';
   /** How the runs start: one run (default), a batch of two (`POST /v1/batches`), or a schedule's ticks every 2 s (its pipeline must tag calls by run id). */
   start?: 'run' | 'batch' | 'schedule';
+  /** More settings of the armed worker. */
+  workerEnv?: Record<string, string>;
   /** The run is started with a `notify_url` on a receiver of the case's own: every delivery of its end must carry one Idempotency-Key. */
   webhook?: boolean;
   /** What the armed orchestrator is sent once the run (or a child of it) waits: its cancel, the approval of its call, or its signal `go`. */
@@ -117,6 +119,8 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   'signal.recorded': { pipeline: 'cx-signal', expect: COMPLETES, armed: 'orchestrator', send: 'signal' },
   'wait.timed-out': { pipeline: 'cx-timeout', expect: COMPLETES },
   'webhook.delivered': { pipeline: 'cx-flow', expect: COMPLETES, webhook: true },
+  // The armed worker runs the run, then compacts it 0.5 s after its end (and dies there).
+  'run.compacted': { pipeline: 'cx-flow', expect: COMPLETES, workerEnv: { COMPACT_INTERVAL_MS: '500', COMPACT_AFTER_MS: '500' } },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.parented': { pipeline: 'cx-parent', expect: COMPLETES },
@@ -300,7 +304,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       recovery = await recoveryWorkers(stack, spec);
       started = await crashOrchestrator(point, spec, stack, ledger, orchestrators);
     } else {
-      const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', ...webhookEnv });
+      const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', ...webhookEnv, ...spec.workerEnv });
       ledger.faults.failNext = spec.failNext ?? 0;
       if (spec.start === 'schedule') {
         assert.equal((await stack.json(`/v1/schedules/cx-tick`, { method: 'PUT', body: JSON.stringify({ pipeline: spec.pipeline, every: '2s', input: {} }) })).status, 201);
