@@ -121,6 +121,8 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   'webhook.delivered': { pipeline: 'cx-flow', expect: COMPLETES, webhook: true },
   // The armed worker runs the run, then compacts it 0.5 s after its end (and dies there).
   'run.compacted': { pipeline: 'cx-flow', expect: COMPLETES, workerEnv: { COMPACT_INTERVAL_MS: '500', COMPACT_AFTER_MS: '500' } },
+  // The armed worker's retention janitor dies in its first pass; the recovering workers' passes carry on.
+  'retention.pruned': { pipeline: 'cx-flow', expect: COMPLETES, workerEnv: { RETENTION_PASS_MS: '500' } },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.parented': { pipeline: 'cx-parent', expect: COMPLETES },
