@@ -89,7 +89,11 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   // has made. Judged by the clock alone, a tick taken late (a busy or killed worker) would run a tick
   // BullMQ has already queued, in its own place, and leave its own tick without a run.
   const next = (await deps.schedules.queue.getJobScheduler(name))?.next;
-  const ticks = ticksToRun(schedule, tickTimeOf(job), next === undefined ? Date.now() : Math.min(Date.now(), next - 1));
+  const own = tickTimeOf(job);
+  const ticks = ticksToRun(schedule, own, next === undefined ? Date.now() : Math.min(Date.now(), next - 1));
+  // Taken again late after its processor died, a tick may have claimed (or written) its run: that
+  // run is finished, whatever `catch_up` says of a late tick, or it would be left queued with no job.
+  if (!ticks.includes(own) && (await deps.store.redis.exists(deps.store.keys.run(tickRunId(deps.store.prefix, name, own)))) === 1) ticks.unshift(own);
   if (ticks.length === 0) return { outcome: 'skipped', reason: 'missed' };
   let last: TickOutcome = { outcome: 'skipped', reason: 'missed' };
   const started: string[] = [];
