@@ -8,7 +8,7 @@
  *   npm run chaos                         every scenario (about 10 minutes on 2 cores)
  *   npm run chaos -- redis-restart        only the named ones: tool-faults, stalled-job,
  *                                         worker-kill, worker-kill-rate, redis-restart, malformed,
- *                                         retention, hostile, plain-jsonata
+ *                                         retention, hostile, plain-jsonata, kill-all
  *   npm run chaos -- plain-jsonata --seed=123
  *                                         a generating scenario from the seed a run printed
  *   CHAOS_SCALE=0.2 npm run chaos         smaller batches (a fifth of the stories, of the cases)

@@ -61,7 +61,7 @@ function doubledSections(events: readonly RunEvent[], run: RunView): number {
   return (run.result?.sections ?? []).filter((s) => (texts.get(`write.${s.name}`) ?? '').trim() !== s.content.trim()).length;
 }
 
-export async function auditRuns(stack: ChaosStack, runIds: readonly string[], options: { endWithinMs: number }): Promise<BatchAudit> {
+export async function auditRuns(stack: Pick<ChaosStack, 'apiUrl' | 'headers' | 'get'>, runIds: readonly string[], options: { endWithinMs: number }): Promise<BatchAudit> {
   const audit: BatchAudit = { runs: runIds.length, completed: 0, failed: 0, lost: 0, stuck: 0, duplicated_events: 0, redone_stages: 0, doubled_sections: 0, failures: [] };
   const deadline = Date.now() + options.endWithinMs;
   for (const runId of runIds) {

@@ -103,7 +103,7 @@ export interface RunEvent {
 }
 
 /** Every event of a run, as an SSE client reads them (the stream ends after `done`). */
-export async function readRunEvents(stack: ChaosStack, runId: string, timeoutMs = 120_000): Promise<RunEvent[]> {
+export async function readRunEvents(stack: Pick<ChaosStack, 'apiUrl' | 'headers'>, runId: string, timeoutMs = 120_000): Promise<RunEvent[]> {
   const res = await fetch(`${stack.apiUrl}/v1/runs/${runId}/events`, { headers: stack.headers, signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok || !res.body) throw new Error(`events of ${runId}: HTTP ${res.status}`);
   const events: RunEvent[] = [];

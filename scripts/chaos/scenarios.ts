@@ -9,6 +9,7 @@ import { plainJsonata } from './plain-jsonata.js';
 import { readRunEvents, say, until, withStack, type ChaosStack, type ScenarioOptions, type ScenarioResult } from './harness.js';
 import { redisFootprint } from './redis-footprint.js';
 import { workerKillRate } from './worker-kill-rate.js';
+import { killAll } from './kill-all.js';
 import { POISON_AFTER_SOLO_DEATHS, SUSPECT_AFTER_STALLS } from '../../services/workers/src/engine/solo-jobs.js';
 
 const topics = (n: number, label: string) => Array.from({ length: n }, (_, i) => ({ topic: `${label} ${i}` }));
@@ -159,5 +160,5 @@ export async function workerKillRateScenario({ redis, size }: ScenarioOptions): 
   return workerKillRate({ redis, stories: size(1000), killEveryMs: 20_000 });
 }
 
-export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'worker-kill-rate': workerKillRateScenario, 'redis-restart': redisRestart, malformed, retention, hostile, 'plain-jsonata': plainJsonata } as const;
+export const SCENARIOS = { 'tool-faults': toolFaults, 'stalled-job': stalledJob, 'worker-kill': workerKill, 'worker-kill-rate': workerKillRateScenario, 'redis-restart': redisRestart, malformed, retention, hostile, 'plain-jsonata': plainJsonata, 'kill-all': killAll } as const;
 export type ScenarioName = keyof typeof SCENARIOS;

@@ -15,20 +15,25 @@
  * how long they took are printed.
  */
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
 import { ModelClient, parseModelsConfig } from '@switchyard/models';
 import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
-import { compareStreamIds } from '@switchyard/pipeline';
+import { parseAllowList, QUEUES } from '@switchyard/pipeline';
 import { createRedisClient, REPO_ROOT, testRedis } from '@switchyard/redis';
 import { createHttpTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
-import { readSse } from '../../services/orchestrator/src/testing/events.js';
 import { startLedgerService, type LedgerService } from '../../services/orchestrator/src/testing/ledger-service.js';
-import { finishedRun, registerPipeline, startRun, type RunBody } from '../../services/orchestrator/src/testing/pipelines.js';
-import { startTestStack, waitFor, WorkerProcesses, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { OrchestratorProcesses } from '../../services/orchestrator/src/testing/orchestrator-process.js';
+import { finishedRun, registerPipeline, startRun } from '../../services/orchestrator/src/testing/pipelines.js';
+import { startTestStack, TEST_API_KEY, waitFor, WorkerProcesses, type TestStack } from '../../services/orchestrator/src/testing/stack.js';
+import { approveAll, callsAfterRecorded, checkEvents, leftovers, runsOf } from './testing/crash-checks.js';
 
 /** The crash points named in the engine's sources, each once. */
 function crashPointsInSources(): string[] {
@@ -63,25 +68,61 @@ const PIPELINES = [
   // The same agent, its call made only once a person approves it (the case answers every approval listed).
   // Its answer streams for about 6 s, long enough for the killed turn to be taken over meanwhile.
   { name: 'cx-approve', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag & ' slow'", tools: [{ tool: 'note_fact', approval: 'required' }], max_turns: 3 } } }, output: 'steps.think' },
+  // Started by a schedule: its calls are told apart by the run's id.
+  { name: 'cx-ticked', input: { type: 'object' }, steps: { a: note("run_id & '/a'"), b: note("run_id & '/b'", { needs: ['a'] }) }, output: 'steps.b' },
+  // Waits for the signal `go` (sent by the case), or for 1 s, going on without it.
+  { name: 'cx-signal', input: { type: 'object' }, steps: { review: { wait: { signal: 'go', timeout: '5m' } }, after: note("input.tag & '/after'", { needs: ['review'] }) }, output: 'steps.after' },
+  { name: 'cx-timeout', input: { type: 'object' }, steps: { review: { wait: { signal: 'never', timeout: '1s', on_timeout: 'continue' } }, after: note("input.tag & '/after'", { needs: ['review'] }) }, output: 'steps.after' },
+  // A run whose child waits for an approval nobody gives: live until cancelled.
+  { name: 'cx-waiting', input: { type: 'object' }, steps: { sub: { pipeline: 'cx-approve', args: { tag: 'input.tag' } } }, output: 'steps.sub' },
 ];
 
 interface CrashCase {
   pipeline: string;
   input?: Record<string, unknown>;
   /** How the run ends without the crash: its status, and for a failure the step that failed. */
-  expect: { status: 'completed' } | { status: 'failed'; stage: string };
+  expect: { status: 'completed' | 'cancelled' } | { status: 'failed'; stage: string };
   /** The next N tool requests fail with a 503 (the armed worker's first attempt, all its retries). */
   failNext?: number;
   /** Approve each of the run's calls the inbox lists, as soon as it is listed. */
   approve?: boolean;
   /** How often the recovering workers look for stalled jobs (default 500 ms): later, and the killed job is taken over after the others ran. */
   stalledIntervalMs?: number;
+  /** The process armed: a worker (default), or an orchestrator, sent the request that starts (or cancels) the run. */
+  armed?: 'worker' | 'orchestrator';
+  /** How the runs start: one run (default), a batch of two (`POST /v1/batches`), or a schedule's ticks every 2 s (its pipeline must tag calls by run id). */
+  start?: 'run' | 'batch' | 'schedule';
+  /** More settings of the armed worker. */
+  workerEnv?: Record<string, string>;
+  /** The run is started with a `notify_url` on a receiver of the case's own: every delivery of its end must carry one Idempotency-Key. */
+  webhook?: boolean;
+  /** What the armed orchestrator is sent once the run (or a child of it) waits: its cancel, the approval of its call, or its signal `go`. */
+  send?: 'cancel' | 'approval' | 'signal';
 }
 
 const COMPLETES = { status: 'completed' } as const;
+const API = { pipeline: 'cx-flow', expect: COMPLETES, armed: 'orchestrator' } as const;
 /** Each crash point, and the cases that pass through it. */
 const CASES: Record<string, CrashCase | CrashCase[]> = {
-  'run.hashed': { pipeline: 'cx-parent', expect: COMPLETES },
+  // The orchestrator's writes: each request sent again to another orchestrator (a start with its Idempotency-Key).
+  'idempotency.claimed': [API, { ...API, start: 'batch' }],
+  'run.hashed': [{ pipeline: 'cx-parent', expect: COMPLETES }, API],
+  'run.indexed': [{ pipeline: 'cx-parent', expect: COMPLETES }, API],
+  'run.recorded': API,
+  'batch.written': { ...API, start: 'batch' },
+  'batch.recorded': { ...API, start: 'batch' },
+  'batch.page-queued': { pipeline: 'cx-flow', expect: COMPLETES, start: 'batch' },
+  'tick.claimed': { pipeline: 'cx-ticked', expect: COMPLETES, start: 'schedule' },
+  'tick.started': { pipeline: 'cx-ticked', expect: COMPLETES, start: 'schedule' },
+  'run.cancelled': { pipeline: 'cx-waiting', expect: { status: 'cancelled' }, armed: 'orchestrator', send: 'cancel' },
+  'approval.decided': { pipeline: 'cx-approve', expect: COMPLETES, armed: 'orchestrator', send: 'approval' },
+  'signal.recorded': { pipeline: 'cx-signal', expect: COMPLETES, armed: 'orchestrator', send: 'signal' },
+  'wait.timed-out': { pipeline: 'cx-timeout', expect: COMPLETES },
+  'webhook.delivered': { pipeline: 'cx-flow', expect: COMPLETES, webhook: true },
+  // The armed worker runs the run, then compacts it 0.5 s after its end (and dies there).
+  'run.compacted': { pipeline: 'cx-flow', expect: COMPLETES, workerEnv: { COMPACT_INTERVAL_MS: '500', COMPACT_AFTER_MS: '500' } },
+  // The armed worker's retention janitor dies in its first pass; the recovering workers' passes carry on.
+  'retention.pruned': { pipeline: 'cx-flow', expect: COMPLETES, workerEnv: { RETENTION_PASS_MS: '500' } },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.parented': { pipeline: 'cx-parent', expect: COMPLETES },
@@ -123,6 +164,7 @@ before(async () => {
   });
 });
 after(async () => {
+  receiver?.close();
   process.stdout.write(`# crash points: ${points.length}, every one killed and recovered in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);
   await model.close();
   await redis.quit();
@@ -132,116 +174,178 @@ test('every crash point in the sources has a case, and every case names a point 
   assert.deepEqual(points, Object.keys(CASES).sort());
 });
 
-/** The run and the child runs it names, as the API shows them. */
-async function runsOf(stack: TestStack, runId: string): Promise<RunBody[]> {
-  const run = (await stack.json<RunBody>(`/v1/runs/${runId}`)).body;
-  const children = run.stages.flatMap((s) => (s.child_run ? [s.child_run] : []));
-  return [run, ...(await Promise.all(children.map((id) => runsOf(stack, id)))).flat()];
+/** Workers with nothing armed, to recover what the killed process left. */
+function recoveryWorkers(stack: TestStack, spec: CrashCase): Promise<RunningWorkers> {
+  return startWorkers({
+    ...(spec.webhook ? { webhooks: { allow: parseAllowList(`127.0.0.1:${receiverPort()}`), secret: WEBHOOK_SECRET, timeoutMs: 2000, responseMaxBytes: 4096 } } : {}),
+    redisUrl: stack.redisUrl,
+    prefix: stack.prefix,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    tools: createHttpTools(stack.toolConfig, { retry: { retries: 1, minDelayMs: 20, maxDelayMs: 100 } }),
+    lockDurationMs: 5000,
+    stalledIntervalMs: spec.stalledIntervalMs ?? 500,
+    reconcileIntervalMs: 2000,
+    agents: { models: new ModelClient({ models: parseModelsConfig({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted' }, fallbackBaseUrl: model.baseUrl, fallbackApiKey: 'k' }) }) },
+  });
 }
 
-/** Calls of a stage's tool made after the stage had recorded its result (none may be). */
-function callsAfterRecorded(ledger: LedgerService, tag: string, runs: readonly RunBody[]): string[] {
-  const recordedAt = new Map<string, number>();
-  for (const run of runs) {
-    for (const stage of run.stages) {
-      if (stage.status === 'completed' && stage.finished_at) recordedAt.set(`${tag}/${stage.name === 'note' ? 'leaf' : stage.name}`, Date.parse(stage.finished_at));
-      // An agent's calls: recorded in its transcript, each with its time.
-      for (const message of (stage as { agent?: { messages: { role: string; content?: string; at?: string }[] } }).agent?.messages ?? []) {
-        const noted = message.role === 'tool' ? (JSON.parse(message.content ?? '{}') as { noted?: string }).noted : undefined;
-        if (noted && message.at) recordedAt.set(noted, Date.parse(message.at));
-      }
-    }
+async function diedAt(child: ChildProcess, point: string): Promise<void> {
+  await waitFor(async () => child.exitCode !== null || child.signalCode !== null, Boolean, `the process reaches ${point}`, 60_000);
+  assert.equal(child.signalCode, 'SIGKILL', `the process died at ${point}`);
+}
+
+/** What starts the case's runs over the API: a run, or a batch of two. */
+function startRequest(spec: CrashCase, tag: string, notifyUrl?: string): { path: string; body: unknown; tags: string[] } {
+  const query = notifyUrl ? `?notify_url=${encodeURIComponent(notifyUrl)}` : '';
+  if (spec.start !== 'batch') return { path: `/v1/pipelines/${spec.pipeline}/runs${query}`, body: { tag, ...spec.input }, tags: [tag] };
+  const tags = [`${tag}-0`, `${tag}-1`];
+  return { path: '/v1/batches', body: { pipeline: spec.pipeline, items: tags.map((each) => ({ tag: each, ...spec.input })) }, tags };
+}
+
+interface Started {
+  runIds: string[];
+  tags: string[];
+  batchId?: string;
+}
+
+/**
+ * An orchestrator process armed at `point` is sent the request and dies in it; the request is then
+ * sent again, as a client whose connection dropped would, to the stack's own orchestrator: with the
+ * same Idempotency-Key for a start (which must give the runs once), the same DELETE for a cancel.
+ */
+async function crashOrchestrator(point: string, spec: CrashCase, stack: TestStack, ledger: LedgerService, orchestrators: OrchestratorProcesses): Promise<Started> {
+  const orchestrator = await orchestrators.start({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, SWITCHYARD_CRASH_POINT: point });
+  const headers = { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json', 'idempotency-key': `key-${point}` };
+  const tag = `t-${point}`;
+  if (spec.send) {
+    const runId = await startRun(stack, spec.pipeline, { tag, ...spec.input });
+    await waitFor(() => runsOf(stack, runId), (runs) => runs.some((run) => run.status === 'waiting'), 'a run of the tree waits', 60_000);
+    const request = await answerOf(stack, spec.send, runId);
+    const send = (base: string) => fetch(`${base}${request.path}`, { method: request.method, headers, ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }) });
+    await send(orchestrator.url).then((res) => res.text(), () => undefined);
+    await diedAt(orchestrator.child, point);
+    const again = await send(stack.api.url);
+    // A second answer is 409 (approval_decided) or 200 (a duplicate signal): either way what the first left undone is done.
+    assert.ok([200, 202, 409].includes(again.status), `the request, sent again, is answered: ${again.status} ${await again.text()}`);
+    return { runIds: [runId], tags: [tag] };
   }
-  return ledger.calls.filter((call) => call.startedAt > (recordedAt.get(call.key) ?? Infinity)).map((call) => call.key);
+  const request = startRequest(spec, tag);
+  const send = (base: string) => fetch(`${base}${request.path}`, { method: 'POST', headers, body: JSON.stringify(request.body) });
+  await send(orchestrator.url).then((res) => res.text(), () => undefined);
+  await diedAt(orchestrator.child, point);
+  const res = await send(stack.api.url);
+  const body = (await res.json()) as { run_id?: string; run_ids?: string[]; batch_id?: string };
+  assert.equal(res.status, 202, JSON.stringify(body));
+  const runIds = body.run_ids ?? [body.run_id as string];
+  const listed = await stack.json<{ runs: { run_id: string }[] }>(`/v1/runs?pipeline=${spec.pipeline}&limit=50`);
+  assert.deepEqual(listed.body.runs.map((run) => run.run_id).sort(), [...runIds].sort(), 'the runs the request made are listed, each once, and no others');
+  return { runIds, tags: request.tags, ...(body.batch_id ? { batchId: body.batch_id } : {}) };
 }
 
-type AgentView = { turns: number; messages: { role: string; call_id?: string; tool_calls?: { id: string }[] }[] };
-const agentOf = (stage: unknown) => (stage as { name: string; agent?: AgentView }).agent;
-
-/** Events once each, in order, at most one completion per stage, one `turn` per recorded turn, one `tool_call` and one `tool_result` per recorded call. */
-async function checkEvents(stack: TestStack, run: RunBody): Promise<void> {
-  const events = await readSse(await stack.request(`/v1/runs/${run.run_id}/events`), (event) => event.event === 'done');
-  const ids = events.map((e) => e.id ?? '');
-  assert.equal(new Set(ids).size, ids.length, `event ids once: ${ids.join(' ')}`);
-  for (let i = 1; i < ids.length; i += 1) assert.ok(compareStreamIds(ids[i - 1] as string, ids[i] as string) < 0, `event ids in order: ${ids.join(' ')}`);
-  const completions = events.filter((e) => e.event === 'stage').map((e) => JSON.parse(e.data) as { stage: string; status: string }).filter((e) => e.status === 'completed').map((e) => e.stage);
-  assert.equal(new Set(completions).size, completions.length, `no stage completed twice: ${completions.join(' ')}`);
-  const told = (type: string, key: (data: { stage: string; turn: number; call_id: string }) => string) => events.filter((e) => e.event === type).map((e) => key(JSON.parse(e.data) as { stage: string; turn: number; call_id: string })).sort();
-  const turns = run.stages.flatMap((stage) => Array.from({ length: agentOf(stage)?.turns ?? 0 }, (_, i) => `${stage.name}/${i + 1}`)).sort();
-  assert.deepEqual(told('turn', (d) => `${d.stage}/${d.turn}`), turns, 'each recorded turn told once by its turn event');
-  const asked = run.stages.flatMap((stage) => (agentOf(stage)?.messages ?? []).flatMap((m) => (m.tool_calls ?? []).map((call) => call.id))).sort();
-  assert.deepEqual(told('tool_call', (d) => d.call_id), asked, 'each recorded call told once by its tool_call event');
-  const answered = run.stages.flatMap((stage) => (agentOf(stage)?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.call_id ?? '')).sort();
-  assert.deepEqual(told('tool_result', (d) => d.call_id), answered, 'each recorded call result told once by its tool_result event');
+/**
+ * The schedule's runs once the killed tick and the next one have run: the schedule is then removed,
+ * and every tick queued by then has been processed. Each run's calls are tagged by its id.
+ */
+async function ticksAfterRecovery(stack: TestStack, pipeline: string): Promise<Started> {
+  const completed = async () => (await stack.json<{ runs: { run_id: string; status: string }[] }>(`/v1/runs?pipeline=${pipeline}&limit=100`)).body.runs.filter((run) => run.status === 'completed').length;
+  await waitFor(completed, (count) => count >= 2, 'two ticks have run', 60_000);
+  assert.equal((await stack.request('/v1/schedules/cx-tick', { method: 'DELETE' })).status, 200);
+  const ticks = new Queue(QUEUES.scheduleTick, { connection: redis, prefix: stack.prefix });
+  try {
+    await waitFor(() => ticks.getJobCounts('wait', 'delayed', 'active', 'prioritized'), (counts) => Object.values(counts).every((n) => n === 0), 'no tick is left to process', 30_000);
+  } finally {
+    await ticks.close();
+  }
+  const runIds = (await stack.json<{ runs: { run_id: string }[] }>(`/v1/runs?pipeline=${pipeline}&limit=100`)).body.runs.map((run) => run.run_id);
+  return { runIds, tags: runIds };
 }
 
-/** What of a run is left in Redis: its own keys without a TTL, and its BullMQ jobs not finished. */
-async function leftovers(runId: string): Promise<string[]> {
-  const left: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `*${runId}*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) {
-      if (key.includes(':run:')) {
-        if ((await redis.pttl(key)) < 0) left.push(`${key} (no TTL)`);
-      } else if ((await redis.type(key)) === 'hash' && !(await redis.hexists(key, 'finishedOn'))) left.push(`${key} (job not finished)`);
-    }
-  } while (cursor !== '0');
-  return left;
+/** The request that answers (or cancels) a waiting run. */
+async function answerOf(stack: TestStack, send: NonNullable<CrashCase['send']>, runId: string): Promise<{ path: string; method: string; body?: unknown }> {
+  if (send === 'signal') return { path: `/v1/runs/${runId}/signals/go`, method: 'POST', body: { ok: true } };
+  // Its call's job parked (a cancel or answer while it is on its way there is not what these cases are about).
+  await waitFor(() => redis.zcard(`${stack.prefix}:tool-ledger:delayed`), (parked) => parked > 0, 'the call waiting for its approval is parked', 30_000);
+  if (send === 'cancel') return { path: `/v1/runs/${runId}`, method: 'DELETE' };
+  const inbox = await waitFor(() => stack.json<{ items: { run_id: string; answer_url: string }[] }>(`/v1/inbox?run_id=${runId}`), ({ body }) => body.items.length > 0, 'the inbox lists the call', 30_000);
+  return { path: (inbox.body.items[0] as { answer_url: string }).answer_url, method: 'POST', body: { approve: true } };
 }
 
-/** Approves the run's calls as the inbox lists them, until stopped. */
-function approveAll(stack: TestStack, runId: string): { stop(): void } {
-  let stopped = false;
-  void (async () => {
-    while (!stopped) {
-      const { body } = await stack.json<{ items: { run_id: string; answer_url: string }[] }>('/v1/inbox');
-      for (const item of body.items.filter((i) => i.run_id === runId)) {
-        await stack.request(item.answer_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approve: true }) });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })().catch(() => undefined);
-  return { stop: () => (stopped = true) };
+const WEBHOOK_SECRET = 'crash-points-webhook-secret';
+/** Idempotency-Key of each webhook delivery the receiver got, by the port it listens on. */
+const deliveries = new Map<number, string[]>();
+let receiver: Server | undefined;
+const receiverPort = () => (receiver?.address() as AddressInfo).port;
+
+/** A webhook receiver on loopback, started once, recording each delivery's Idempotency-Key. */
+async function webhookReceiver(): Promise<string> {
+  if (!receiver) {
+    receiver = createServer((req, res) => {
+      const port = receiverPort();
+      deliveries.set(port, [...(deliveries.get(port) ?? []), String(req.headers['idempotency-key'] ?? '')]);
+      req.resume();
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
+  }
+  return `http://127.0.0.1:${receiverPort()}/hook`;
 }
 
 async function crashAt(point: string, spec: CrashCase): Promise<void> {
   const ledger = await startLedgerService();
-  const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false });
+  const hook = spec.webhook ? await webhookReceiver() : undefined;
+  const webhookEnv: Record<string, string> = hook ? { WEBHOOK_ALLOW: `127.0.0.1:${receiverPort()}`, WEBHOOK_SECRET } : {};
+  const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false, ...(hook ? { webhooks: { allow: parseAllowList(`127.0.0.1:${receiverPort()}`), secret: WEBHOOK_SECRET, timeoutMs: 2000, responseMaxBytes: 4096 } } : {}) });
   const pool = new WorkerProcesses(() => stack);
+  const orchestrators = new OrchestratorProcesses(() => ({ ...stack, apiKey: TEST_API_KEY }));
   let recovery: RunningWorkers | undefined;
   let approving: { stop(): void } | undefined;
   try {
     for (const definition of PIPELINES) await registerPipeline(stack, definition);
-    const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500' });
-    ledger.faults.failNext = spec.failNext ?? 0;
-    const tag = `t-${point}`;
-    const runId = await startRun(stack, spec.pipeline, { tag, ...spec.input });
-    await waitFor(async () => armed.exitCode !== null || armed.signalCode !== null, Boolean, `the worker reaches ${point}`, 60_000);
-    assert.equal(armed.signalCode, 'SIGKILL', `the worker died at ${point}`);
-    // Answered before any worker runs again: the call's job may then resolve the wait before the killed job is taken over.
-    approving = spec.approve ? approveAll(stack, runId) : undefined;
-    recovery = await startWorkers({
-      redisUrl: stack.redisUrl,
-      prefix: stack.prefix,
-      logger: createLogger({ name: 'test', level: 'silent' }),
-      tools: createHttpTools(stack.toolConfig, { retry: { retries: 1, minDelayMs: 20, maxDelayMs: 100 } }),
-      lockDurationMs: 5000,
-      stalledIntervalMs: spec.stalledIntervalMs ?? 500,
-      reconcileIntervalMs: 2000,
-      agents: { models: new ModelClient({ models: parseModelsConfig({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted' }, fallbackBaseUrl: model.baseUrl, fallbackApiKey: 'k' }) }) },
-    });
-    const run = await finishedRun(stack, runId, 90_000);
-    assert.equal(run.status, spec.expect.status, JSON.stringify(run.error ?? run.stages));
-    if (spec.expect.status === 'failed') assert.equal(run.error?.stage, spec.expect.stage);
-    const runs = await runsOf(stack, runId);
-    assert.deepEqual(callsAfterRecorded(ledger, tag, runs), [], 'no call made again after its result was recorded');
-    for (const each of runs) await checkEvents(stack, each);
-    for (const each of runs) await waitFor(() => leftovers(each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
+    let started: Started;
+    if (spec.armed === 'orchestrator') {
+      recovery = await recoveryWorkers(stack, spec);
+      started = await crashOrchestrator(point, spec, stack, ledger, orchestrators);
+    } else {
+      const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', ...webhookEnv, ...spec.workerEnv });
+      ledger.faults.failNext = spec.failNext ?? 0;
+      if (spec.start === 'schedule') {
+        assert.equal((await stack.json(`/v1/schedules/cx-tick`, { method: 'PUT', body: JSON.stringify({ pipeline: spec.pipeline, every: '2s', input: {} }) })).status, 201);
+        started = { runIds: [], tags: [] };
+      } else {
+        const request = startRequest(spec, `t-${point}`, hook);
+        const { status, body } = await stack.json<{ run_id?: string; run_ids?: string[]; batch_id?: string }>(request.path, { method: 'POST', body: JSON.stringify(request.body) });
+        assert.equal(status, 202, JSON.stringify(body));
+        started = { runIds: body.run_ids ?? [body.run_id as string], tags: request.tags, ...(body.batch_id ? { batchId: body.batch_id } : {}) };
+      }
+      await diedAt(armed, point);
+      // Answered before any worker runs again: the call's job may then resolve the wait before the killed job is taken over.
+      approving = spec.approve ? approveAll(stack, started.runIds[0] as string) : undefined;
+      recovery = await recoveryWorkers(stack, spec);
+      if (spec.start === 'schedule') started = await ticksAfterRecovery(stack, spec.pipeline);
+    }
+    for (const [i, runId] of started.runIds.entries()) {
+      const run = await finishedRun(stack, runId, 90_000);
+      assert.equal(run.status, spec.expect.status, JSON.stringify(run.error ?? run.stages));
+      if (spec.expect.status === 'failed') assert.equal(run.error?.stage, spec.expect.stage);
+      const runs = await runsOf(stack, runId);
+      if (spec.expect.status === 'cancelled') for (const each of runs) assert.equal((await finishedRun(stack, each.run_id, 30_000)).status, 'cancelled', `${each.run_id} is cancelled with its parent`);
+      assert.deepEqual(callsAfterRecorded(ledger, started.tags[i] as string, runs), [], 'no call made again after its result was recorded');
+      for (const each of runs) await checkEvents(stack, each);
+      for (const each of runs) await waitFor(() => leftovers(redis, each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
+    }
+    if (hook) {
+      // Delivered before the kill, and again by the worker that took the job over: with the one key.
+      const keys = await waitFor(async () => deliveries.get(receiverPort()) ?? [], (got) => got.length >= 2, 'the webhook is delivered again after the kill', 30_000);
+      assert.equal(new Set(keys).size, 1, `every delivery carries the same Idempotency-Key: ${keys.join(' ')}`);
+      assert.ok(keys[0], 'deliveries carry an Idempotency-Key');
+    }
+    // A tick claimed and never written would be a run key of no TTL (a tick lost).
+    if (spec.start === 'schedule') await waitFor(() => leftovers(redis, `${stack.prefix.slice(0, -1)}*run_`), (left) => left.length === 0, 'no run key is left that retention will not remove', 30_000);
+    if (started.batchId) await waitFor(() => leftovers(redis, started.batchId as string), (left) => left.length === 0, `nothing of ${started.batchId} is left that retention will not remove`, 30_000);
   } finally {
     approving?.stop();
     await pool.killAll();
+    await orchestrators.killAll();
     await recovery?.close(2000);
     await stack.close();
     await ledger.close();
@@ -252,7 +356,7 @@ describe('a process killed at each crash point', { concurrency: 4 }, () => {
   for (const point of points) {
     const specs = [CASES[point] ?? []].flat();
     for (const spec of specs) {
-      test(`killed at ${point} in ${spec.pipeline}, the stack recovers: the run ends as it would have, no recorded call made again, events once and in order, nothing left behind`, async () => {
+      test(`${spec.armed ?? 'worker'} killed at ${point} in ${spec.start === 'batch' ? 'a batch of ' : ''}${spec.pipeline}, the stack recovers: the run ends as it would have, no recorded call made again, events once and in order, nothing left behind`, async () => {
         await crashAt(point, spec);
       });
     }

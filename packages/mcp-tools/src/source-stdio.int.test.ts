@@ -55,11 +55,22 @@ test('over stdio the source lists the bridge\'s tools and calls a reading tool f
   assert.equal(stderr, '', 'nothing was logged at warn or above');
 });
 
+/** Whether a process of this pid exists, a zombie included. */
+function processExists(pid: number): boolean {
+  try {
+    execFileSync('ps', ['-o', 'pid=', '-p', String(pid)], { encoding: 'utf8' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 test('a stdio server that dies is started again and the next call succeeds', async () => {
   const [pid] = bridgeChildren();
   assert.ok(pid, 'the bridge runs as a child process');
   process.kill(pid, 'SIGKILL');
-  await waitFor(async () => bridgeChildren(), (pids) => !pids.includes(pid), 'the killed bridge is gone', 5_000);
+  // Gone and reaped (no longer a zombie): this process has seen it end, as the source then has.
+  await waitFor(async () => processExists(pid), (exists) => !exists, 'the killed bridge is gone', 5_000);
   const result = await source.call({ tool: 'list_pipelines', arguments: {} });
   assert.ok((result.structuredContent as { pipelines: unknown[] }).pipelines.length > 0);
   const [restarted] = bridgeChildren();

@@ -5,6 +5,7 @@
  * AbortSignal (which the SDK turns into `notifications/cancelled`), retries with backoff for what
  * may pass, and a fresh connection when the old one is gone.
  */
+import type { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -76,6 +77,8 @@ export class McpToolSource {
   readonly #options: McpToolSourceOptions;
   /** The clients whose server is a process of ours over stdio. */
   readonly #overStdio = new WeakSet<Client>();
+  /** The attempt of each call's params, marked sent as a stdio transport writes them (#markWrites). */
+  readonly #writes = new WeakMap<object, { sent: boolean }>();
   readonly #retry: RetryOptions;
   readonly #callTimeoutMs: number;
   readonly #maxResultBytes: number;
@@ -163,10 +166,13 @@ export class McpToolSource {
   async #callOnce(options: McpCallOptions, args: Record<string, unknown>, attempt: { sent: boolean }): Promise<McpCallResult> {
     const client = await this.#connection();
     const meta = options.idempotencyKey ? { _meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {};
-    // Over stdio the server is a process of ours, and a lost connection is that process gone (with
-    // the call), or one that died before the call was written: it is started again and asked again.
+    const params = { name: options.tool, arguments: args, ...meta };
+    // Over HTTP a request is on its way once asked for. Over stdio, once written into the server's
+    // stdin (#markWrites): a server that had died before (the write refused) is started again and
+    // asked again; one that dies after may have done the work (files, other services), and is not.
     attempt.sent = !this.#overStdio.has(client);
-    const result = await client.callTool({ name: options.tool, arguments: args, ...meta }, CallToolResultSchema, { signal: options.signal, timeout: options.timeoutMs ?? this.#callTimeoutMs });
+    this.#writes.set(params, attempt);
+    const result = await client.callTool(params, CallToolResultSchema, { signal: options.signal, timeout: options.timeoutMs ?? this.#callTimeoutMs });
     const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
     if (size > this.#maxResultBytes) throw this.#tooLarge(options.tool, size);
     const content = result.content as unknown[];
@@ -195,6 +201,35 @@ export class McpToolSource {
     }
   }
 
+  /**
+   * Marks a call sent once its request is written into the server's stdin, and unsent again when
+   * that write fails (EPIPE: the server had died, the request never reached it). The SDK passes
+   * callTool's params on as the message's own, and writes each message with one `stdin.write`
+   * inside `send`; its stdin is the transport's child process's (not in the SDK's typings). Should
+   * that change, a call is never marked sent, and is sent again as before.
+   */
+  #markWrites(transport: StdioClientTransport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message) => {
+      const params = 'params' in message && typeof message.params === 'object' && message.params !== null ? message.params : undefined;
+      const attempt = params ? this.#writes.get(params) : undefined;
+      const stdin = (transport as unknown as { _process?: { stdin?: Writable | null } })._process?.stdin;
+      if (!attempt || !stdin) return send(message);
+      const write = stdin.write;
+      stdin.write = ((chunk: unknown) => {
+        stdin.write = write;
+        attempt.sent = true;
+        const written = (error?: Error | null) => void (error && (attempt.sent = false));
+        return (write as (chunk: unknown, callback: (error?: Error | null) => void) => boolean).call(stdin, chunk, written);
+      }) as Writable['write'];
+      try {
+        return send(message);
+      } finally {
+        stdin.write = write;
+      }
+    };
+  }
+
   /** The live client, connecting (and listing tools) when there is none; concurrent callers share one attempt. */
   #connection(): Promise<Client> {
     if (this.#closed) return Promise.reject(new ToolProtocolError({ service: this.name, code: 'source_closed', message: `the MCP source ${this.name} is closed` }));
@@ -205,7 +240,10 @@ export class McpToolSource {
 
   async #connect(): Promise<Client> {
     const transport = createTransport(this.#options.server, this.#maxResultBytes + ENVELOPE_BYTES);
-    if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => this.#options.onStderr?.(chunk.toString()));
+    if (transport instanceof StdioClientTransport) {
+      transport.stderr?.on('data', (chunk: Buffer) => this.#options.onStderr?.(chunk.toString()));
+      this.#markWrites(transport);
+    }
     const client = new Client({ name: `switchyard-${this.name}`, version: '1.0.0' });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       // A failed refresh keeps the old list; the next call's miss refreshes again.

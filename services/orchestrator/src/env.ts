@@ -40,6 +40,11 @@ export const OrchestratorEnv = z.object({
   ...webhookAllowEnvShape,
   /** Deepest nesting of arrays and objects a JSON body may have (default 64): refused with 400 before it is parsed. */
   JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(1000).default(MAX_JSON_DEPTH),
+  /**
+   * Tests only: the crash point (packages/pipeline/src/crash-points.ts) at which this process
+   * kills itself with SIGKILL. Unset (always, in production): no point is armed.
+   */
+  SWITCHYARD_CRASH_POINT: z.string().regex(/^[a-z0-9.-]+$/).max(100).optional(),
 });
 
 export interface OrchestratorConfig {
@@ -77,6 +82,8 @@ export interface OrchestratorConfig {
   mcpServers: readonly string[];
   /** Those servers as configured, for registration to ask each what tools it lists; and the most tools one may list. */
   mcp: { servers: McpServersConfig; maxTools: number };
+  /** SWITCHYARD_CRASH_POINT: the crash point armed in this process (tests only). */
+  crashPoint: string | undefined;
 }
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): OrchestratorConfig {
@@ -99,6 +106,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     models: modelsOrExit(source, env.MODEL_SERVICE_URL),
     mcpServers: Object.keys(env.MCP_SERVERS ?? {}),
     mcp: { servers: env.MCP_SERVERS ?? {}, maxTools: env.MCP_MAX_TOOLS },
+    crashPoint: env.SWITCHYARD_CRASH_POINT,
   };
 }
 

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { configuredOrLocalKeys } from '@switchyard/http-kit';
 import { createLogger } from '@switchyard/logger';
-import { closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
+import { armCrashPoint, closeExpressionSandbox, configureExpressionSandbox } from '@switchyard/pipeline';
 import { REPO_ROOT, reportRedisOutagesTo, resolveRedis } from '@switchyard/redis';
 import { startTracing } from '@switchyard/telemetry';
 import { loadEnv } from './env.js';
@@ -13,6 +13,7 @@ import { mcpSourcesOf, mcpToolNames } from './mcp-tool-names.js';
 import { startOrchestrator } from './server.js';
 
 const config = loadEnv();
+armCrashPoint(config.crashPoint);
 const logger = createLogger({ name: 'orchestrator', level: config.logLevel });
 reportRedisOutagesTo(logger);
 // Before the queues are made, so that they carry BullMQ's telemetry when tracing is on.

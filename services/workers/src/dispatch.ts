@@ -11,7 +11,7 @@
  * key's part (other keys' shares are the fair queueing's, as before).
  */
 import { DelayedError, type Job } from 'bullmq';
-import { DispatchJob, rootJobs, type BatchStore, type BatchTurns, type CompiledPipeline, type FlowTag, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
+import { crashPoint, DispatchJob, rootJobs, type BatchStore, type BatchTurns, type CompiledPipeline, type FlowTag, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
 
 /** Runs enqueued per round, at most (DISPATCH_AHEAD / 8 when that is less). */
 const CHUNK = 250;
@@ -74,6 +74,7 @@ export function dispatchProcessor(deps: DispatchDeps) {
       }
       lastKeys = keysOf(flows);
       await deps.steps.add((await Promise.all(queued.map(({ runId, flow }) => rootJobs(pipeline, runId, batchId, deps.store.limits, flow)))).flat());
+      crashPoint('batch.page-queued');
       await deps.batches.markDispatched(batchId, cursor + runIds.length);
       dispatched += queued.length;
       await job.updateProgress(cursor + runIds.length);

@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { NotifyDeliveryJob, NotifyRefusedError, notifySummary, resolveNotifyAddress, SIGNATURE_HEADER, signWebhook, type BatchStore, type Lookup, type NotifyAllowList, type RunStore } from '@switchyard/pipeline';
+import { crashPoint, NotifyDeliveryJob, NotifyRefusedError, notifySummary, resolveNotifyAddress, SIGNATURE_HEADER, signWebhook, type BatchStore, type Lookup, type NotifyAllowList, type RunStore } from '@switchyard/pipeline';
 
 /** How webhooks are sent (WEBHOOK_*). */
 export interface WebhookSettings {
@@ -79,6 +79,8 @@ export function notifyProcessor(deps: { store: RunStore; batches: BatchStore; se
     const signature = signWebhook(deps.settings.secret, body, Math.floor(Date.now() / 1000));
     const status = await post(url, address, body, { [SIGNATURE_HEADER]: signature, 'Switchyard-Delivery': job.id ?? '', 'Idempotency-Key': job.id ?? '', 'Switchyard-Attempt': String(attempt) }, deps.settings);
     if (status < 200 || status > 299) throw new Error(`${url.host} answered ${status}`);
+    // Delivered, and not yet known to BullMQ: a worker that takes the job over delivers it again, with the same Idempotency-Key.
+    crashPoint('webhook.delivered');
     return { delivered: true, status, attempt };
   };
 }

@@ -15,6 +15,7 @@ import { RUN_ID } from '../store/run-view.js';
 import { CALL_ID, type RunWaits, type WaitRecord } from '../store/run-waits.js';
 import type { StepQueues } from './step-jobs.js';
 import { wakeWaitingJob } from './wake.js';
+import { crashPoint } from '../crash-points.js';
 
 export interface AnswerDeps {
   store: RunStore;
@@ -199,7 +200,12 @@ export async function answerApproval(deps: AnswerDeps, target: { runId: string; 
     }
   }
   const decided = await deps.waits.decide(runId, callId, { approve: request.approve, ...(edited ? { arguments: edited } : {}), ...(request.note ? { note: request.note } : {}), at: new Date().toISOString() });
-  if (!decided) throw decidedAlready(runId, callId);
+  if (!decided) {
+    // Decided, and its job has not taken the answer yet: the process that recorded it may have died before waking the job.
+    await wakeWaitingJob(deps.steps, record);
+    throw decidedAlready(runId, callId);
+  }
+  crashPoint('approval.decided');
   await wakeWaitingJob(deps.steps, record);
   return { run_id: runId, call_id: callId, approve: request.approve, status: 'recorded' };
 }
@@ -222,6 +228,8 @@ export async function answerSignal(deps: AnswerDeps, target: { runId: string; na
   if (problems.length > 0) throw new AnswerError({ refusal: 'invalid', code: 'invalid_signal', message: `The payload does not fit signal ${name}'s schema: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, details: { problems } });
   const key = idempotencyKey?.slice(0, IDEMPOTENCY_KEY_CHARS);
   const outcome = await deps.waits.signal(runId, name, { payload, at: new Date().toISOString(), ...(key ? { idempotency_key: key } : {}) });
+  // A duplicate wakes the job too: the process that recorded the first may have died before waking it.
+  crashPoint('signal.recorded');
   const record = await deps.waits.get(runId, 'signal', name);
   if (record) await wakeWaitingJob(deps.steps, record);
   return { run_id: runId, signal: name, status: outcome };

@@ -15,6 +15,7 @@ import type { PipelineStore } from '../store/pipeline-store.js';
 import { branchKeys, stageOf, stepJob, type StepJobSpec } from './step-jobs.js';
 import { PRIORITY_BATCH, type FlowTag } from '../catalog.js';
 import { runFlow, type CallerFlow } from '../flow/run-flow.js';
+import { crashPoint } from '../crash-points.js';
 
 export interface PipelineRunsDeps {
   store: RunStore;
@@ -159,11 +160,11 @@ export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchI
 }
 
 /**
- * Records a queued run (input checked: its size first, then its schema) and enqueues its first steps.
- * @param options.inputLimit which limit the input's size is held to (default `inputBytes`; the AceFlow alias's is its own)
- * @param options.owner the id of the API key that holds the run (admitted under its bound of live runs, TooManyRunsError past it); none for a scheduled run
+ * Records a queued run (input checked: its size first, then its schema) and enqueues its first
+ * steps; with `repeated`, finishes the start of the run `runId` names instead (resumePipelineRun).
  */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: { pipeline: CompiledPipeline; input: unknown; runId?: string; inputLimit?: 'inputBytes' | 'aceflowInputBytes'; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void>; caller?: CallerFlow | undefined; defaultPriority?: number }): Promise<string> {
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions): Promise<string> {
+  if (options.repeated && options.runId) return resumePipelineRun(deps, { ...options, runId: options.runId });
   const limits = deps.store.limits;
   checkInputSize(options.input, limits, options.inputLimit);
   checkRunInput(options.pipeline, options.input);
@@ -174,29 +175,104 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
   await deps.store.createRun(options.owner ? { ...run, owner: options.owner } : run);
   // Before any job: whatever is kept about the run's end (its webhook) is in place before it can end.
   await options.onRecorded?.(run.id);
+  crashPoint('run.recorded');
   await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits, run.flow));
   return run.id;
 }
 
+export interface StartRunOptions {
+  pipeline: CompiledPipeline;
+  input: unknown;
+  runId?: string | undefined;
+  /** Which limit the input's size is held to (default `inputBytes`; the AceFlow alias's is its own). */
+  inputLimit?: 'inputBytes' | 'aceflowInputBytes';
+  /** The id of the API key that holds the run (admitted under its bound of live runs, TooManyRunsError past it); none for a scheduled run. */
+  owner?: string | undefined;
+  onRecorded?: ((runId: string) => Promise<void>) | undefined;
+  caller?: CallerFlow | undefined;
+  defaultPriority?: number;
+  /** The request came again under its Idempotency-Key, which named `runId`: the start is finished, not made again (resumePipelineRun). */
+  repeated?: boolean | undefined;
+}
+
 /**
- * Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a worker to enqueue them.
- * @param options.owner the id of the API key that holds its runs (all admitted under its bound of live runs, or none)
+ * Finishes the start of a run whose request came again under its Idempotency-Key. A writer that
+ * died after claiming the key left no run: it is started now, under the claimed id. One that died
+ * later left it `queued` without its listing, its webhook or its first jobs: each is written
+ * again, a no-op where it is there (ZADD NX, job ids). A run past `queued` has its jobs already.
  */
-export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: { pipeline: CompiledPipeline; inputs: readonly unknown[]; batchId?: string; owner?: string | undefined; onRecorded?: (batchId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<{ batchId: string; runIds: string[] }> {
+async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { runId: string }): Promise<string> {
+  const status = await deps.store.getStatus(options.runId);
+  if (status === null) return startPipelineRun(deps, { ...options, repeated: false });
+  if (status !== 'queued') return options.runId;
+  await deps.store.ensureIndexed(options.runId);
+  await options.onRecorded?.(options.runId);
+  const flow = await deps.store.getFlow(options.runId);
+  await deps.queues.steps.add(await rootJobs(options.pipeline, options.runId, undefined, deps.store.limits, flow));
+  return options.runId;
+}
+
+/**
+ * Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a
+ * worker to enqueue them; with `repeated`, finishes the start of the batch `batchId` names instead.
+ */
+export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: StartBatchOptions): Promise<{ batchId: string; runIds: string[] }> {
+  if (options.repeated && options.batchId) return resumePipelineBatch(deps, { ...options, batchId: options.batchId });
   const limits = deps.store.limits;
   checkBatchSize(options.inputs, limits);
   const problems = options.inputs.flatMap((input, i) => options.pipeline.checkInput(input).map((p) => ({ ...p, path: `items.${i}.${p.path}` })));
   if (problems.length > 0) throw new InputError(problems.slice(0, 50));
-  const runs = await Promise.all(
-    options.inputs.map(async (input) => {
-      const run = await newPipelineRun(options.pipeline, input, undefined, limits);
+  const runs = await batchRuns(deps.store, options, options.inputs.map(() => undefined));
+  const created = await deps.batches.createBatch({ id: options.batchId, runs });
+  annotateActiveSpan({ 'switchyard.batch.id': created.batchId, 'switchyard.pipeline.name': options.pipeline.name });
+  await options.onRecorded?.(created.batchId);
+  crashPoint('batch.recorded');
+  await deps.queues.dispatchBatch(created.batchId, { name: options.pipeline.name, version: options.pipeline.version });
+  return created;
+}
+
+export interface StartBatchOptions {
+  pipeline: CompiledPipeline;
+  inputs: readonly unknown[];
+  batchId?: string | undefined;
+  /** The id of the API key that holds its runs (all admitted under its bound of live runs, or none). */
+  owner?: string | undefined;
+  onRecorded?: ((batchId: string) => Promise<void>) | undefined;
+  caller?: CallerFlow | undefined;
+  /** The request came again under its Idempotency-Key, which named `batchId`: the start is finished, not made again (resumePipelineBatch). */
+  repeated?: boolean | undefined;
+}
+
+/** The run records of a batch's inputs, under the ids given (a fresh one where undefined). */
+function batchRuns(store: RunStore, options: StartBatchOptions, ids: readonly (string | undefined)[]): Promise<NewRun[]> {
+  return Promise.all(
+    ids.map(async (id, i) => {
+      const input = options.inputs[i];
+      const run = await newPipelineRun(options.pipeline, input, id, store.limits);
       run.flow = await runFlow({ pipeline: options.pipeline, input, runId: run.id, caller: options.caller, defaultPriority: PRIORITY_BATCH });
       return options.owner ? { ...run, owner: options.owner } : run;
     }),
   );
-  const created = await deps.batches.createBatch({ id: options.batchId, runs });
-  annotateActiveSpan({ 'switchyard.batch.id': created.batchId, 'switchyard.pipeline.name': options.pipeline.name });
-  await options.onRecorded?.(created.batchId);
-  await deps.queues.dispatchBatch(created.batchId, { name: options.pipeline.name, version: options.pipeline.version });
-  return created;
+}
+
+/**
+ * Finishes the start of a batch whose request came again under its Idempotency-Key. A writer that
+ * died after claiming the key left no batch: it is started now under the claimed id. One that died
+ * later left the batch without some of its runs (written now, under the ids its list holds, from
+ * the same inputs), its runs unlisted, its webhook or its dispatch job: each is written again, a
+ * no-op where it is there (ZADD NX, the dispatch job's id; the dispatcher skips what it enqueued).
+ */
+async function resumePipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: StartBatchOptions & { batchId: string }): Promise<{ batchId: string; runIds: string[] }> {
+  const runIds = await deps.batches.runIdsOf(options.batchId);
+  if (runIds.length === 0) return startPipelineBatch(deps, { ...options, repeated: false });
+  const statuses = await deps.store.getStatuses(runIds);
+  const missing = runIds.map((id, i) => (statuses[i] === null ? id : undefined));
+  const unwritten = (await batchRuns(deps.store, options, missing)).filter((_, i) => missing[i] !== undefined);
+  if (unwritten.length > 0) await deps.store.createRuns(unwritten.map((run) => ({ ...run, batchId: options.batchId })));
+  const queued = runIds.filter((_, i) => statuses[i] === 'queued');
+  for (let i = 0; i < queued.length; i += 200) await Promise.all(queued.slice(i, i + 200).map((id) => deps.store.ensureIndexed(id)));
+  await deps.batches.keepBatch(options.batchId);
+  await options.onRecorded?.(options.batchId);
+  await deps.queues.dispatchBatch(options.batchId, { name: options.pipeline.name, version: options.pipeline.version });
+  return { batchId: options.batchId, runIds };
 }

@@ -9,9 +9,10 @@ import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './p
 import { registerShippedPipelines } from './shipped.js';
 import type { RunRecord, RunStore } from '../store/run-store.js';
 import { RUN_ID } from '../store/run-view.js';
-import { cancelChildRuns } from './child-links.js';
+import { cancelChildRuns, childRunsOf } from './child-links.js';
 import type { CallerFlow } from '../flow/run-flow.js';
 import { ConcurrencyGates } from '../flow/concurrency-gate.js';
+import { crashPoint } from '../crash-points.js';
 
 /** A pipeline the deployment needs and does not have (the shipped ones are registered at start-up). */
 export class PipelineMissingError extends Error {
@@ -33,8 +34,8 @@ export async function requirePipeline(deps: Pick<PipelineRunsDeps, 'pipelines'>,
 }
 
 /** `POST /v1/stories`: a run of the latest `story` pipeline. */
-export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<string> {
-  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId, owner: options.owner, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
+export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string; repeated?: boolean; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<string> {
+  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId, repeated: options.repeated, owner: options.owner, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** Each batch item over the defaults must be a whole story request; errors name `items.N.field`. */
@@ -49,8 +50,8 @@ export function batchStoryRequests(body: BatchRequest): StoryRequest[] {
   return requests as StoryRequest[];
 }
 
-export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string; owner?: string | undefined; onRecorded?: (batchId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<{ batchId: string; runIds: string[] }> {
-  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId, owner: options.owner, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
+export async function startStoryBatch(deps: PipelineRunsDeps, options: { requests: readonly StoryRequest[]; batchId?: string; repeated?: boolean; owner?: string | undefined; onRecorded?: (batchId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<{ batchId: string; runIds: string[] }> {
+  return startPipelineBatch(deps, { pipeline: await requirePipeline(deps, 'story'), inputs: options.requests, batchId: options.batchId, repeated: options.repeated, owner: options.owner, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** The modes' stages, as the AceFlow engine defines them (kept in step by a test). */
@@ -76,29 +77,38 @@ export function aceflowRunStages(request: AceflowRunRequest): AceflowStageId[] {
 }
 
 /** `POST /v1/aceflow/runs`: a run of the latest `aceflow` pipeline over the stages the request picks. */
-export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: AceflowRunRequest; runId?: string; owner?: string | undefined; caller?: CallerFlow | undefined }): Promise<{ runId: string; stages: AceflowStageId[] }> {
+export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: AceflowRunRequest; runId?: string; repeated?: boolean; owner?: string | undefined; caller?: CallerFlow | undefined }): Promise<{ runId: string; stages: AceflowStageId[] }> {
   const stages = aceflowRunStages(options.request);
   const { project, analysis } = options.request;
   const input = { project, stages, ...(analysis ? { analysis } : {}) };
   // Its own size bound: the analysis it carries may be 10 MB (seed 000).
-  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId, owner: options.owner, inputLimit: 'aceflowInputBytes', caller: options.caller });
+  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId, repeated: options.repeated, owner: options.owner, inputLimit: 'aceflowInputBytes', caller: options.caller });
   return { runId, stages };
 }
 
 export type CancelOutcome = { outcome: 'cancelled' | 'already_cancelled'; run: RunRecord } | { outcome: 'finished'; status: RunStatus } | { outcome: 'not_found' };
 
-/** Cancels a queued or running run and tells every worker to abort its calls. */
-export async function cancelRun(deps: { store: RunStore }, runId: string): Promise<CancelOutcome> {
+/**
+ * Cancels a queued or running run and tells every worker to abort its calls; its child runs are
+ * cancelled with it. Cancelling a cancelled run does all but the status change again (the process
+ * that cancelled it may have died before the rest).
+ * @param deps.releaseWaits called for the run and each child cancelled: what they waited for leaves the inbox, their waiting jobs wake (releaseWaits)
+ */
+export async function cancelRun(deps: { store: RunStore; releaseWaits?: (runId: string) => Promise<unknown> }, runId: string): Promise<CancelOutcome> {
   if (!RUN_ID.test(runId)) return { outcome: 'not_found' };
   const change = await deps.store.transition({ runId, from: LIVE_STATUSES, to: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled' } });
   if (change.previous === null) return { outcome: 'not_found' };
   if (!change.moved && change.previous !== 'cancelled') return { outcome: 'finished', status: change.previous };
+  crashPoint('run.cancelled');
   await deps.store.publishCancel(runId);
   // Its concurrency key is free at once; the run first in line is let through when its job next looks (GATE_RECHECK_MS).
-  const gate = change.moved ? await deps.store.getFlow(runId).then((flow) => flow?.gate) : undefined;
+  const gate = await deps.store.getFlow(runId).then((flow) => flow?.gate);
   if (gate) await new ConcurrencyGates({ redis: deps.store.redis, prefix: deps.store.prefix }).release(gate, [runId]);
   // Its children (child pipeline steps, agents' pipeline calls) end with it, at once.
-  if (change.moved) await cancelChildRuns(deps.store, runId, (store, childId) => cancelRun({ store }, childId));
+  await cancelChildRuns(deps.store, runId, (store, childId) => cancelRun({ ...deps, store }, childId));
+  // Children ended already (a worker cancels a child whose parent has ended) are released too.
+  const release = deps.releaseWaits;
+  if (release) await Promise.all([runId, ...(await childRunsOf(deps.store, runId))].map((id) => release(id)));
   const run = await deps.store.getRun(runId);
   return run ? { outcome: change.moved ? 'cancelled' : 'already_cancelled', run } : { outcome: 'not_found' };
 }

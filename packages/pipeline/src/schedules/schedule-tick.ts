@@ -16,9 +16,18 @@ import type { PipelineStore } from '../store/pipeline-store.js';
 import type { CompiledPipeline } from '../definition/compile.js';
 import { ticksDue } from './schedule-spec.js';
 import type { ScheduleStore, StoredSchedule } from './schedule-store.js';
+import { crashPoint } from '../crash-points.js';
 
 /** The run's field its tick's processor claims it by (ms), before the run is written. */
 const CLAIM_FIELD = 'tick_claimed_at';
+/**
+ * HSETNX of the claim, with a TTL in the same script: a tick claimed and then never written (its
+ * processor died, and the tick taken again late was skipped by its catch_up) leaves nothing for
+ * good. The run's creation sets its own TTL over it, dropped once it is listed (createRuns).
+ */
+const CLAIM_SCRIPT = `if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1`;
 /**
  * A claim older than this whose run was never written was left by a processor that died between
  * the two (BullMQ hands a job on only once its lock has lapsed): the next processor writes it.
@@ -81,13 +90,18 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   // has made. Judged by the clock alone, a tick taken late (a busy or killed worker) would run a tick
   // BullMQ has already queued, in its own place, and leave its own tick without a run.
   const next = (await deps.schedules.queue.getJobScheduler(name))?.next;
-  const ticks = ticksToRun(schedule, tickTimeOf(job), next === undefined ? Date.now() : Math.min(Date.now(), next - 1));
+  const own = tickTimeOf(job);
+  const ticks = ticksToRun(schedule, own, next === undefined ? Date.now() : Math.min(Date.now(), next - 1));
+  // Taken again late after its processor died, a tick may have claimed (or written) its run: that
+  // run is finished, whatever `catch_up` says of a late tick, or it would be left queued with no job.
+  if (!ticks.includes(own) && (await deps.store.redis.exists(deps.store.keys.run(tickRunId(deps.store.prefix, name, own)))) === 1) ticks.unshift(own);
   if (ticks.length === 0) return { outcome: 'skipped', reason: 'missed' };
   let last: TickOutcome = { outcome: 'skipped', reason: 'missed' };
   const started: string[] = [];
   for (const tickMs of ticks) {
     last = await startTick(deps, { name, input: schedule.input, priority: schedule.priority, pipeline, tickMs });
     if (last.outcome === 'skipped') return last;
+    crashPoint('tick.started');
     started.push(last.run_id);
     await deps.schedules.recordTick(name, { run_id: last.run_id, at: new Date(tickMs).toISOString() });
   }
@@ -115,7 +129,8 @@ async function startTick(deps: ScheduleTickDeps, tick: { name: string; input: Re
   const { name, pipeline, tickMs } = tick;
   const runId = tickRunId(deps.store.prefix, name, tickMs);
   const runKey = deps.store.keys.run(runId);
-  const claimed = (await deps.store.redis.hsetnx(runKey, CLAIM_FIELD, String(Date.now()))) === 1;
+  const claimed = (await deps.store.redis.eval(CLAIM_SCRIPT, 1, runKey, CLAIM_FIELD, String(Date.now()), Math.max(deps.store.retentionSeconds, 3600))) === 1;
+  if (claimed) crashPoint('tick.claimed');
   const status = claimed ? null : await statusOnceWritten(deps, runId);
   if (status === null) {
     try {

@@ -7,8 +7,14 @@ import { RunStatus, type BatchCounts, type BatchPage, type BatchSummary, type Pa
 import { withinBudget } from './page-budget.js';
 import { batchLinks } from './run-view.js';
 import { newRunId, type NewRun, type RunStore } from './run-store.js';
+import { crashPoint } from '../crash-points.js';
 
 const RUN_IDS_PER_COMMAND = 1000;
+/** PERSIST the batch (KEYS[1]) and its run list (KEYS[2]) while some of its runs have not ended. */
+const PERSIST_UNFINISHED = `local counts = redis.call('HMGET', KEYS[1], 'total', 'finished')
+if not counts[1] or tonumber(counts[2] or '0') >= tonumber(counts[1]) then return 0 end
+redis.call('PERSIST', KEYS[1])
+return redis.call('PERSIST', KEYS[2])`;
 export const newBatchId = () => `batch_${randomUUID().replace(/-/g, '')}`;
 
 export class BatchStore {
@@ -32,9 +38,26 @@ export class BatchStore {
     pipeline.hset(keys.batch(batchId), { id: batchId, created_at: created.toISOString(), total: runIds.length, dispatched: 0, finished: 0, 'n:queued': runIds.length, ...(pipelineName ? { pipeline: pipelineName } : {}) });
     pipeline.zadd(keys.batchIndex, created.getTime(), batchId);
     for (let i = 0; i < runIds.length; i += RUN_IDS_PER_COMMAND) pipeline.rpush(keys.batchRuns(batchId), ...runIds.slice(i, i + RUN_IDS_PER_COMMAND));
+    // With a TTL until its runs are written (as a run until it is listed, createRuns): a writer
+    // that dies between the two leaves a batch of no runs, which then goes by itself.
+    const unwrittenTtl = Math.max(this.#runs.retentionSeconds, 3600);
+    pipeline.expire(keys.batch(batchId), unwrittenTtl).expire(keys.batchRuns(batchId), unwrittenTtl);
     await pipeline.exec();
+    crashPoint('batch.written');
     await this.#runs.createRuns(withIds);
+    await this.keepBatch(batchId);
     return { batchId, runIds };
+  }
+
+  /** Drops the TTL a batch is written with, once its runs are (unless its runs have all ended: it keeps its retention then). */
+  async keepBatch(batchId: string): Promise<void> {
+    const { keys, redis } = this.#runs;
+    await redis.eval(PERSIST_UNFINISHED, 2, keys.batch(batchId), keys.batchRuns(batchId));
+  }
+
+  /** Every run id of the batch, in order (none for a batch not written). */
+  runIdsOf(batchId: string): Promise<string[]> {
+    return this.#runs.redis.lrange(this.#runs.keys.batchRuns(batchId), 0, -1);
   }
 
   /** The batch's counts and a page of its runs (at most `limit`, and within the listing budget). */

@@ -22,6 +22,7 @@ import { jobId } from '../catalog.js';
 import type { RunKeys } from './keys.js';
 import { compressArchiveText } from './run-archive.js';
 import { archiveText, queueCompactionWrite, readForCompaction } from './compaction-scripts.js';
+import { crashPoint } from '../crash-points.js';
 
 export interface CompactionOptions {
   /** A connection of the compactor's own: WATCH holds per connection, and nothing else may use it meanwhile. */
@@ -136,6 +137,7 @@ async function compactChunk(options: CompactionOptions, runIds: readonly string[
       if (done === null) return null;
       const [error] = done[0] ?? [];
       if (error) throw error;
+      crashPoint('run.compacted');
     }
     // The list is in the shared slot, so it follows the runs' own transaction: a compactor dying in
     // between leaves ids whose runs are compacted already, which the next pass drops.

@@ -67,6 +67,13 @@ const EVENT_STREAM_MAXLEN = '20000';
 const itemField = (step: string, index: number) => `${step}.${index}`;
 /** Runs added to the index per ZADD when many are created at once. */
 const INDEX_IDS_PER_COMMAND = 1000;
+/** The least TTL a run is written with until it is listed (createRuns): its retention, or this when that is shorter. */
+const UNLISTED_RUN_MIN_TTL_S = 3600;
+/** PERSIST KEYS[1] unless its status is one of ARGV (the terminal ones). */
+const PERSIST_IF_LIVE = `local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 0 end
+for _, ended in ipairs(ARGV) do if status == ended then return 0 end end
+return redis.call('PERSIST', KEYS[1])`;
 const now = () => new Date().toISOString();
 
 export class RunStore {
@@ -116,9 +123,13 @@ export class RunStore {
     const [created, status] = await this.redis.hmget(this.keys.run(runId), 'created_at', 'status');
     if (!created) return;
     const score = Date.parse(created);
+    const live = Boolean(status && !TERMINAL_STATUSES.includes(status as RunStatus));
     const pipeline = this.redis.pipeline().zadd(this.keys.runIndex, 'NX', score, runId);
-    if (status && !TERMINAL_STATUSES.includes(status as RunStatus)) pipeline.zadd(this.keys.activeRuns, 'NX', score, runId);
+    if (live) pipeline.zadd(this.keys.activeRuns, 'NX', score, runId);
     await pipeline.exec();
+    // Listed now: the TTL a run is written with until then goes; in one script with the status
+    // read, so that a run ended meanwhile keeps its retention.
+    if (live) await this.redis.eval(PERSIST_IF_LIVE, 1, this.keys.run(runId), ...TERMINAL_STATUSES);
   }
 
   /**
@@ -135,9 +146,12 @@ export class RunStore {
     const pipeline = this.redis.pipeline();
     const created = now();
     const score = Date.parse(created);
+    // A run is written with a TTL, dropped once it is listed: a writer that dies between the two
+    // leaves a run nobody lists and no job of which exists, which then goes by itself.
+    const unlistedTtl = Math.max(this.retentionSeconds, UNLISTED_RUN_MIN_TTL_S);
     const ids = withIds.map((run) => {
       const id = run.id as string;
-      hashes.on(this.keys.run(id)).hset(this.keys.run(id), newRunFields({ run, id, created }));
+      hashes.on(this.keys.run(id)).hset(this.keys.run(id), newRunFields({ run, id, created })).expire(this.keys.run(id), unlistedTtl);
       // Stage records are written when stages start; until then a stage reads as pending.
       return id;
     });
@@ -149,6 +163,10 @@ export class RunStore {
     await hashes.exec();
     crashPoint('run.hashed');
     await pipeline.exec();
+    crashPoint('run.indexed');
+    const listed = new KeyedPipeline(this.redis);
+    for (const id of ids) listed.on(this.keys.run(id)).persist(this.keys.run(id));
+    await listed.exec();
     if (this.#observer?.created) {
       const counts = new Map<string, number>();
       for (const run of runs) counts.set(run.kind, (counts.get(run.kind) ?? 0) + 1);

@@ -40,13 +40,12 @@ export function aceflowRouter(deps: AppDeps): Router {
       throw error;
     }
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'aceflow', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
-    if (!claim.repeated) {
-      try {
-        await startAceflowRun(deps, { request, runId: claim.id, owner: requestKeyId(res), caller: callerOf(res, undefined) });
-      } catch (error) {
-        await claim.release();
-        throw error;
-      }
+    try {
+      // A repeat finishes a start its first request may have left half done (a process died in it).
+      await startAceflowRun(deps, { request, runId: claim.id, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, undefined) });
+    } catch (error) {
+      await claim.release();
+      throw error;
     }
     const links = runLinks(claim.id);
     const accepted: AceflowRunAccepted = { run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', stages, ...links };

@@ -16,12 +16,14 @@ import { batchEventSource } from '../event-sources.js';
 import { streamEvents } from '../sse.js';
 import { definitionProblems } from './pipelines.js';
 
-/** Starts the batch, or answers the run ids of the batch an Idempotency-Key already made. */
-async function acceptBatch(deps: AppDeps, req: Request, start: (batchId: string) => Promise<{ batchId: string; runIds: string[] }>, fingerprint: { body: unknown; total: number }): Promise<{ batchId: string; runIds: string[] }> {
+/**
+ * Starts the batch; a repeat under its Idempotency-Key answers the batch the key made, after
+ * finishing a start its first request may have left half done (a process died in it).
+ */
+async function acceptBatch(deps: AppDeps, req: Request, start: (batchId: string, repeated: boolean) => Promise<{ batchId: string; runIds: string[] }>, fingerprint: { body: unknown }): Promise<{ batchId: string; runIds: string[] }> {
   const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'batches', body: fingerprint.body, freshId: newBatchId(), retentionSeconds: deps.store.retentionSeconds });
-  if (claim.repeated) return { batchId: claim.id, runIds: (await deps.batches.getBatch(claim.id, { offset: 0, limit: fingerprint.total }))?.runs.map((r) => r.run_id) ?? [] };
   try {
-    return await start(claim.id);
+    return await start(claim.id, claim.repeated);
   } catch (error) {
     await claim.release();
     throw error;
@@ -35,7 +37,7 @@ async function startAnyPipelineBatch(deps: AppDeps, req: Request, res: Response)
   const inputs = body.items.map((item) => ({ ...body.defaults, ...item }));
   const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
   try {
-    return await acceptBatch(deps, req, (batchId) => startPipelineBatch(deps, { pipeline, inputs, batchId, owner: requestKeyId(res), caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body, total: inputs.length });
+    return await acceptBatch(deps, req, (batchId, repeated) => startPipelineBatch(deps, { pipeline, inputs, batchId, repeated, owner: requestKeyId(res), caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body });
   } catch (error) {
     if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${body.pipeline}`);
     throw error;
@@ -70,7 +72,7 @@ export function batchesRouter(deps: AppDeps): Router {
       const body = BatchRequest.parse(req.body);
       const requests = batchStoryRequests(body);
       const onRecorded = notifyHook(deps, 'batch', body.notify?.url);
-      created = await acceptBatch(deps, req, (batchId) => startStoryBatch(deps, { requests, batchId, owner: requestKeyId(res), caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body, total: requests.length });
+      created = await acceptBatch(deps, req, (batchId, repeated) => startStoryBatch(deps, { requests, batchId, repeated, owner: requestKeyId(res), caller: callerOf(res, body.priority), ...(onRecorded ? { onRecorded } : {}) }), { body });
     }
     const { batchId, runIds } = created;
     const links = batchLinks(batchId);

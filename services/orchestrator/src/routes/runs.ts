@@ -72,15 +72,14 @@ export function runsRouter(deps: AppDeps): Router {
 
   router.delete('/v1/runs/:runId', async (req, res) => {
     const runId = String(req.params.runId);
-    const cancelled = await cancelRun(deps, runId);
+    // What it and its children waited for leaves the inbox, and their waiting jobs wake to find them ended.
+    const cancelled = await cancelRun({ store: deps.store, releaseWaits: (id) => releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, id) }, runId);
     switch (cancelled.outcome) {
       case 'not_found':
         throw new HttpError({ status: 404, code: 'run_not_found', message: `No run ${runId}` });
       case 'finished':
         throw new HttpError({ status: 409, code: 'run_finished', message: `Run ${runId} has already ${cancelled.status}`, details: { status: cancelled.status } });
       default:
-        // What it waited for leaves the inbox, and its waiting jobs wake to find it ended.
-        await releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, runId);
         res.json(toRunView(cancelled.run, viewerOf(req, res)));
     }
   });

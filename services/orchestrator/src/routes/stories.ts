@@ -27,13 +27,12 @@ export function storiesRouter(deps: AppDeps): Router {
     const request = StoryRequest.parse(req.body);
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'stories', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     const runId = claim.id;
-    if (!claim.repeated) {
-      try {
-        await startStoryRun(deps, { request, runId, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
-      } catch (error) {
-        await claim.release();
-        throw error;
-      }
+    try {
+      // A repeat finishes a start its first request may have left half done (a process died in it).
+      await startStoryRun(deps, { request, runId, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
+    } catch (error) {
+      await claim.release();
+      throw error;
     }
     const status = (await deps.store.getStatus(runId)) ?? 'queued';
     const links = runLinks(runId);

@@ -12,7 +12,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/logger';
-import { BULLMQ_EVENTS_MAXLEN, type RunStore } from '@switchyard/pipeline';
+import { BULLMQ_EVENTS_MAXLEN, crashPoint, type RunStore } from '@switchyard/pipeline';
 import { LeasedInterval } from './leased-interval.js';
 
 export interface RetentionJanitorOptions {
@@ -69,6 +69,8 @@ export class RetentionJanitor {
     const { store, batchSize } = this.#options;
     const retentionMs = store.retentionSeconds * 1000;
     const indexIdsPruned = await store.pruneRunIndex({ createdBefore: Date.now() - retentionMs, maxIds: batchSize * 10 });
+    // Each step is whole on its own: a janitor dying between them leaves the rest to the next pass (another process's, once the lease lapses).
+    crashPoint('retention.pruned');
     let jobsRemoved = 0;
     for (const queue of this.#queues) {
       for (const type of ['completed', 'failed'] as const) jobsRemoved += (await queue.clean(retentionMs, batchSize, type)).length;

@@ -6,7 +6,7 @@
  * null (`on_timeout: continue`).
  */
 import type { Job } from 'bullmq';
-import { jobId, type CompiledPipeline, type CompiledWait, type RunStore, type RunWaits, type StepJob } from '@switchyard/pipeline';
+import { crashPoint, jobId, type CompiledPipeline, type CompiledWait, type RunStore, type RunWaits, type StepJob } from '@switchyard/pipeline';
 import { ParkStage, StageFailedError } from '../stage-runner.js';
 
 export interface WaitStepDeps {
@@ -26,6 +26,7 @@ export async function runWaitStep(deps: WaitStepDeps, options: { job: Job; pipel
   const timeoutAt = existing?.timeout_at ? Date.parse(existing.timeout_at) : Date.now() + wait.timeoutMs;
   if (existing && Date.now() >= timeoutAt) {
     await resolveAndTell(deps, { runId, stage, signal: wait.signal, outcome: 'timed_out' });
+    crashPoint('wait.timed-out');
     return timedOut(wait, stage);
   }
   if (!existing) {

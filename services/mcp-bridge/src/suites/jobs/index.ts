@@ -158,15 +158,14 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
         handler: async (args, context) => {
           const { run_id } = parseArgs(CancelRunInput, args);
-          const outcome = await cancelRun(deps, run_id);
+          // As the API's DELETE: what it and its children waited for leaves the inbox, their waiting jobs wake to find them ended.
+          const outcome = await cancelRun({ store: deps.store, releaseWaits: (id) => releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, id) }, run_id);
           switch (outcome.outcome) {
             case 'not_found':
               return notFound(run_id);
             case 'finished':
               return failure({ error: { code: 'run_finished', message: `Run ${run_id} has already ${outcome.status}`, details: { run_id, status: outcome.status } } });
             default:
-              // As the API's DELETE: what it waited for leaves the inbox, its waiting jobs wake to find it ended.
-              await releaseWaits({ waits: deps.waits, steps: deps.queues.steps }, run_id);
               return view(outcome.run, context);
           }
         },
