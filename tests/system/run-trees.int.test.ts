@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Queue } from 'bullmq';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
@@ -104,4 +105,21 @@ test(`a key holding ${LIVE} runs is answered 429 too_many_runs over HTTP and MCP
   assert.equal(await held(HOLDER_KEY), LIVE - 1, 'an ended run makes room');
   assert.equal((await stack.json('/v1/pipelines/rt-gate/runs', { method: 'POST', headers: as(HOLDER_KEY), body: '{}' })).status, 202);
   for (const runId of batch.body.run_ids) await stack.json(`/v1/runs/${runId}`, { method: 'DELETE' });
+});
+
+test('a child run waiting for a signal, cancelled by a worker because a sibling step failed its parent, has its waiting job woken, not parked until its timeout', async () => {
+  await registerPipeline(stack, { name: 'rt-doomed', steps: { sub: { pipeline: 'rt-gate' }, late: { wait: { signal: 'never', timeout: '1s' } } } });
+  const parentId = await startRun(stack, 'rt-doomed', {});
+  const childId = await waitFor(async () => (await stack.json<{ stages: { name: string; child_run?: string }[] }>(`/v1/runs/${parentId}`)).body.stages.find((s) => s.name === 'sub')?.child_run, Boolean, 'the child run starts');
+  const record = await waitFor(() => redis.hget(runKeys(stack.prefix).run(childId as string), 'wait.signal.go'), Boolean, 'the child waits for its signal');
+  const job = (JSON.parse(record as string) as { job: { queue: string; id: string } }).job;
+  assert.equal((await finishedRun(stack, parentId, 30_000)).status, 'failed', 'the sibling timed out');
+  assert.equal((await finishedRun(stack, childId as string, 30_000)).status, 'cancelled', 'the child is ended with its parent');
+  const queue = new Queue(job.queue, { connection: redis, prefix: stack.prefix });
+  try {
+    // Parked until its 10-minute timeout, it would stay delayed; woken, it finds its run ended and fails as a refusal.
+    await waitFor(async () => (await queue.getJob(job.id))?.getState(), (state) => state !== 'delayed', 'the child\'s waiting job is woken', 30_000);
+  } finally {
+    await queue.close();
+  }
 });

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
-import { admitDescendant, cancelRun, checkInputSize, checkRunInput, ChildBudgetError, childFlow, crashPoint, FlowTag, InputError, MAX_CHILD_DEPTH, newPipelineRun, rootJobs, RunLimitError, TooManyRunsError, type CompiledPipeline, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
+import { admitDescendant, cancelRun, checkInputSize, checkRunInput, ChildBudgetError, childFlow, crashPoint, FlowTag, InputError, MAX_CHILD_DEPTH, newPipelineRun, releaseWaits, rootJobs, RunLimitError, RunWaits, TooManyRunsError, type CompiledPipeline, type PipelineQueues, type PipelineStore, type RunStore, type StepJob } from '@switchyard/pipeline';
 
 export interface ChildRunDeps {
   store: RunStore;
@@ -75,9 +75,13 @@ export async function awaitChildRun(deps: ChildRunDeps, request: ChildRunRequest
 }
 
 /** Cancels the child of a parent that has ended, when it is still going. */
-export async function cancelChildRun(deps: Pick<ChildRunDeps, 'store'>, childId: string): Promise<void> {
+export async function cancelChildRun(deps: Pick<ChildRunDeps, 'store' | 'queues'>, childId: string): Promise<void> {
   const status = await deps.store.getStatus(childId);
-  if (status && !TERMINAL_STATUSES.includes(status)) await cancelRun({ store: deps.store }, childId);
+  if (!status || TERMINAL_STATUSES.includes(status)) return;
+  // As a cancel through the API: what the child waited for leaves the inbox, and its parked jobs
+  // wake to find it ended (an approval's job would otherwise sit out its 30-day park).
+  const waits = new RunWaits({ redis: deps.store.redis, keys: deps.store.keys, prefix: deps.store.prefix });
+  await cancelRun({ store: deps.store, releaseWaits: (id) => releaseWaits({ waits, steps: deps.queues.steps }, id) }, childId);
 }
 
 async function startChildRun(deps: ChildRunDeps, request: ChildRunRequest): Promise<void> {

@@ -62,9 +62,9 @@ export async function runChildStep(deps: ChildRunDeps, options: ChildStepOptions
  * A child step's job that finds its run ended (cancelled, or failed by a sibling) ends its child
  * too: the run's cancellation did so at once, a failure did not.
  */
-export async function endChildOfEndedRun(deps: Pick<ChildRunDeps, 'store'>, data: StepJob, stage: string): Promise<void> {
+export async function endChildOfEndedRun(deps: Pick<ChildRunDeps, 'store'> & { steps: ChildRunDeps['queues']['steps'] }, data: StepJob, stage: string): Promise<void> {
   if (data.child_wait_since === undefined) return;
   const status = await deps.store.getStatus(data.run_id);
   if (status && !TERMINAL_STATUSES.includes(status)) return;
-  await cancelChildRun(deps, childRunId(data.run_id, stage));
+  await cancelChildRun({ store: deps.store, queues: { steps: deps.steps } }, childRunId(data.run_id, stage));
 }
