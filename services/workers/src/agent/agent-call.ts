@@ -119,8 +119,9 @@ async function approvalOf(deps: AgentCallDeps, options: AgentCallOptions & { run
   if (!(await deps.waits.get(runId, 'approval', key))) return { kind: 'none' };
   if (!options.token) throw new Error('an approval is awaited by a job with a lock token');
   await job.moveToDelayed(Date.now() + APPROVAL_PARK_MS, options.token);
-  // An answer that came before the job was delayed found nothing to wake: it wakes itself.
-  if (await deps.waits.decision(runId, key)) await job.promote().catch(() => undefined);
+  // An answer or a cancel that came before the job was delayed found nothing to wake: it wakes itself.
+  const [decided, status] = await Promise.all([deps.waits.decision(runId, key), deps.store.getStatus(runId)]);
+  if (decided || !status || TERMINAL_STATUSES.includes(status)) await job.promote().catch(() => undefined);
   return { kind: 'park', error: new DelayedError() };
 }
 
