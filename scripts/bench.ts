@@ -104,6 +104,7 @@ function realisticOptions(redisUrl: string) {
     concurrency,
     contentFlushMs: process.env.BENCH_REALISTIC_CONTENT_FLUSH_MS ? sizeFromEnv('BENCH_REALISTIC_CONTENT_FLUSH_MS', 1) : undefined,
     batchSize: sizeFromEnv('BENCH_REALISTIC_BATCH', 1000),
+    dispatchAhead: process.env.BENCH_REALISTIC_DISPATCH_AHEAD ? sizeFromEnv('BENCH_REALISTIC_DISPATCH_AHEAD', 1) : undefined,
     baseline: process.env.BENCH_REALISTIC_BASELINE !== '0',
     baselineStories: process.env.BENCH_REALISTIC_BASELINE_STORIES ? sizeFromEnv('BENCH_REALISTIC_BASELINE_STORIES', 1) : undefined,
     latencies: {

@@ -30,6 +30,8 @@ export interface RealisticOptions {
   concurrency?: number;
   /** The workers' CONTENT_FLUSH_MS; unset: their own default. */
   contentFlushMs?: number | undefined;
+  /** The workers' DISPATCH_AHEAD; unset: their own default. */
+  dispatchAhead?: number | undefined;
   /** Items per `POST /v1/batches` (default 1000). */
   batchSize?: number;
   /** Search and outline latency, each writer's stream duration, polish's task time (ms). */
@@ -165,6 +167,7 @@ export async function benchRealistic(options: RealisticOptions) {
     // One key sends every story and the probes: 10,000 stories and a probe live at once pass the
     // default bound of live runs per key (10,000), which would refuse the last batch.
     RUNS_MAX_LIVE_PER_KEY: String(options.stories + 1000),
+    ...(options.dispatchAhead ? { DISPATCH_AHEAD: String(options.dispatchAhead) } : {}),
   };
   const workerSettings = loadWorkersEnv({ ...env, QUEUE_PREFIX: prefix });
   // What the workers will run with: their own parse of the same variables.
