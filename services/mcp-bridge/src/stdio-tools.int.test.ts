@@ -9,9 +9,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { RunStore } from '@switchyard/pipeline';
 import { createRedisClient, REPO_ROOT, testRedis, uniquePrefix } from '@switchyard/redis';
 
-test("the stdio bridge's first tools/list, on a fresh keyspace, has the shipped pipelines' tools", async (t) => {
+/** A stdio bridge process on a keyspace of its own, as a local agent starts it. */
+async function stdioBridge(label: string): Promise<{ redis: { url: string }; prefix: string; transport: StdioClientTransport }> {
   const redis = await testRedis();
-  const prefix = uniquePrefix('stdio-tools');
+  const prefix = uniquePrefix(label);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', 'services/mcp-bridge/src/stdio.ts'],
@@ -19,6 +20,11 @@ test("the stdio bridge's first tools/list, on a fresh keyspace, has the shipped 
     env: { PATH: process.env.PATH ?? '', REDIS_URL: redis.url, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', TOOL_FEDERATION: 'false' },
     stderr: 'pipe',
   });
+  return { redis, prefix, transport };
+}
+
+test("the stdio bridge's first tools/list, on a fresh keyspace, has the shipped pipelines' tools", async (t) => {
+  const { transport } = await stdioBridge('stdio-tools');
   const client = new Client({ name: 'stdio-first-list', version: '1.0.0' });
   t.after(() => client.close());
   await client.connect(transport);
@@ -27,15 +33,7 @@ test("the stdio bridge's first tools/list, on a fresh keyspace, has the shipped 
 });
 
 test('runs started over stdio are held by the key `stdio` under the bound of live runs per key, and share queues as `key:stdio`', async (t) => {
-  const redis = await testRedis();
-  const prefix = uniquePrefix('stdio-owner');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', 'services/mcp-bridge/src/stdio.ts'],
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', REDIS_URL: redis.url, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', TOOL_FEDERATION: 'false' },
-    stderr: 'pipe',
-  });
+  const { redis, prefix, transport } = await stdioBridge('stdio-owner');
   const client = new Client({ name: 'stdio-owner', version: '1.0.0' });
   const connection = createRedisClient(redis.url);
   t.after(async () => {

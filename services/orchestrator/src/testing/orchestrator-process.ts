@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ToolServicesConfig } from '@switchyard/contracts';
-import { waitFor } from './worker-processes.js';
+import { sigkill, waitFor } from './worker-processes.js';
 
 /** What an orchestrator process is started against, and the key it accepts. */
 export interface OrchestratorTarget {
@@ -78,11 +78,8 @@ export class OrchestratorProcesses {
   }
 
   /** SIGKILLs an orchestrator and waits until it has exited. */
-  static async kill(child: ChildProcess): Promise<void> {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+  static kill(child: ChildProcess): Promise<void> {
+    return sigkill(child);
   }
 
   async killAll(): Promise<void> {

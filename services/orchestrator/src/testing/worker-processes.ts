@@ -77,16 +77,21 @@ export class WorkerProcesses {
   }
 
   /** SIGKILLs a worker and waits until it has exited. */
-  static async kill(child: ChildProcess): Promise<void> {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+  static kill(child: ChildProcess): Promise<void> {
+    return sigkill(child);
   }
 
   async killAll(): Promise<void> {
     await Promise.all(this.children.map((child) => WorkerProcesses.kill(child)));
   }
+}
+
+/** SIGKILLs a child process and waits until it has exited (at once when it had). */
+export async function sigkill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
 }
 
 /** Polls `read` until `ok` holds; fails after `timeoutMs` with what it last read. */
