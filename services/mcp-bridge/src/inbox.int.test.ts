@@ -81,7 +81,8 @@ test('approve_call with approve false refuses the call and the model reads the n
 test('send_signal refuses a payload that breaks the schema naming the field, completes the wait with a good one, and a second is a duplicate', async (t) => {
   const client = await connect();
   t.after(() => client.close());
-  const runId = await start('inbox-gate', {});
+  // Its second wait keeps the run going after the first signal, so that a second signal meets a live run.
+  const runId = await start('inbox-two-gates', {});
   const item = await waitingItem(client, runId);
   assert.equal(item.kind, 'signal');
   assert.equal(item.key, 'review');
@@ -90,6 +91,7 @@ test('send_signal refuses a payload that breaks the schema naming the field, com
   await toolError(client, 'send_signal', { run_id: runId, name: 'nothing', payload: {} }, 'signal_not_found');
   assert.equal((await ok(client, 'send_signal', { run_id: runId, name: 'review', payload: { verdict: 'accept', score: 4 }, idempotency_key: 'once' })).status, 'recorded');
   assert.equal((await ok(client, 'send_signal', { run_id: runId, name: 'review', payload: { verdict: 'reject' } })).status, 'duplicate');
+  assert.equal((await ok(client, 'send_signal', { run_id: runId, name: 'release', payload: {} })).status, 'recorded');
   const run = await stack.waitForRun(runId, 30_000);
   assert.equal(run.status, 'completed');
   assert.deepEqual(run.result, { verdict: 'accept', score: 4 });

@@ -173,7 +173,8 @@ export function refusalOf(result: CallToolResult): { code: string | number | und
 }
 
 /** The codes a suite's refusal of bad arguments carries (see ToolSuite.refuseArguments). */
-const REFUSAL_CODES = new Set<string | number | undefined>(['invalid_arguments', 'VALIDATION_ERROR', 'INVALID_DATA', -32602]);
+// The tools that answer as the API does for the same body use its codes (an approval, a schedule, a run's input).
+const REFUSAL_CODES = new Set<string | number | undefined>(['invalid_arguments', 'invalid_approval', 'invalid_schedule', 'invalid_input', 'VALIDATION_ERROR', 'INVALID_DATA', -32602]);
 
 /**
  * Each bad call is a tool result with isError, `invalid_arguments`, naming what is wrong, so a

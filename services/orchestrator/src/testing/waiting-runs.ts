@@ -23,7 +23,11 @@ export function approvalScript(request: ScriptedRequest): ScriptedReply {
 
 export const REVIEW_SCHEMA = { type: 'object', required: ['verdict'], properties: { verdict: { enum: ['accept', 'reject'] }, note: { type: 'string' }, score: { type: 'integer', minimum: 1, maximum: 5 } } };
 
-/** Registers `inbox-agent` (input `{topic}`), `inbox-gate` (signal `review`) and `inbox-nested` (signal `shipment`). */
+/**
+ * Registers `inbox-agent` (input `{topic}`), `inbox-gate` (signal `review`), `inbox-two-gates`
+ * (signal `review`, then `release`: the run is still waiting after its first signal) and
+ * `inbox-nested` (signal `shipment`).
+ */
 export async function registerWaitingPipelines(stack: TestStack): Promise<void> {
   await registerPipeline(stack, {
     name: 'inbox-agent',
@@ -32,6 +36,7 @@ export async function registerWaitingPipelines(stack: TestStack): Promise<void> 
     output: 'steps.act',
   });
   await registerPipeline(stack, { name: 'inbox-gate', steps: { review: { wait: { signal: 'review', schema: REVIEW_SCHEMA } } }, output: 'steps.review' });
+  await registerPipeline(stack, { name: 'inbox-two-gates', steps: { review: { wait: { signal: 'review', schema: REVIEW_SCHEMA } }, release: { wait: { signal: 'release' }, needs: ['review'] } }, output: 'steps.review' });
   await registerPipeline(stack, {
     name: 'inbox-nested',
     steps: { ship: { wait: { signal: 'shipment', schema: { type: 'object', required: ['address'], properties: { address: { type: 'object', properties: { city: { type: 'string' } } } } } } } },
