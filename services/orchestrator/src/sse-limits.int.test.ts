@@ -79,8 +79,9 @@ test('streams past a key\'s cap answer 429, past the process\'s cap 503, each wi
   process.stdout.write(`# 200 streams past the key's cap: ${JSON.stringify(count(answers.map((a) => a.status)))} in ${Math.round(floodMs)} ms; /health meanwhile ${health.status} in ${Math.round(healthMs)} ms\n`);
   assert.deepEqual(count(answers.map((a) => a.status)), { 429: 200 });
   assert.equal(health.status, 200);
-  // The flood's 200 clients share this process's event loop with the server: prompt here is within two seconds.
-  assert.ok(healthMs < 2000, `/health answered in ${Math.round(healthMs)} ms`);
+  // The flood's 200 clients share this process's event loop with the server, on a machine that may
+  // be loaded: prompt here is within five seconds (tens of ms on a quiet machine: the figure above).
+  assert.ok(healthMs < 5000, `/health answered in ${Math.round(healthMs)} ms`);
 
   // Another key has its own cap, up to what the process serves in all.
   for (let i = 0; i < 2; i += 1) open.push(await follow(path, KEY_B));
