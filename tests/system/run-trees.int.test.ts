@@ -113,8 +113,8 @@ test('a child run waiting for a signal, cancelled by a worker because a sibling 
   const childId = await waitFor(async () => (await stack.json<{ stages: { name: string; child_run?: string }[] }>(`/v1/runs/${parentId}`)).body.stages.find((s) => s.name === 'sub')?.child_run, Boolean, 'the child run starts');
   const record = await waitFor(() => redis.hget(runKeys(stack.prefix).run(childId as string), 'wait.signal.go'), Boolean, 'the child waits for its signal');
   const job = (JSON.parse(record as string) as { job: { queue: string; id: string } }).job;
-  assert.equal((await finishedRun(stack, parentId, 30_000)).status, 'failed', 'the sibling timed out');
-  assert.equal((await finishedRun(stack, childId as string, 30_000)).status, 'cancelled', 'the child is ended with its parent');
+  assert.equal((await finishedRun(stack, parentId, 60_000)).status, 'failed', 'the sibling timed out');
+  assert.equal((await finishedRun(stack, childId as string, 60_000)).status, 'cancelled', 'the child is ended with its parent');
   const queue = new Queue(job.queue, { connection: redis, prefix: stack.prefix });
   try {
     // Parked until its 10-minute timeout, it would stay delayed; woken, it finds its run ended and fails as a refusal.
