@@ -23,9 +23,12 @@ test('the agent bench runs both kinds to completion, reports CPU per tool call o
     assert.equal(report.shape.tool_calls_per_measurement, 16);
     for (const cost of [report.agent_per_tool_call, report.plain_per_tool_call]) {
       assert.ok(cost.workers_us > 0 && cost.redis_us > 0 && cost.redis_commands > 0, JSON.stringify(cost));
-      assert.ok(Math.abs(cost.total_us - (cost.workers_us + cost.api_us + cost.redis_us)) <= 0.2, 'the total is the sum of the classes');
+      // Each figure is rounded to 0.1 µs apart: four roundings of 0.05 at most.
+      assert.ok(Math.abs(cost.total_us - (cost.workers_us + cost.api_us + cost.redis_us)) <= 0.25, 'the total is the sum of the classes');
     }
-    assert.equal(report.plain_per_tool_call.stub_model_us, 0, 'a plain run never asks the model');
+    // Counted by the stub, not by its CPU: /proc counts in 10 ms ticks, and an idle process's timer or
+    // collection can land one in a plain batch on a loaded machine.
+    assert.deepEqual(report.model_requests_per_plain_round, [0], 'a plain run never asks the model');
     assert.ok(report.ratio_agent_over_plain > 0);
     assert.ok(report.model_client_alone.us_per_turn > 0);
     assert.ok((report.redis_top_commands_per_tool_call.agent?.xadd ?? 0) > 0, 'an agent run writes events');

@@ -126,6 +126,7 @@ export async function benchAgentSteps(options: AgentBenchOptions) {
     for (const kind of KINDS) await batch(kind, Math.min(runs, 20));
     const costs: Record<BenchKind, CallCost[]> = { agent: [], plain: [] };
     const modelTurns: number[] = [];
+    const plainModelRequests: number[] = [];
     const modelAlone: number[] = [];
     const commands: Partial<Record<BenchKind, Record<string, number>>> = {};
     for (let r = 1; r <= options.rounds; r += 1) {
@@ -137,7 +138,8 @@ export async function benchAgentSteps(options: AgentBenchOptions) {
         const after = await meter(redis, api, stub);
         costs[kind].push(costBetween(before, after, toolCalls));
         commands[kind] = commandsPerCall(before.redis, after.redis, toolCalls).top;
-        if (kind === 'agent') modelTurns.push((await stub.ask<{ requests: number }>('counters')).requests - requestsBefore);
+        const requests = (await stub.ask<{ requests: number }>('counters')).requests - requestsBefore;
+        (kind === 'agent' ? modelTurns : plainModelRequests).push(requests);
       }
       say(`agent round ${r}/${options.rounds}: the model client alone, the same ${runs * (turns + 1)} turns…`);
       modelAlone.push((await modelClientCpu(models, { runs, calls, turns, concurrency: options.concurrency })).us_per_turn);
@@ -151,6 +153,7 @@ export async function benchAgentSteps(options: AgentBenchOptions) {
       shape: { runs, calls_per_turn: calls, turns_with_calls: turns, model_turns_per_run: turns + 1, tool_calls_per_measurement: toolCalls, concurrency_per_queue: options.concurrency, tools: 'in-process, zero latency', model: 'scripted stub, zero latency, its own process' },
       measured_as: 'CPU from POST /v1/batches to the batch done and its runs compacted; workers = this process (workers and the bench driver), API = the orchestrator process, Redis = INFO cpu; the stub model apart, not counted; medians of the rounds',
       model_requests_per_round: modelTurns,
+      model_requests_per_plain_round: plainModelRequests,
       agent_per_tool_call: medians('agent'),
       plain_per_tool_call: medians('plain'),
       rounds: { agent_total_us: costs.agent.map((c) => c.total_us), plain_total_us: costs.plain.map((c) => c.total_us), ratio: ratios },
