@@ -62,7 +62,8 @@ test('a run whose job loses its worker every time it runs, also alone, ends fail
   workers.start(FAST_RECONCILE); // it takes the job again and finds it poison
   const run = await stack.waitForRun(runId, 30_000);
   const endedAfterMs = Date.now() - killedAt;
-  const state = await searchQueue.getJobState(jobId(runId, 'search'));
+  // The run is failed before its job is moved to failed (one more round trip of the same worker).
+  const state = await waitFor(() => searchQueue.getJobState(jobId(runId, 'search')), (s) => s !== 'active', 'the poison job has left active', 10_000).catch(() => 'active');
   process.stdout.write(`# poison job: run ${String(run.status)} ${endedAfterMs} ms after the last kill; search job ${state}\n`);
   assert.equal(run.status, 'failed');
   const error = run.error as { code: string; stage: string; message: string };

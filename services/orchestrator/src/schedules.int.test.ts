@@ -216,6 +216,26 @@ test("a schedule echoes its interval as given, and a tick taken after a full out
   assert.deepEqual(paths(refused.body), ['catch_up_max']);
 });
 
+test('a tick taken late after its scheduler was removed starts its own run only: no later tick is owed', async (t) => {
+  const redis = createRedisClient(stack.redisUrl);
+  const store = new RunStore({ redis, prefix: stack.prefix });
+  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
+  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
+  t.after(async () => {
+    await stack.json('/v1/schedules/cu-gone', { method: 'DELETE' });
+    await queues.close();
+    await schedules.close();
+    await redis.quit();
+  });
+  const hour = 3_600_000;
+  assert.equal((await put('cu-gone', { pipeline: 'sched-find', every: '1h', input: { topic: 'gone' } })).status, 201);
+  await schedules.queue.removeJobScheduler('cu-gone');
+  const due = Date.now() - 3.5 * hour;
+  const outcome = await processScheduleTick({ store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) }, { id: `repeat:cu-gone:${due}`, data: { schedule: 'cu-gone' }, opts: {}, timestamp: due });
+  assert.deepEqual(outcome, { outcome: 'started', run_id: tickRunId(stack.prefix, 'cu-gone', due) });
+  assert.equal((await stack.waitForRun(tickRunId(stack.prefix, 'cu-gone', due))).status, 'completed');
+});
+
 test('every schedule route answers as the OpenAPI document says, refusals included', async () => {
   const checker = new ResponseChecker(await (await fetch(`${stack.api.url}/openapi.json`)).json());
   const body = (value: unknown): RequestInit => ({ method: 'PUT', body: JSON.stringify(value) });

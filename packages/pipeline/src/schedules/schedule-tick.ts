@@ -89,9 +89,11 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   // Only the ticks BullMQ will never make are caught up: those before the next one its scheduler
   // has made. Judged by the clock alone, a tick taken late (a busy or killed worker) would run a tick
   // BullMQ has already queued, in its own place, and leave its own tick without a run.
+  // With no scheduler (removed, or past its end) BullMQ makes no later tick, and none is owed:
+  // the tick runs alone, or a tick taken late would start runs for times no scheduler had.
   const next = (await deps.schedules.queue.getJobScheduler(name))?.next;
   const own = tickTimeOf(job);
-  const ticks = ticksToRun(schedule, own, next === undefined ? Date.now() : Math.min(Date.now(), next - 1));
+  const ticks = ticksToRun(schedule, own, next === undefined ? own : Math.min(Date.now(), next - 1));
   // Taken again late after its processor died, a tick may have claimed (or written) its run: that
   // run is finished, whatever `catch_up` says of a late tick, or it would be left queued with no job.
   if (!ticks.includes(own) && (await deps.store.redis.exists(deps.store.keys.run(tickRunId(deps.store.prefix, name, own)))) === 1) ticks.unshift(own);
