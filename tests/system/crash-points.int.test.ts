@@ -24,11 +24,13 @@ import { after, before, describe, test } from 'node:test';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@switchyard/logger';
+import { IDEMPOTENCY_META_KEY, McpToolSource } from '@switchyard/mcp-tools';
 import { ModelClient, parseModelsConfig } from '@switchyard/models';
 import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
 import { parseAllowList, QUEUES } from '@switchyard/pipeline';
 import { createRedisClient, REPO_ROOT, testRedis } from '@switchyard/redis';
 import { createHttpTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
+import { startFixtureServer, type FixtureServer } from '../../packages/mcp-tools/src/testing/fixture-server.js';
 import { startLedgerService, type LedgerService } from '../../services/orchestrator/src/testing/ledger-service.js';
 import { OrchestratorProcesses } from '../../services/orchestrator/src/testing/orchestrator-process.js';
 import { finishedRun, registerPipeline, startRun } from '../../services/orchestrator/src/testing/pipelines.js';
@@ -65,6 +67,10 @@ const PIPELINES = [
   { name: 'cx-fail', input: { type: 'object' }, steps: { bad: note('input.empty'), other: note("input.tag & '/other'") }, output: 'steps.other' },
   // The scripted model calls note_fact in its first turn and answers in its second.
   { name: 'cx-agent', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag", tools: ['note_fact'], max_turns: 3 } } }, output: 'steps.think' },
+  // The same agent calling an MCP server's tool (the fixture's `echo`, which logs each call's idempotency key).
+  { name: 'cx-mcp', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag & ' mcp'", tools: [{ mcp: 'fixture', tool: 'echo' }], max_turns: 3 } } }, output: 'steps.think' },
+  // The same agent calling a pipeline: its call is a child run (the child-run points, reached from a turn).
+  { name: 'cx-asks', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag & ' child'", tools: [{ pipeline: 'cx-leaf' }], max_turns: 3 } } }, output: 'steps.think' },
   // The same agent, its call made only once a person approves it (the case answers every approval listed).
   // Its answer streams for about 6 s, long enough for the killed turn to be taken over meanwhile.
   { name: 'cx-approve', input: { type: 'object' }, steps: { think: { agent: { prompt: "'tag:' & input.tag & ' slow'", tools: [{ tool: 'note_fact', approval: 'required' }], max_turns: 3 } } }, output: 'steps.think' },
@@ -98,6 +104,8 @@ interface CrashCase {
   webhook?: boolean;
   /** What the armed orchestrator is sent once the run (or a child of it) waits: its cancel, the approval of its call, or its signal `go`. */
   send?: 'cancel' | 'approval' | 'signal';
+  /** The run's MCP call as the MCP server saw it: made once, or made again (its result not recorded) with the same idempotency key. */
+  mcpCalls?: 'once' | 'again-with-its-key';
 }
 
 const COMPLETES = { status: 'completed' } as const;
@@ -124,9 +132,9 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   // The armed worker's retention janitor dies in its first pass; the recovering workers' passes carry on.
   'retention.pruned': { pipeline: 'cx-flow', expect: COMPLETES, workerEnv: { RETENTION_PASS_MS: '500' } },
   'child.linked': { pipeline: 'cx-parent', expect: COMPLETES },
-  'child.created': { pipeline: 'cx-parent', expect: COMPLETES },
+  'child.created': [{ pipeline: 'cx-parent', expect: COMPLETES }, { pipeline: 'cx-asks', expect: COMPLETES }],
   'child.parented': { pipeline: 'cx-parent', expect: COMPLETES },
-  'child.queued': { pipeline: 'cx-parent', expect: COMPLETES },
+  'child.queued': [{ pipeline: 'cx-parent', expect: COMPLETES }, { pipeline: 'cx-asks', expect: COMPLETES }],
   'stage.started': { pipeline: 'cx-flow', expect: COMPLETES },
   'stage.worked': { pipeline: 'cx-flow', expect: COMPLETES },
   'stage.completed': { pipeline: 'cx-flow', expect: COMPLETES },
@@ -143,21 +151,26 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   // Approved while the killed turn's job waits to be taken over: the turn, run again, must not wait for the answered call again.
   'agent.next-queued': [{ pipeline: 'cx-agent', expect: COMPLETES }, { pipeline: 'cx-approve', expect: COMPLETES, approve: true, stalledIntervalMs: 1500 }],
   'approval.parked': { pipeline: 'cx-approve', expect: COMPLETES, approve: true },
-  'agent.call-made': { pipeline: 'cx-agent', expect: COMPLETES },
-  'agent.call-recorded': { pipeline: 'cx-agent', expect: COMPLETES },
+  'agent.call-made': [{ pipeline: 'cx-agent', expect: COMPLETES }, { pipeline: 'cx-mcp', expect: COMPLETES, mcpCalls: 'again-with-its-key' }],
+  'agent.call-recorded': [{ pipeline: 'cx-agent', expect: COMPLETES }, { pipeline: 'cx-mcp', expect: COMPLETES, mcpCalls: 'once' }],
 };
 
 const points = crashPointsInSources();
 let redis: Redis;
 let model: ScriptedModel;
+let mcpServer: FixtureServer;
 const startedAt = Date.now();
 before(async () => {
   redis = createRedisClient((await testRedis()).url);
+  mcpServer = await startFixtureServer();
   model = await startScriptedModel({
     script: (request) => {
       const tag = /tag:(\S+)/.exec(String(request.messages.find((m) => m.role === 'user')?.content ?? ''))?.[1] ?? 'none';
       const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
       const slow = /\sslow\b/.test(String(request.messages.find((m) => m.role === 'user')?.content ?? ''));
+      const mcp = /\smcp\b/.test(String(request.messages.find((m) => m.role === 'user')?.content ?? ''));
+      if (turn === 1 && /\schild\b/.test(String(request.messages.find((m) => m.role === 'user')?.content ?? ''))) return { content: 'asking', toolCalls: [{ name: 'pipeline_cx-leaf', arguments: JSON.stringify({ tag }) }] };
+      if (turn === 1 && mcp) return { content: 'echoing', toolCalls: [{ name: 'echo', arguments: JSON.stringify({ text: `${tag}/mcp` }) }] };
       if (turn === 1) return { content: 'noting', toolCalls: [{ name: 'note_fact', arguments: JSON.stringify({ key: `${tag}/call` }) }] };
       return slow ? { content: `noted${' slowly'.repeat(12)}`, tokenDelayMs: 500 } : { content: 'noted' };
     },
@@ -167,6 +180,7 @@ after(async () => {
   receiver?.close();
   process.stdout.write(`# crash points: ${points.length}, every one killed and recovered in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);
   await model.close();
+  await mcpServer.close();
   await redis.quit();
 });
 
@@ -175,6 +189,9 @@ test('every crash point in the sources has a case, and every case names a point 
 });
 
 /** Workers with nothing armed, to recover what the killed process left. */
+/** The fixture MCP server as agent steps reach it (a source per stack: the orchestrator's listing, and the recovering workers). */
+const fixtureSources = () => new Map([['fixture', new McpToolSource({ name: 'fixture', server: { url: mcpServer.url } })]]);
+
 function recoveryWorkers(stack: TestStack, spec: CrashCase): Promise<RunningWorkers> {
   return startWorkers({
     ...(spec.webhook ? { webhooks: { allow: parseAllowList(`127.0.0.1:${receiverPort()}`), secret: WEBHOOK_SECRET, timeoutMs: 2000, responseMaxBytes: 4096 } } : {}),
@@ -185,7 +202,7 @@ function recoveryWorkers(stack: TestStack, spec: CrashCase): Promise<RunningWork
     lockDurationMs: 5000,
     stalledIntervalMs: spec.stalledIntervalMs ?? 500,
     reconcileIntervalMs: 2000,
-    agents: { models: new ModelClient({ models: parseModelsConfig({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted' }, fallbackBaseUrl: model.baseUrl, fallbackApiKey: 'k' }) }) },
+    agents: { models: new ModelClient({ models: parseModelsConfig({ env: { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted' }, fallbackBaseUrl: model.baseUrl, fallbackApiKey: 'k' }) }), mcp: fixtureSources() },
   });
 }
 
@@ -270,6 +287,15 @@ async function answerOf(stack: TestStack, send: NonNullable<CrashCase['send']>, 
   return { path: (inbox.body.items[0] as { answer_url: string }).answer_url, method: 'POST', body: { approve: true } };
 }
 
+/** The run's MCP calls, by the idempotency key each carried (`<run>/<stage>/<turn>/<index>`). */
+function checkMcpCalls(runId: string, expected: NonNullable<CrashCase['mcpCalls']>): void {
+  const keys = mcpServer.metas.map((meta) => String(meta?.[IDEMPOTENCY_META_KEY] ?? '')).filter((key) => key.startsWith(`${runId}/`));
+  process.stdout.write(`# ${runId}: MCP calls ${keys.length}, keys ${[...new Set(keys)].join(' ')}\n`);
+  if (expected === 'once') assert.equal(keys.length, 1, 'the MCP call whose result was recorded was made once');
+  else assert.ok(keys.length >= 2, `the MCP call whose result was not recorded is made again (${keys.length})`);
+  assert.equal(new Set(keys).size, 1, 'every attempt of the call carries its one idempotency key');
+}
+
 const WEBHOOK_SECRET = 'crash-points-webhook-secret';
 /** Idempotency-Key of each webhook delivery the receiver got, by the port it listens on. */
 const deliveries = new Map<number, string[]>();
@@ -294,7 +320,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
   const ledger = await startLedgerService();
   const hook = spec.webhook ? await webhookReceiver() : undefined;
   const webhookEnv: Record<string, string> = hook ? { WEBHOOK_ALLOW: `127.0.0.1:${receiverPort()}`, WEBHOOK_SECRET } : {};
-  const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false, ...(hook ? { webhooks: { allow: parseAllowList(`127.0.0.1:${receiverPort()}`), secret: WEBHOOK_SECRET, timeoutMs: 2000, responseMaxBytes: 4096 } } : {}) });
+  const stack = await startTestStack({ label: `crash-${point}`, toolEnv: ledger.toolEnv, inProcessWorkers: false, agents: { mcp: fixtureSources() }, ...(hook ? { webhooks: { allow: parseAllowList(`127.0.0.1:${receiverPort()}`), secret: WEBHOOK_SECRET, timeoutMs: 2000, responseMaxBytes: 4096 } } : {}) });
   const pool = new WorkerProcesses(() => stack);
   const orchestrators = new OrchestratorProcesses(() => ({ ...stack, apiKey: TEST_API_KEY }));
   let recovery: RunningWorkers | undefined;
@@ -306,7 +332,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       recovery = await recoveryWorkers(stack, spec);
       started = await crashOrchestrator(point, spec, stack, ledger, orchestrators);
     } else {
-      const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', ...webhookEnv, ...spec.workerEnv });
+      const armed = await pool.startListening({ TOOL_SERVICES: ledger.toolEnv.TOOL_SERVICES as string, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', MCP_SERVERS: JSON.stringify({ fixture: { url: mcpServer.url } }), SWITCHYARD_CRASH_POINT: point, LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', ...webhookEnv, ...spec.workerEnv });
       ledger.faults.failNext = spec.failNext ?? 0;
       if (spec.start === 'schedule') {
         assert.equal((await stack.json(`/v1/schedules/cx-tick`, { method: 'PUT', body: JSON.stringify({ pipeline: spec.pipeline, every: '2s', input: {} }) })).status, 201);
@@ -330,6 +356,7 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       const runs = await runsOf(stack, runId);
       if (spec.expect.status === 'cancelled') for (const each of runs) assert.equal((await finishedRun(stack, each.run_id, 30_000)).status, 'cancelled', `${each.run_id} is cancelled with its parent`);
       assert.deepEqual(callsAfterRecorded(ledger, started.tags[i] as string, runs), [], 'no call made again after its result was recorded');
+      if (spec.mcpCalls) checkMcpCalls(runId, spec.mcpCalls);
       for (const each of runs) await checkEvents(stack, each);
       for (const each of runs) await waitFor(() => leftovers(redis, each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
     }

@@ -23,6 +23,15 @@ export async function runsOf(stack: TestStack, runId: string, child = false): Pr
   return [run, ...(await Promise.all(children.map((id) => runsOf(stack, id, true)))).flat()];
 }
 
+/** The ledger key a `note_fact` result names; other tools' results (an MCP tool's text) name none. */
+function notedOf(content: string | undefined): string | undefined {
+  try {
+    return (JSON.parse(content ?? '{}') as { noted?: string }).noted;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Calls of a stage's tool made after the stage had recorded its result (none may be). */
 export function callsAfterRecorded(ledger: LedgerService, tag: string, runs: readonly RunBody[]): string[] {
   const recordedAt = new Map<string, number>();
@@ -31,7 +40,7 @@ export function callsAfterRecorded(ledger: LedgerService, tag: string, runs: rea
       if (stage.status === 'completed' && stage.finished_at) recordedAt.set(`${tag}/${stage.name === 'note' ? 'leaf' : stage.name}`, Date.parse(stage.finished_at));
       // An agent's calls: recorded in its transcript, each with its time.
       for (const message of (stage as { agent?: { messages: { role: string; content?: string; at?: string }[] } }).agent?.messages ?? []) {
-        const noted = message.role === 'tool' ? (JSON.parse(message.content ?? '{}') as { noted?: string }).noted : undefined;
+        const noted = message.role === 'tool' ? notedOf(message.content) : undefined;
         if (noted && message.at) recordedAt.set(noted, Date.parse(message.at));
       }
     }
