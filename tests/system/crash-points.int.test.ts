@@ -27,7 +27,7 @@ import { createLogger } from '@switchyard/logger';
 import { IDEMPOTENCY_META_KEY, McpToolSource } from '@switchyard/mcp-tools';
 import { ModelClient, parseModelsConfig } from '@switchyard/models';
 import { startScriptedModel, type ScriptedModel } from '@switchyard/models/testing';
-import { parseAllowList, QUEUES } from '@switchyard/pipeline';
+import { parseAllowList, QUEUES, runKeys } from '@switchyard/pipeline';
 import { createRedisClient, REPO_ROOT, testRedis } from '@switchyard/redis';
 import { createHttpTools, startWorkers, type RunningWorkers } from '@switchyard/workers';
 import { startFixtureServer, type FixtureServer } from '../../packages/mcp-tools/src/testing/fixture-server.js';
@@ -114,6 +114,8 @@ const API = { pipeline: 'cx-flow', expect: COMPLETES, armed: 'orchestrator' } as
 const CASES: Record<string, CrashCase | CrashCase[]> = {
   // The orchestrator's writes: each request sent again to another orchestrator (a start with its Idempotency-Key).
   'idempotency.claimed': [API, { ...API, start: 'batch' }],
+  // Admitted under the key's bound of live runs, nothing written: the start sent again admits nothing twice.
+  'run.admitted': [API, { pipeline: 'cx-ticked', expect: COMPLETES, start: 'schedule' }],
   'run.hashed': [{ pipeline: 'cx-parent', expect: COMPLETES }, API],
   'run.indexed': [{ pipeline: 'cx-parent', expect: COMPLETES }, API],
   'run.recorded': API,
@@ -360,6 +362,9 @@ async function crashAt(point: string, spec: CrashCase): Promise<void> {
       for (const each of runs) await checkEvents(stack, each);
       for (const each of runs) await waitFor(() => leftovers(redis, each.run_id), (left) => left.length === 0, `nothing of ${each.run_id} is left that retention will not remove`, 30_000);
     }
+    // A run admitted twice, or never released, would hold room under its key's bound for good.
+    const live = runKeys(stack.prefix);
+    await waitFor(async () => [await redis.zcard(live.liveRuns), await redis.hlen(live.liveRunCounts)], ([runs, keys]) => runs === 0 && keys === 0, 'every admission under the bound of live runs is released', 30_000);
     if (hook) {
       // Delivered before the kill, and again by the worker that took the job over: with the one key.
       const keys = await waitFor(async () => deliveries.get(receiverPort()) ?? [], (got) => got.length >= 2, 'the webhook is delivered again after the kill', 30_000);

@@ -141,7 +141,7 @@ test('an event past the size budget ends the follow with one clear error, while 
   await assert.rejects(followEvents({ url: server.url, headers: {}, maxEventBytes: 1024 * 1024, onEvent: () => undefined }), (error: unknown) => error instanceof EventsUnavailable && /an event larger than 1048576 bytes/.test(error.message));
   clearInterval(ticker);
   assert.ok(sent < 16 * 1024 * 1024, `stopped reading after ${sent} bytes`);
-  assert.ok(worstLagMs < 250, `the event loop stalled ${worstLagMs} ms at worst`);
+  assert.ok(worstLagMs < 500, `the event loop stalled ${worstLagMs} ms at worst`);
   await server.close();
 });
 

@@ -149,7 +149,7 @@ test('a turn cancelled during a slow token stream rejects with model_cancelled w
   console.log(`cancelled after ${pieces.length} tokens; rejected ${tookMs.toFixed(1)} ms after the abort`);
   assert.equal(error.code, 'model_cancelled');
   assert.equal(error.retryable, false);
-  assert.ok(tookMs < 1000, `rejected ${tookMs} ms after the abort`);
+  assert.ok(tookMs < 3000, `rejected ${tookMs} ms after the abort`);
   await waitFor(() => model.counters.streamsAbandoned === abandoned + 1, 'the model saw its client leave');
   assert.equal(model.requests.length, 1, 'a cancelled turn is not retried');
   assert.equal(events[0]?.outcome, 'model_cancelled');

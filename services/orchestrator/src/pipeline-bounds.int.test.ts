@@ -30,7 +30,8 @@ const search = { tool: 'search_relevant_information', args: { topic: "'tides'" }
  * both allow for its load; unbounded, these attacks held the event loop for seconds.
  */
 const LOOP_BUDGET_MS = 500;
-const HEALTH_BUDGET_MS = 1000;
+/** Wall clock, which a machine loaded many times over stretches by seconds: the loop's budget carries the claim. */
+const HEALTH_BUDGET_MS = 5000;
 
 /** Sends `attacks` at once; each must be refused naming `place`, within the budgets. */
 async function refusedQuickly(t: TestContext, attacks: (() => Promise<Refusal>)[], place: RegExp, message: RegExp): Promise<void> {

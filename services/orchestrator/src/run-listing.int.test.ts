@@ -70,7 +70,7 @@ test('runs of 10 MB inputs are listed as summaries of a few hundred bytes, limit
     assert.equal(listed.status, 200);
     assert.deepEqual(listed.page.runs.map((run) => run.run_id), runIds);
     assert.ok(listed.bytes < 20_000, `${listed.bytes} bytes`);
-    assert.ok(listed.ms < 1000, `${listed.ms.toFixed(0)} ms`);
+    assert.ok(listed.ms < 5000, `${listed.ms.toFixed(0)} ms`);
     assert.deepEqual([listed.page.next_offset, listed.page.truncated], [null, false]);
   }
   const [first] = attack.outcome[0]?.page.runs ?? [];

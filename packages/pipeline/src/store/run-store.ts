@@ -140,6 +140,7 @@ export class RunStore {
   async createRuns(runs: readonly NewRun[]): Promise<string[]> {
     const withIds = runs.map((run) => (run.id ? run : { ...run, id: newRunId() }));
     await this.admitRuns(withIds);
+    crashPoint('run.admitted');
     // Each run's hash is in its own slot, the indexes in the shared one: the hashes are written
     // first, so that no reader of an index meets an id whose run is not there yet (and drops it).
     const hashes = new KeyedPipeline(this.redis);
