@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: benchmarks, not timed tests. Prints one JSON document on stdout (progress on
  * stderr): the story pipeline against a plain-BullMQ baseline of the same shape measured in the
- * same run (throughput, stage hops and a story's end-to-end time, accepting 10,000 stories, then single stories one at a time with their cost per request), and module-docs search. Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
+ * same run (throughput, stage hops and a story's end-to-end time, accepting 10,000 stories, and single stories accepted one at a time with their cost per request), and module-docs search. Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
  * the end. BENCH_STORIES (N, default 500), BENCH_HOP_STORIES (default 200) and
  * BENCH_ROUNDS (throughput rounds, default 7: a round that an AOF rewrite or a
  * neighbour's burst lands on is outvoted), BENCH_CONCURRENCY (per stage queue, default 8),
