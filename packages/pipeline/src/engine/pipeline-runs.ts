@@ -3,6 +3,7 @@
  * as stages, the queue of each step) and the steps that need nothing are enqueued. A batch hands
  * the enqueueing to the dispatcher, so that 10,000 runs are accepted in one write.
  */
+import type { RunStatus } from '@switchyard/contracts';
 import { annotateActiveSpan } from '@switchyard/telemetry';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { DefinitionError } from '../definition/problems.js';
@@ -160,10 +161,19 @@ export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchI
 }
 
 /**
+ * A run started: its id, and its status as the start left it (`queued` for a run written now), which
+ * the API's 202 tells without reading it back.
+ */
+export interface StartedRun {
+  runId: string;
+  status: RunStatus;
+}
+
+/**
  * Records a queued run (input checked: its size first, then its schema) and enqueues its first
  * steps; with `repeated`, finishes the start of the run `runId` names instead (resumePipelineRun).
  */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions): Promise<string> {
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions): Promise<StartedRun> {
   if (options.repeated && options.runId) return resumePipelineRun(deps, { ...options, runId: options.runId });
   const limits = deps.store.limits;
   checkInputSize(options.input, limits, options.inputLimit);
@@ -177,7 +187,7 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
   await options.onRecorded?.(run.id);
   crashPoint('run.recorded');
   await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits, run.flow));
-  return run.id;
+  return { runId: run.id, status: 'queued' };
 }
 
 export interface StartRunOptions {
@@ -201,15 +211,15 @@ export interface StartRunOptions {
  * later left it `queued` without its listing, its webhook or its first jobs: each is written
  * again, a no-op where it is there (ZADD NX, job ids). A run past `queued` has its jobs already.
  */
-async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { runId: string }): Promise<string> {
+async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { runId: string }): Promise<StartedRun> {
   const status = await deps.store.getStatus(options.runId);
   if (status === null) return startPipelineRun(deps, { ...options, repeated: false });
-  if (status !== 'queued') return options.runId;
+  if (status !== 'queued') return { runId: options.runId, status };
   await deps.store.ensureIndexed(options.runId);
   await options.onRecorded?.(options.runId);
   const flow = await deps.store.getFlow(options.runId);
   await deps.queues.steps.add(await rootJobs(options.pipeline, options.runId, undefined, deps.store.limits, flow));
-  return options.runId;
+  return { runId: options.runId, status };
 }
 
 /**

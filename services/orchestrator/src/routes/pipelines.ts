@@ -111,16 +111,17 @@ export function pipelinesRouter(deps: AppDeps): Router {
     const pipeline = await requireVersion(deps, name, query.data.version);
     const input: unknown = req.body;
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: `pipeline:${name}`, body: { input, version: pipeline.version }, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
+    let status: PipelineRunAccepted['status'];
     try {
       // A repeat finishes a start its first request may have left half done (a process died in it).
-      await startPipelineRun(deps, { pipeline, input, runId: claim.id, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
+      ({ status } = await startPipelineRun(deps, { pipeline, input, runId: claim.id, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) }));
     } catch (error) {
       await claim.release();
       if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${name}`);
       throw error;
     }
     const links = runLinks(claim.id);
-    const accepted: PipelineRunAccepted = { run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', pipeline: { name, version: pipeline.version }, ...links };
+    const accepted: PipelineRunAccepted = { run_id: claim.id, status, pipeline: { name, version: pipeline.version }, ...links };
     res.status(202).location(links.poll_url).json(accepted);
   });
 

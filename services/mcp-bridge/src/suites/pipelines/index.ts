@@ -96,7 +96,7 @@ function pipelineTool(deps: PipelinesSuiteDeps, pipeline: CompiledPipeline): Sui
       if (!pipeline) return notFound(name);
       let runId: string;
       try {
-        runId = await startPipelineRun(deps, { pipeline, input: args, owner: context.keyId, caller: callerFlow(context) });
+        ({ runId } = await startPipelineRun(deps, { pipeline, input: args, owner: context.keyId, caller: callerFlow(context) }));
       } catch (error) {
         if (error instanceof InputError) throw new InvalidArgumentsError(error.message, { problems: error.problems });
         throw error;
