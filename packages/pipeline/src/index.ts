@@ -34,6 +34,7 @@ export {
   AceflowRangeError,
   PipelineMissingError,
   requirePipeline,
+  latestStart,
   cancelRun,
   findRun,
 } from './engine/runs.js';
