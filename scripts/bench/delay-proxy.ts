@@ -35,7 +35,8 @@ export async function startDelayProxy(options: { redisUrl: string; delayMs: numb
     };
     client.on('data', later(upstream, true));
     upstream.on('data', later(client, false));
-    for (const socket of [client, upstream]) socket.on('close', end).on('error', end);
+    // A close is held as long as the chunks before it, which would be lost else (QUIT's reply).
+    for (const socket of [client, upstream]) socket.on('close', () => setTimeout(end, options.delayMs)).on('error', end);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
