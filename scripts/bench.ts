@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: benchmarks, not timed tests. Prints one JSON document on stdout (progress on
  * stderr): the story pipeline against a plain-BullMQ baseline of the same shape measured in the
- * same run (throughput, stage hops and a story's end-to-end time, accepting 10,000 stories), and module-docs search. Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
+ * same run (throughput, stage hops and a story's end-to-end time, accepting 10,000 stories, and single stories accepted one at a time with their cost per request), and module-docs search. Redis: REDIS_URL, else a local server in `.data/redis-bench`, stopped at
  * the end. BENCH_STORIES (N, default 500), BENCH_HOP_STORIES (default 200) and
  * BENCH_ROUNDS (throughput rounds, default 7: a round that an AOF rewrite or a
  * neighbour's burst lands on is outvoted), BENCH_CONCURRENCY (per stage queue, default 8),
- * BENCH_ENGINE_PAIRS (engine/hand-built pairs per round, default 3) and
+ * BENCH_ENGINE_PAIRS (engine/hand-built pairs per round, default 3), BENCH_ACCEPT_DELAY_MS (ms a proxy
+ * between the orchestrator and Redis holds each chunk each way while single stories are accepted
+ * through it, counting a start's round trips; default 2) and
  * BENCH_DURABILITY_STORIES / BENCH_DURABILITY_ROUNDS (default 300 / 3) change the sizes.
  *
  *   npm run bench                       everything but the realistic part
@@ -87,6 +89,7 @@ const options = {
   rounds: sizeFromEnv('BENCH_ROUNDS', 7),
   concurrency: sizeFromEnv('BENCH_CONCURRENCY', 8),
   enginePairs: sizeFromEnv('BENCH_ENGINE_PAIRS', 3),
+  acceptDelayMs: sizeFromEnv('BENCH_ACCEPT_DELAY_MS', 2),
   batchItems: 10_000,
   acceptRepeats: 3,
   durabilityStories: sizeFromEnv('BENCH_DURABILITY_STORIES', 300),

@@ -1,11 +1,13 @@
 /**
  * The story pipeline's benchmark: (a) stories per second through the real orchestrator and
  * workers beside a plain-BullMQ baseline of the same shape, same N and concurrency; (b) stage-hop
- * latency, stories run one at a time on an idle system; (c) seconds to accept a 10,000-item batch.
+ * latency, stories run one at a time on an idle system; (c) seconds to accept a 10,000-item batch;
+ * (d) a single story's acceptance, one at a time, and its cost per request.
  * Every measurement runs under a prefix of its own, whose keys are deleted afterwards.
  */
 import { QueueEvents } from 'bullmq';
-import { createRedisClient, uniquePrefix } from '@switchyard/redis';
+import { createRedisClient, isClusterUrl, uniquePrefix } from '@switchyard/redis';
+import { startDelayProxy } from './delay-proxy.js';
 import { BASELINE_QUEUES, startBaseline } from './story-baseline.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
 import { HopRecorder, JobHopReader, median, medianInterval, round, say, summarize } from './story-stats.js';
@@ -28,6 +30,8 @@ export interface StoryBenchOptions {
   concurrency: number;
   /** Engine/hand-built pairs measured per round (default 3). */
   enginePairs: number;
+  /** Ms the delay proxy holds each chunk each way when single stories are accepted through it (default 2). */
+  acceptDelayMs: number;
 }
 
 /**
@@ -298,9 +302,54 @@ async function measureAccept(options: StoryBenchOptions) {
   };
 }
 
+/**
+ * (d) Single stories, one at a time: POST /v1/stories until the 202, the orchestrator alone (no
+ * worker takes their jobs), BENCH_HOP_STORIES of them: a start's own round trips, with its cost
+ * per request (CPU of this process, orchestrator and client, and of Redis; Redis' commands).
+ */
+async function measureStoryAccept(options: StoryBenchOptions) {
+  say(`single story acceptance: ${options.hopStories} stories one at a time…`);
+  const api = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-accept-one'), concurrency: options.concurrency, workers: false });
+  const counters = createRedisClient(options.redisUrl);
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < 20; i += 1) await api.acceptStory(`warm-up story ${i}`);
+    const { cost } = await measureCost(counters, options.hopStories, async () => {
+      for (let i = 0; i < options.hopStories; i += 1) samples.push(await api.acceptStory(`accepted story ${i}`));
+    });
+    return { stories: options.hopStories, measured_as: 'POST /v1/stories sent → 202 received, one at a time, orchestrator alone; cost per request: CPU of this process (orchestrator and client), of Redis, and the commands Redis ran', ...summarize(samples), cost_per_request: cost, through_delay: await measureStoryRoundTrips(options) };
+  } finally {
+    counters.disconnect();
+    await api.close();
+  }
+}
+
+/**
+ * The same through a proxy that holds every chunk `acceptDelayMs` each way (delay-proxy.ts): the
+ * chunks sent to Redis per request are its round trips, and its time is about as many times twice
+ * the delay, however loaded the machine. A single Redis on 127.0.0.1 only.
+ */
+async function measureStoryRoundTrips(options: StoryBenchOptions) {
+  if (isClusterUrl(options.redisUrl)) return null;
+  const stories = Math.min(options.hopStories, 50);
+  const proxy = await startDelayProxy({ redisUrl: options.redisUrl, delayMs: options.acceptDelayMs });
+  const api = await startSwitchyard({ redisUrl: proxy.url, prefix: uniquePrefix('bench-accept-delay'), concurrency: options.concurrency, workers: false });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < 10; i += 1) await api.acceptStory(`warm-up story ${i}`);
+    const before = proxy.sent();
+    for (let i = 0; i < stories; i += 1) samples.push(await api.acceptStory(`delayed story ${i}`));
+    return { stories, delay_ms_each_way: options.acceptDelayMs, writes_to_redis_per_request: round((proxy.sent() - before) / stories), ...summarize(samples) };
+  } finally {
+    await api.close();
+    proxy.close();
+  }
+}
+
 export async function benchStoryPipeline(options: StoryBenchOptions) {
   const throughput = await measureThroughput(options);
   const stageHop = await measureHops(options);
   const batchAccept = await measureAccept(options);
-  return { throughput, stage_hop: stageHop, batch_accept: batchAccept, all_targets_met: throughput.cpu_ratio.met && stageHop.met && stageHop.end_to_end.met && batchAccept.met };
+  const storyAccept = await measureStoryAccept(options);
+  return { throughput, stage_hop: stageHop, batch_accept: batchAccept, story_accept: storyAccept, all_targets_met: throughput.cpu_ratio.met && stageHop.met && stageHop.end_to_end.met && batchAccept.met };
 }

@@ -28,6 +28,8 @@ export interface SwitchyardUnderTest {
   runBatchDirect(count: number): Promise<Record<string, number>>;
   /** Times POST /v1/batches with `count` items until the 202 (seconds). */
   acceptBatch(count: number): Promise<number>;
+  /** Times one POST /v1/stories until the 202 (ms). */
+  acceptStory(topic: string): Promise<number>;
   /** The BullMQ workers (none without `workers`), e.g. to read job timestamps as jobs complete. */
   workers: readonly Worker[];
   close(): Promise<void>;
@@ -125,6 +127,11 @@ export async function startSwitchyard(options: { redisUrl: string; prefix: strin
       if (res.status !== 202) throw new Error(`POST /v1/batches answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
       await res.arrayBuffer();
       return seconds;
+    },
+    async acceptStory(topic) {
+      const started = performance.now();
+      await post<{ run_id: string }>('/v1/stories', { topic });
+      return performance.now() - started;
     },
     async close() {
       await queues.close();

@@ -34,6 +34,7 @@ export {
   AceflowRangeError,
   PipelineMissingError,
   requirePipeline,
+  latestStart,
   cancelRun,
   findRun,
 } from './engine/runs.js';
@@ -76,7 +77,7 @@ export {
 } from './definition/limits.js';
 export { PipelineStore, sameDefinition, parseVersion, UnusablePipelineError } from './store/pipeline-store.js';
 export type { PipelineSummary, RegisterOutcome, PipelineStoreOptions } from './store/pipeline-store.js';
-export { startPipelineRun, startPipelineBatch, checkRunInput, checkInputSize, checkBatchSize, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError } from './engine/pipeline-runs.js';
+export { startPipelineRun, startPipelineBatch, checkRunInput, checkInputSize, checkBatchSize, newPipelineRun, rootJobs, jobsForStep, chainParentOf, InputError, type StartedRun } from './engine/pipeline-runs.js';
 export { checkMapList, mapItemTexts, constantListOf, isConstantMap } from './engine/map-lists.js';
 export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
 export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';

@@ -3,6 +3,7 @@
  * as stages, the queue of each step) and the steps that need nothing are enqueued. A batch hands
  * the enqueueing to the dispatcher, so that 10,000 runs are accepted in one write.
  */
+import type { RunStatus } from '@switchyard/contracts';
 import { annotateActiveSpan } from '@switchyard/telemetry';
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { DefinitionError } from '../definition/problems.js';
@@ -160,24 +161,69 @@ export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchI
 }
 
 /**
+ * A run started: its id, and its status as the start left it (`queued` for a run written now), which
+ * the API's 202 tells without reading it back.
+ */
+export interface StartedRun {
+  runId: string;
+  status: RunStatus;
+  /** The version it was started on (for a repeat, the one the start was given). */
+  pipeline: CompiledPipeline;
+}
+
+/**
  * Records a queued run (input checked: its size first, then its schema) and enqueues its first
  * steps; with `repeated`, finishes the start of the run `runId` names instead (resumePipelineRun).
  */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions): Promise<string> {
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions): Promise<StartedRun> {
   if (options.repeated && options.runId) return resumePipelineRun(deps, { ...options, runId: options.runId });
   const limits = deps.store.limits;
   checkInputSize(options.input, limits, options.inputLimit);
-  checkRunInput(options.pipeline, options.input);
+  try {
+    checkRunInput(options.pipeline, options.input);
+  } catch (error) {
+    // The version known may be stale: the input is refused only by the latest (or when it is gone).
+    if (!(error instanceof InputError) || !options.latest) throw error;
+    return startPipelineRun(deps, { ...options, pipeline: await options.latest.reload(), latest: undefined });
+  }
   const run = await newPipelineRun(options.pipeline, options.input, options.runId, limits);
   run.flow = await runFlow({ pipeline: options.pipeline, input: options.input, runId: run.id, caller: options.caller, ...(options.defaultPriority ? { defaultPriority: options.defaultPriority } : {}) });
   // The request's span (a run's root) names the run, so a trace can be found by run id.
   annotateActiveSpan({ 'switchyard.run.id': run.id, 'switchyard.pipeline.name': options.pipeline.name });
-  await deps.store.createRun(options.owner ? { ...run, owner: options.owner } : run);
+  const record = options.owner ? { ...run, owner: options.owner } : run;
+  if (options.latest) {
+    const created = await deps.store.createRunChecked(record, { ...options.latest, expect: String(options.pipeline.version) });
+    if (!('id' in created)) return restartOnLatest(deps, { ...options, latest: options.latest }, run.id);
+  } else await deps.store.createRun(record);
   // Before any job: whatever is kept about the run's end (its webhook) is in place before it can end.
   await options.onRecorded?.(run.id);
   crashPoint('run.recorded');
   await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits, run.flow));
-  return run.id;
+  return { runId: run.id, status: 'queued', pipeline: options.pipeline };
+}
+
+/**
+ * A start whose pipeline was no longer the latest when its run was admitted (another process
+ * registered or deleted a version): made again on the latest, under the same id, whose admission
+ * stands. Released when the latest is gone or refuses the input, since no run will hold it.
+ */
+async function restartOnLatest(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { latest: LatestCheck }, runId: string): Promise<StartedRun> {
+  let pipeline: CompiledPipeline;
+  try {
+    pipeline = await options.latest.reload();
+    checkRunInput(pipeline, options.input);
+  } catch (error) {
+    await deps.store.liveRuns.release([runId]);
+    throw error;
+  }
+  return startPipelineRun(deps, { ...options, pipeline, runId, latest: undefined });
+}
+
+/** Where a pipeline's latest version is read (PipelineStore.latestField), and how to read it afresh. */
+export interface LatestCheck {
+  key: string;
+  field: string;
+  reload(): Promise<CompiledPipeline>;
 }
 
 export interface StartRunOptions {
@@ -193,6 +239,12 @@ export interface StartRunOptions {
   defaultPriority?: number;
   /** The request came again under its Idempotency-Key, which named `runId`: the start is finished, not made again (resumePipelineRun). */
   repeated?: boolean | undefined;
+  /**
+   * `pipeline` is its latest version as this process last read it: the latest is read again in the
+   * round trip that admits the run (a round trip the start makes anyway), and the start made on
+   * `reload()`'s version when they differ. None: `pipeline` is the version to run.
+   */
+  latest?: LatestCheck | undefined;
 }
 
 /**
@@ -201,15 +253,15 @@ export interface StartRunOptions {
  * later left it `queued` without its listing, its webhook or its first jobs: each is written
  * again, a no-op where it is there (ZADD NX, job ids). A run past `queued` has its jobs already.
  */
-async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { runId: string }): Promise<string> {
+async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { runId: string }): Promise<StartedRun> {
   const status = await deps.store.getStatus(options.runId);
   if (status === null) return startPipelineRun(deps, { ...options, repeated: false });
-  if (status !== 'queued') return options.runId;
+  if (status !== 'queued') return { runId: options.runId, status, pipeline: options.pipeline };
   await deps.store.ensureIndexed(options.runId);
   await options.onRecorded?.(options.runId);
   const flow = await deps.store.getFlow(options.runId);
   await deps.queues.steps.add(await rootJobs(options.pipeline, options.runId, undefined, deps.store.limits, flow));
-  return options.runId;
+  return { runId: options.runId, status, pipeline: options.pipeline };
 }
 
 /**

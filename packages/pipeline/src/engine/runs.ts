@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ACEFLOW_STAGE_IDS, LIVE_STATUSES, StoryRequest, type AceflowRunRequest, type AceflowStageId, type BatchRequest, type RunStatus } from '@switchyard/contracts';
 import type { CompiledPipeline } from '../definition/compile.js';
-import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps } from './pipeline-runs.js';
+import { startPipelineBatch, startPipelineRun, type PipelineRunsDeps, type StartedRun, type StartRunOptions } from './pipeline-runs.js';
 import { registerShippedPipelines } from './shipped.js';
 import type { RunRecord, RunStore } from '../store/run-store.js';
 import { RUN_ID } from '../store/run-view.js';
@@ -33,9 +33,22 @@ export async function requirePipeline(deps: Pick<PipelineRunsDeps, 'pipelines'>,
   return pipeline;
 }
 
+/**
+ * What a start of `name`'s latest version is given: the version this process last read as the
+ * latest, checked in the round trip that admits the run (StartRunOptions.latest); else the
+ * version `require` reads: before this process has read one, and with `readNow` (a repeated
+ * request, which finishes its start on the version read now; a request whose fingerprint holds the
+ * version; a version asked for by number).
+ */
+export async function latestStart(deps: Pick<PipelineRunsDeps, 'pipelines'>, name: string, options: { readNow?: boolean | undefined; require: () => Promise<CompiledPipeline> }): Promise<Pick<StartRunOptions, 'pipeline' | 'latest'>> {
+  const known = options.readNow ? undefined : deps.pipelines.latestKnown(name);
+  if (!known) return { pipeline: await options.require() };
+  return { pipeline: known, latest: { ...deps.pipelines.latestField(name), reload: options.require } };
+}
+
 /** `POST /v1/stories`: a run of the latest `story` pipeline. */
-export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string; repeated?: boolean; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<string> {
-  return startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'story'), input: options.request, runId: options.runId, repeated: options.repeated, owner: options.owner, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
+export async function startStoryRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: StoryRequest; runId?: string; repeated?: boolean; owner?: string | undefined; onRecorded?: (runId: string) => Promise<void>; caller?: CallerFlow | undefined }): Promise<StartedRun> {
+  return startPipelineRun(deps, { ...(await latestStart(deps, 'story', { readNow: options.repeated, require: () => requirePipeline(deps, 'story') })), input: options.request, runId: options.runId, repeated: options.repeated, owner: options.owner, caller: options.caller, ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}) });
 }
 
 /** Each batch item over the defaults must be a whole story request; errors name `items.N.field`. */
@@ -77,13 +90,13 @@ export function aceflowRunStages(request: AceflowRunRequest): AceflowStageId[] {
 }
 
 /** `POST /v1/aceflow/runs`: a run of the latest `aceflow` pipeline over the stages the request picks. */
-export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: AceflowRunRequest; runId?: string; repeated?: boolean; owner?: string | undefined; caller?: CallerFlow | undefined }): Promise<{ runId: string; stages: AceflowStageId[] }> {
+export async function startAceflowRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: { request: AceflowRunRequest; runId?: string; repeated?: boolean; owner?: string | undefined; caller?: CallerFlow | undefined }): Promise<StartedRun & { stages: AceflowStageId[] }> {
   const stages = aceflowRunStages(options.request);
   const { project, analysis } = options.request;
   const input = { project, stages, ...(analysis ? { analysis } : {}) };
   // Its own size bound: the analysis it carries may be 10 MB (seed 000).
-  const runId = await startPipelineRun(deps, { pipeline: await requirePipeline(deps, 'aceflow'), input, runId: options.runId, repeated: options.repeated, owner: options.owner, inputLimit: 'aceflowInputBytes', caller: options.caller });
-  return { runId, stages };
+  const started = await startPipelineRun(deps, { ...(await latestStart(deps, 'aceflow', { readNow: options.repeated, require: () => requirePipeline(deps, 'aceflow') })), input, runId: options.runId, repeated: options.repeated, owner: options.owner, inputLimit: 'aceflowInputBytes', caller: options.caller });
+  return { ...started, stages };
 }
 
 export type CancelOutcome = { outcome: 'cancelled' | 'already_cancelled'; run: RunRecord } | { outcome: 'finished'; status: RunStatus } | { outcome: 'not_found' };

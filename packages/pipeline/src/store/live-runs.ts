@@ -136,6 +136,21 @@ export class LiveRuns {
     }
   }
 
+  /**
+   * Admits `runIds` for the key `owner` as admitOwned does (TooManyRunsError past `most`), and
+   * reads a hash field on the shared slot in the same round trip (a pipeline's latest version);
+   * answers that field.
+   */
+  async admitReading(owner: string, runIds: readonly string[], most: number, read: { key: string; field: string }): Promise<string | null> {
+    const replies = (await this.#deps.redis.pipeline().hget(read.key, read.field).eval(ADMIT_SCRIPT, 3, ...this.#keys, owner, String(most), String(Date.now()), ...runIds).exec()) ?? [];
+    const [[readError, value] = [], [admitError, answer] = []] = replies;
+    const error = readError ?? admitError;
+    if (error) throw error;
+    const [admitted, held] = answer as [number, number];
+    if (admitted !== 1) throw new TooManyRunsError({ held, asked: runIds.length, most });
+    return (value as string | null | undefined) ?? null;
+  }
+
   /** Releases runs (a run written after its admission was refused, or one the sweep found gone). */
   async release(runIds: readonly string[]): Promise<number> {
     if (runIds.length === 0) return 0;

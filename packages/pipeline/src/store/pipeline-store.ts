@@ -71,6 +71,8 @@ export class PipelineStore {
   readonly #prefix: string;
   readonly #keepDeletedSeconds: number;
   readonly #compiled = new Map<string, CompiledPipeline>();
+  /** Name → the version this process last read as the latest (latestKnown). */
+  readonly #latest = new Map<string, number>();
   /** Published when a pipeline version is registered or deleted (the name as message), e.g. for MCP's tools/list_changed. */
   readonly changedChannel: string;
 
@@ -185,9 +187,30 @@ export class PipelineStore {
     const v = version ?? (await this.latestVersion(name));
     if (!v) return null;
     const cached = this.#compiled.get(`${name}@${v}`);
-    if (cached) return version === undefined || (await this.#redis.hexists(this.#key(name), `v:${v}`)) ? cached : null;
+    if (cached) return version === undefined || (await this.#redis.hexists(this.#key(name), `v:${v}`)) ? this.#known(cached, version) : null;
     const stored = await this.get(name, v);
-    return stored ? this.#compile(stored) : null;
+    return stored ? this.#known(this.#compile(stored), version) : null;
+  }
+
+  /** `compiled`, noted as its pipeline's latest when it was read as the latest (no `version` asked). */
+  #known(compiled: CompiledPipeline, version: number | undefined): CompiledPipeline {
+    if (version === undefined) this.#latest.set(compiled.name, compiled.version);
+    return compiled;
+  }
+
+  /**
+   * The latest version of `name` as this process last read it, compiled (undefined before it has
+   * read one): for a start that reads `latestField` again in a round trip it makes anyway, since
+   * another process may have registered or deleted a version since.
+   */
+  latestKnown(name: string): CompiledPipeline | undefined {
+    const version = this.#latest.get(name);
+    return version === undefined ? undefined : this.#compiled.get(`${name}@${version}`);
+  }
+
+  /** Where the latest version's number is: a field of the pipeline's hash, on the shared slot. */
+  latestField(name: string): { key: string; field: string } {
+    return { key: this.#key(name), field: 'latest' };
   }
 
   /** The version a run pinned, compiled: it exists, or it was deleted after the run started and is kept for it. */

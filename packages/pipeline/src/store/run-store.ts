@@ -140,6 +140,26 @@ export class RunStore {
   async createRuns(runs: readonly NewRun[]): Promise<string[]> {
     const withIds = runs.map((run) => (run.id ? run : { ...run, id: newRunId() }));
     await this.admitRuns(withIds);
+    return this.#writeRuns(runs, withIds);
+  }
+
+  /**
+   * Records a new run as createRun does when `check`'s hash field (on the shared slot) holds
+   * `expect`, read in the round trip that admits the run: a pipeline's latest version, which a
+   * start knows from before and another process may have changed since. Else writes nothing and
+   * answers what it read; the run stays admitted (admitting it again changes nothing; releasing it
+   * is the caller's).
+   */
+  async createRunChecked(run: NewRun, check: { key: string; field: string; expect: string }): Promise<{ id: string } | { found: string | null }> {
+    const id = run.id ?? newRunId();
+    const found = run.owner ? await this.liveRuns.admitReading(run.owner, [id], this.limits.liveRunsPerKey, check) : await this.redis.hget(check.key, check.field);
+    if (found !== check.expect) return { found };
+    await this.#writeRuns([run], [{ ...run, id }]);
+    return { id };
+  }
+
+  /** Writes admitted runs (`withIds`: `runs` with their ids): their hashes, their index entries, then their TTL dropped. */
+  async #writeRuns(runs: readonly NewRun[], withIds: readonly NewRun[]): Promise<string[]> {
     crashPoint('run.admitted');
     // Each run's hash is in its own slot, the indexes in the shared one: the hashes are written
     // first, so that no reader of an index meets an id whose run is not there yet (and drops it).

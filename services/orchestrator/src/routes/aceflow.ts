@@ -40,15 +40,16 @@ export function aceflowRouter(deps: AppDeps): Router {
       throw error;
     }
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'aceflow', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
+    let status: AceflowRunAccepted['status'];
     try {
       // A repeat finishes a start its first request may have left half done (a process died in it).
-      await startAceflowRun(deps, { request, runId: claim.id, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, undefined) });
+      ({ status } = await startAceflowRun(deps, { request, runId: claim.id, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, undefined) }));
     } catch (error) {
       await claim.release();
       throw error;
     }
     const links = runLinks(claim.id);
-    const accepted: AceflowRunAccepted = { run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', stages, ...links };
+    const accepted: AceflowRunAccepted = { run_id: claim.id, status, stages, ...links };
     res.status(202).location(links.poll_url).json(accepted);
   });
   router.all('/v1/aceflow/runs', methodNotAllowed('POST'));

@@ -6,7 +6,7 @@
 import express, { Router, type Request } from 'express';
 import type { PipelineRunAccepted } from '@switchyard/contracts';
 import { describeZodError, findUnsafeJson, HttpError, methodNotAllowed, requestKeyId } from '@switchyard/http-kit';
-import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, pipelineNotFound, problemsRefusal, registerDefinition, runLinks, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem } from '@switchyard/pipeline';
+import { definitionProblemsOf, DefinitionError, InputError, withinBudget, newRunId, parseDefinitionText, PIPELINE_NAME, pipelineJsonSchema, pipelineNotFound, problemsRefusal, registerDefinition, runLinks, latestStart, startPipelineRun, VersionConflictError, type CompiledPipeline, type DefinitionProblem, type StartedRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
 import { claimIdempotencyKey } from '../idempotency.js';
 import { notifyHook } from '../notify.js';
@@ -108,19 +108,24 @@ export function pipelinesRouter(deps: AppDeps): Router {
     const query = VersionQuery.safeParse(req.query);
     if (!query.success) throw new HttpError({ status: 400, code: 'invalid_parameters', ...describeZodError(query.error) });
     const onRecorded = notifyHook(deps, 'run', query.data.notify_url);
-    const pipeline = await requireVersion(deps, name, query.data.version);
+    const asked = query.data.version;
+    // With an Idempotency-Key the version is in the request's fingerprint, so it is read before the
+    // key is claimed; else the latest this process knows is checked as the run is admitted.
+    const start = await latestStart(deps, name, { readNow: asked !== undefined || req.get('idempotency-key') !== undefined, require: () => requireVersion(deps, name, asked) });
+    const { pipeline } = start;
     const input: unknown = req.body;
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: `pipeline:${name}`, body: { input, version: pipeline.version }, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
+    let started: StartedRun;
     try {
       // A repeat finishes a start its first request may have left half done (a process died in it).
-      await startPipelineRun(deps, { pipeline, input, runId: claim.id, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
+      started = await startPipelineRun(deps, { ...start, input, runId: claim.id, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
     } catch (error) {
       await claim.release();
       if (error instanceof InputError) throw definitionProblems(error, 'invalid_input', `Input of pipeline ${name}`);
       throw error;
     }
     const links = runLinks(claim.id);
-    const accepted: PipelineRunAccepted = { run_id: claim.id, status: (await deps.store.getStatus(claim.id)) ?? 'queued', pipeline: { name, version: pipeline.version }, ...links };
+    const accepted: PipelineRunAccepted = { run_id: claim.id, status: started.status, pipeline: { name, version: started.pipeline.version }, ...links };
     res.status(202).location(links.poll_url).json(accepted);
   });
 

@@ -3,7 +3,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { StoryRequest, type RunAccepted } from '@switchyard/contracts';
+import { StoryRequest, type RunAccepted, type RunStatus } from '@switchyard/contracts';
 import { describeZodError, HttpError, methodNotAllowed, requestKeyId } from '@switchyard/http-kit';
 import { newRunId, runLinks, startStoryRun } from '@switchyard/pipeline';
 import type { AppDeps } from '../deps.js';
@@ -27,14 +27,14 @@ export function storiesRouter(deps: AppDeps): Router {
     const request = StoryRequest.parse(req.body);
     const claim = await claimIdempotencyKey({ req, redis: deps.redis, keyFor: deps.store.keys.idempotency, scope: 'stories', body: request, freshId: newRunId(), retentionSeconds: deps.store.retentionSeconds });
     const runId = claim.id;
+    let status: RunStatus;
     try {
       // A repeat finishes a start its first request may have left half done (a process died in it).
-      await startStoryRun(deps, { request, runId, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) });
+      ({ status } = await startStoryRun(deps, { request, runId, repeated: claim.repeated, owner: requestKeyId(res), caller: callerOf(res, query.data.priority), ...(onRecorded ? { onRecorded } : {}) }));
     } catch (error) {
       await claim.release();
       throw error;
     }
-    const status = (await deps.store.getStatus(runId)) ?? 'queued';
     const links = runLinks(runId);
     const accepted: RunAccepted = { run_id: runId, status, ...links };
     res.status(202).location(links.poll_url).json(accepted);

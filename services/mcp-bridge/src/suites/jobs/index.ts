@@ -70,8 +70,8 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
         longRunning: true,
         handler: async (args, context) => {
           const { priority, ...request } = parseArgs(StartStoryInput, args);
-          const runId = await startStoryRun(deps, { request, owner: context.keyId, caller: callerFlow(context, priority) });
-          return success(StartedRun.parse({ run_id: runId, status: (await deps.store.getStatus(runId)) ?? 'queued' }));
+          const { runId, status } = await startStoryRun(deps, { request, owner: context.keyId, caller: callerFlow(context, priority) });
+          return success(StartedRun.parse({ run_id: runId, status }));
         },
       }),
       tool({
@@ -120,7 +120,7 @@ export function jobsSuite(deps: JobSuiteDeps): ToolSuite {
             if (error instanceof AceflowRangeError) throw new InvalidArgumentsError(error.message);
             throw error;
           }
-          return success(StartedPipeline.parse({ run_id: started.runId, status: (await deps.store.getStatus(started.runId)) ?? 'queued', stages: started.stages }));
+          return success(StartedPipeline.parse({ run_id: started.runId, status: started.status, stages: started.stages }));
         },
       }),
       tool({

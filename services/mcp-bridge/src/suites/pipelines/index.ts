@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { InputError, pipelineNotFound, problemsRefusal, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type RunWaits, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
+import { InputError, latestStart, PipelineMissingError, pipelineNotFound, problemsRefusal, startPipelineRun, toRunView, UnusablePipelineError, withinBudget, type CompiledPipeline, type PipelineRunsDeps, type RunWaits, type StoredPipeline, type ToolDirectory } from '@switchyard/pipeline';
 import { failure, InvalidArgumentsError, jsonSchemaOf, refusedArguments, success, type ArgumentsRefusal, type JsonSchema, type SuiteTool, type ToolOutcome, type ToolSuite } from '@switchyard/tool-suite';
 import { callerFlow } from '../../flow-caller.js';
 import { DEFAULT_WAIT_S } from '../jobs/schemas.js';
@@ -86,18 +86,18 @@ function pipelineTool(deps: PipelinesSuiteDeps, pipeline: CompiledPipeline): Sui
     longRunning: true,
     checkArguments: (args) => argumentLines(pipeline, args),
     async handler(args, context) {
-      let pipeline: CompiledPipeline | null;
-      try {
-        pipeline = await deps.pipelines.compiled(name);
-      } catch (error) {
-        if (error instanceof UnusablePipelineError) return unusable(error);
-        throw error;
-      }
-      if (!pipeline) return notFound(name);
       let runId: string;
       try {
-        runId = await startPipelineRun(deps, { pipeline, input: args, owner: context.keyId, caller: callerFlow(context) });
+        // The latest version this process knows, checked as the run is admitted (latestStart).
+        const require = async () => {
+          const pipeline = await deps.pipelines.compiled(name);
+          if (!pipeline) throw new PipelineMissingError(`no pipeline ${name} is registered`);
+          return pipeline;
+        };
+        ({ runId } = await startPipelineRun(deps, { ...(await latestStart(deps, name, { require })), input: args, owner: context.keyId, caller: callerFlow(context) }));
       } catch (error) {
+        if (error instanceof UnusablePipelineError) return unusable(error);
+        if (error instanceof PipelineMissingError) return notFound(name);
         if (error instanceof InputError) throw new InvalidArgumentsError(error.message, { problems: error.problems });
         throw error;
       }
