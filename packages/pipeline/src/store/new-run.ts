@@ -3,8 +3,15 @@
  * stage has started (a stage reads as pending until its record is written).
  */
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { KeyedPipeline } from '@switchyard/redis';
 import { inputTopic } from './run-listing.js';
 import type { FlowTag } from '../catalog.js';
+import type { RunKeys } from './keys.js';
+import { crashPoint } from '../crash-points.js';
+
+/** Runs added to the index per ZADD when many are created at once. */
+const INDEX_IDS_PER_COMMAND = 1000;
 
 export interface NewRun {
   id?: string;
@@ -64,4 +71,40 @@ export function newRunFields(options: { run: NewRun; id: string; created: string
     // In the record from its first write: a crash cannot leave a child that does not know its depth or root.
     ...(run.lineage ? { parent: JSON.stringify(run.lineage.parent), depth: String(run.lineage.depth), root: run.lineage.root } : {}),
   };
+}
+
+/**
+ * Writes runs already admitted under their key's bound (each with its id): their hashes, then
+ * their index entries, then their TTL dropped. Each run's hash is in its own slot, the indexes in
+ * the shared one: the hashes are written first, so that no reader of an index meets an id whose
+ * run is not there yet (and drops it). A run is written with a TTL (`unlistedTtlS`), dropped once
+ * it is listed: a writer that dies between the two leaves a run nobody lists and no job of which
+ * exists, which then goes by itself. Answers the ids in order.
+ */
+export async function writeAdmittedRuns(deps: { redis: Redis; keys: Pick<RunKeys, 'run' | 'runIndex' | 'activeRuns'>; unlistedTtlS: number }, withIds: readonly NewRun[]): Promise<string[]> {
+  crashPoint('run.admitted');
+  const { redis, keys } = deps;
+  const hashes = new KeyedPipeline(redis);
+  const pipeline = redis.pipeline();
+  const created = new Date().toISOString();
+  const score = Date.parse(created);
+  const ids = withIds.map((run) => {
+    const id = run.id as string;
+    // Stage records are written when stages start; until then a stage reads as pending.
+    hashes.on(keys.run(id)).hset(keys.run(id), newRunFields({ run, id, created })).expire(keys.run(id), deps.unlistedTtlS);
+    return id;
+  });
+  for (let i = 0; i < ids.length; i += INDEX_IDS_PER_COMMAND) {
+    const members = ids.slice(i, i + INDEX_IDS_PER_COMMAND).flatMap((id) => [score, id]);
+    pipeline.zadd(keys.runIndex, ...members);
+    pipeline.zadd(keys.activeRuns, ...members);
+  }
+  await hashes.exec();
+  crashPoint('run.hashed');
+  await pipeline.exec();
+  crashPoint('run.indexed');
+  const listed = new KeyedPipeline(redis);
+  for (const id of ids) listed.on(keys.run(id)).persist(keys.run(id));
+  await listed.exec();
+  return ids;
 }

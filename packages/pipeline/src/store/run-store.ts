@@ -17,13 +17,12 @@ import { readStageView, stageField, stageViewFields } from './stage-records.js';
 import { flowOf, runRecordOf, type RunRecord } from './run-record.js';
 import type { FlowTag } from '../catalog.js';
 import { runKeys, type RunKeys } from './keys.js';
-import { crashPoint } from '../crash-points.js';
 import type { StreamEvent } from './events.js';
 import { readArchive, readRunFields, readRunOutputs } from './run-archive.js';
 import { countsOf, type RecordedStage } from './step-states.js';
 import { runLimitsOf, type RunLimits } from './limits.js';
 import { listRunPage, readSummaries, resultTitle, type RunListQuery } from './run-listing.js';
-import { newRunFields, newRunId, type NewRun } from './new-run.js';
+import { newRunId, writeAdmittedRuns, type NewRun } from './new-run.js';
 
 export { newRunId } from './new-run.js';
 export type { NewRun } from './new-run.js';
@@ -65,8 +64,6 @@ export interface RunObserver {
 const EVENT_STREAM_MAXLEN = '20000';
 /** A map branch's item in the run's items hash (see EXPAND_SCRIPT). */
 const itemField = (step: string, index: number) => `${step}.${index}`;
-/** Runs added to the index per ZADD when many are created at once. */
-const INDEX_IDS_PER_COMMAND = 1000;
 /** The least TTL a run is written with until it is listed (createRuns): its retention, or this when that is shorter. */
 const UNLISTED_RUN_MIN_TTL_S = 3600;
 /** PERSIST KEYS[1] unless its status is one of ARGV (the terminal ones). */
@@ -158,36 +155,9 @@ export class RunStore {
     return { id };
   }
 
-  /** Writes admitted runs (`withIds`: `runs` with their ids): their hashes, their index entries, then their TTL dropped. */
+  /** Writes admitted runs (`withIds`: `runs` with their ids): see writeAdmittedRuns. */
   async #writeRuns(runs: readonly NewRun[], withIds: readonly NewRun[]): Promise<string[]> {
-    crashPoint('run.admitted');
-    // Each run's hash is in its own slot, the indexes in the shared one: the hashes are written
-    // first, so that no reader of an index meets an id whose run is not there yet (and drops it).
-    const hashes = new KeyedPipeline(this.redis);
-    const pipeline = this.redis.pipeline();
-    const created = now();
-    const score = Date.parse(created);
-    // A run is written with a TTL, dropped once it is listed: a writer that dies between the two
-    // leaves a run nobody lists and no job of which exists, which then goes by itself.
-    const unlistedTtl = Math.max(this.retentionSeconds, UNLISTED_RUN_MIN_TTL_S);
-    const ids = withIds.map((run) => {
-      const id = run.id as string;
-      hashes.on(this.keys.run(id)).hset(this.keys.run(id), newRunFields({ run, id, created })).expire(this.keys.run(id), unlistedTtl);
-      // Stage records are written when stages start; until then a stage reads as pending.
-      return id;
-    });
-    for (let i = 0; i < ids.length; i += INDEX_IDS_PER_COMMAND) {
-      const members = ids.slice(i, i + INDEX_IDS_PER_COMMAND).flatMap((id) => [score, id]);
-      pipeline.zadd(this.keys.runIndex, ...members);
-      pipeline.zadd(this.keys.activeRuns, ...members);
-    }
-    await hashes.exec();
-    crashPoint('run.hashed');
-    await pipeline.exec();
-    crashPoint('run.indexed');
-    const listed = new KeyedPipeline(this.redis);
-    for (const id of ids) listed.on(this.keys.run(id)).persist(this.keys.run(id));
-    await listed.exec();
+    const ids = await writeAdmittedRuns({ redis: this.redis, keys: this.keys, unlistedTtlS: Math.max(this.retentionSeconds, UNLISTED_RUN_MIN_TTL_S) }, withIds);
     if (this.#observer?.created) {
       const counts = new Map<string, number>();
       for (const run of runs) counts.set(run.kind, (counts.get(run.kind) ?? 0) + 1);
