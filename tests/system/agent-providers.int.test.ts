@@ -34,6 +34,9 @@ interface Observed {
   streamed: string;
 }
 
+/** Each value once, at its first place. */
+const distinct = <T,>(values: readonly T[]): T[] => [...new Map(values.map((value) => [JSON.stringify(value), value])).values()];
+
 async function observe(pipeline: string): Promise<Observed> {
   const runId = await startRun(stack, pipeline, { topic: 'the history of tea' });
   const events = await readSse(await stack.request(`/v1/runs/${runId}/events`), (event) => event.event === 'done');
@@ -42,7 +45,8 @@ async function observe(pipeline: string): Promise<Observed> {
   const sameEverywhere = ({ event, data: { call_id: _c, run_id: _r, at: _a, timestamp: _t, ts: _ts, ...rest } }: { event: string | undefined; data: Record<string, unknown> }) => ({ event, ...rest });
   return {
     run,
-    events: data.filter((e) => e.event !== 'content' && e.event !== 'heartbeat').map(sameEverywhere),
+    // A turn's job taken over on a loaded machine tells its stage `running` again: each event once.
+    events: distinct(data.filter((e) => e.event !== 'content' && e.event !== 'heartbeat').map(sameEverywhere)),
     streamed: data.filter((e) => e.event === 'content').map((e) => String(e.data.chunk)).join(''),
   };
 }

@@ -52,7 +52,7 @@ const batchView = async (batchId: string) => (await stack.json<{ total: number; 
 
 /** Each run's first stage start, from its record, once all have completed. */
 async function startTimes(runIds: readonly string[]): Promise<Map<string, number>> {
-  const runs = await Promise.all(runIds.map((id) => stack.waitForRun(id, 120_000) as Promise<unknown> as Promise<RunBody>));
+  const runs = await Promise.all(runIds.map((id) => stack.waitForRun(id, 300_000) as Promise<unknown> as Promise<RunBody>));
   for (const run of runs) assert.equal(run.status, 'completed', JSON.stringify(run.error));
   return new Map(runs.map((run) => [run.run_id, Date.parse(run.stages[0]?.started_at ?? '')]));
 }

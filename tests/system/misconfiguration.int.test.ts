@@ -24,7 +24,8 @@ test('a worker with a refused tool-service key says so at start-up, and its stag
   const worker = workers.start({ TOOL_SERVICE_API_KEY: 'not-the-key', LOG_LEVEL: 'warn' }, true);
   let output = '';
   worker.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 20_000;
+  // A worker's start under tsx takes seconds, and tens of them on a machine loaded many times over.
+  const deadline = Date.now() + 90_000;
   while (!output.includes('TOOL_SERVICE_API_KEY') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const line = output.split('\n').find((l) => l.includes('TOOL_SERVICE_API_KEY')) ?? '';
   process.stdout.write(`# start-up line: ${line.slice(0, 300)}\n`);

@@ -65,7 +65,7 @@ test('a worker SIGKILLed in the middle of a map is replaced, and no finished bra
 
 test('a run cancelled in the middle of a map aborts its calls rather than waiting them out, and no branch starts after it', async (t) => {
   // Calls far longer than the bound: only aborting them ends the active jobs in time.
-  stack.tools.services.search.faults.latencyMs = 3000;
+  stack.tools.services.search.faults.latencyMs = 10_000;
   await registerPipeline(stack, slowMap('cancel-map'));
   const connection = createRedisClient(stack.redisUrl);
   const queue = new Queue(toolQueue('search'), { connection, prefix: stack.prefix });
@@ -79,7 +79,7 @@ test('a run cancelled in the middle of a map aborts its calls rather than waitin
   const cancelledAt = Date.now();
   const cancel = await stack.json(`/v1/runs/${runId}`, { method: 'DELETE' });
   assert.equal(cancel.status, 200);
-  await waitFor(async () => (await queue.getActiveCount()) + (await queue.getWaitingCount()), (n) => n === 0, 'no branch job active or waiting', 10_000);
+  await waitFor(async () => (await queue.getActiveCount()) + (await queue.getWaitingCount()), (n) => n === 0, 'no branch job active or waiting', 30_000);
   const stoppedAfterMs = Date.now() - cancelledAt;
   const run = await readRun(runId);
   const startedLate = branchesOf(run).filter((s) => s.started_at && Date.parse(s.started_at) > cancelledAt);
@@ -87,8 +87,8 @@ test('a run cancelled in the middle of a map aborts its calls rather than waitin
   process.stdout.write(`# cancel mid-map: ${JSON.stringify(figures)}\n`);
   assert.equal(run.status, 'cancelled');
   // Aborted, the calls end at once (about 0.2 s on a quiet machine, the figure printed above); waited
-  // out, they would last their 3 s. The bound tells the two apart without timing a loaded machine.
-  assert.ok(stoppedAfterMs < 3000, `stopped after ${stoppedAfterMs} ms`);
+  // out, they would last their 10 s. The bound tells the two apart on a machine loaded many times over.
+  assert.ok(stoppedAfterMs < 6000, `stopped after ${stoppedAfterMs} ms`);
   assert.equal(startedLate.length, 0);
   assert.equal(figures.cancelled, 12);
 });

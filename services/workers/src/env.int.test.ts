@@ -8,6 +8,9 @@ import { CONTENT_FLUSH_MS } from './engine/content-coalescer.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 
+/** A worker's start under tsx: seconds alone, tens of seconds on a machine loaded many times over. */
+const START_TIMEOUT_MS = 120_000;
+
 test('tool-service modes, URLs and timeouts default as documented', () => {
   const { toolServices } = loadEnv({});
   assert.deepEqual(
@@ -26,7 +29,7 @@ test('each service URL and mode can be overridden', () => {
 
 for (const [name, value] of [['SEARCH_SERVICE_MODE', 'fast'], ['WRITING_SERVICE_URL', 'not a url'], ['OUTLINE_SERVICE_TIMEOUT_MS', '-5']] as const) {
   test(`a bad ${name} stops start-up with one line naming it`, () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, [name]: value }, encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, [name]: value }, encoding: 'utf8', timeout: START_TIMEOUT_MS });
     assert.equal(run.status, 2);
     const lines = run.stderr.trim().split('\n');
     assert.equal(lines.length, 1, run.stderr);
@@ -60,13 +63,13 @@ test('content is joined per CONTENT_FLUSH_MS, by default the coalescer\'s interv
   assert.equal(loadEnv({}).contentFlushMs, CONTENT_FLUSH_MS);
   assert.equal(loadEnv({ CONTENT_FLUSH_MS: '0' }).contentFlushMs, 0);
   assert.equal(loadEnv({ CONTENT_FLUSH_MS: '500' }).contentFlushMs, 500);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, CONTENT_FLUSH_MS: '-1' }, encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, CONTENT_FLUSH_MS: '-1' }, encoding: 'utf8', timeout: START_TIMEOUT_MS });
   assert.equal(run.status, 2);
   assert.match(run.stderr.trim(), /^workers: invalid environment variable CONTENT_FLUSH_MS/);
 });
 
 test('a queue rate that is not N/MS stops start-up with one line naming it', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, EDITING_QUEUE_RATE: 'fast' }, encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, EDITING_QUEUE_RATE: 'fast' }, encoding: 'utf8', timeout: START_TIMEOUT_MS });
   assert.equal(run.status, 2);
   assert.match(run.stderr.trim(), /^workers: invalid environment variable EDITING_QUEUE_RATE \("fast"\): expected N\/MS/);
 });
@@ -75,7 +78,7 @@ test('METRICS_PORT is off unless set, binds loopback by default, and a bad one s
   assert.equal(loadEnv({}).metrics, undefined);
   assert.deepEqual(loadEnv({ METRICS_PORT: '9464' }).metrics, { port: 9464, host: '127.0.0.1' });
   assert.deepEqual(loadEnv({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).metrics, { port: 0, host: '0.0.0.0' });
-  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, METRICS_PORT: '70000' }, encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, METRICS_PORT: '70000' }, encoding: 'utf8', timeout: START_TIMEOUT_MS });
   assert.equal(run.status, 2);
   assert.match(run.stderr.trim(), /^workers: invalid environment variable METRICS_PORT/);
 });
@@ -114,7 +117,7 @@ for (const [what, env, expected] of [
   ['LLM_BASE_URL without LLM_MODEL', { LLM_BASE_URL: 'https://api.example.com/v1' }, /^workers: invalid environment variable LLM_MODEL: required when LLM_BASE_URL is set/],
 ] as const) {
   test(`${what} stops start-up with one line naming it`, () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: START_TIMEOUT_MS });
     assert.equal(run.status, 2, run.stderr);
     const lines = run.stderr.trim().split('\n');
     assert.equal(lines.length, 1, run.stderr);
@@ -130,7 +133,7 @@ test('webhooks are off by default, and WEBHOOK_ALLOW with WEBHOOK_SECRET gives t
 
 for (const [env, named] of [[{ WEBHOOK_ALLOW: 'hooks.example.com' }, 'WEBHOOK_SECRET'], [{ WEBHOOK_ALLOW: 'a:b:c', WEBHOOK_SECRET: 'a-secret-of-sixteen+' }, 'WEBHOOK_ALLOW']] as const) {
   test(`${JSON.stringify(env)} stops start-up with one line naming ${named}`, () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: START_TIMEOUT_MS });
     assert.equal(run.status, 2);
     const lines = run.stderr.trim().split('\n');
     assert.equal(lines.length, 1, run.stderr);

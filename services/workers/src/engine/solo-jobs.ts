@@ -29,7 +29,7 @@ export const SUSPECT_AFTER_STALLS = 2;
 /** Deaths while it ran alone after which a job is poison. */
 export const POISON_AFTER_SOLO_DEATHS = 2;
 /** BullMQ's maxStalledCount: above SUSPECT_AFTER_STALLS + POISON_AFTER_SOLO_DEATHS, so that this judges first. */
-export const STALLED_LIMIT_BACKSTOP = 10;
+export const STALLED_LIMIT_BACKSTOP = 50;
 
 /** What a suspect's solo runs met, in its data. */
 export interface SoloRecord {
