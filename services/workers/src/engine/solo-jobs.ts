@@ -16,7 +16,7 @@
  * The bound: a job is called poison only after it lost its worker SUSPECT_AFTER_STALLS times and
  * then POISON_AFTER_SOLO_DEATHS more times while it ran alone. Deaths of processes running many
  * jobs never fail a run; a killer that strikes a process at the moments it runs one suspect alone,
- * twice, could (docs/OPERATIONS.md, "Reliability"). BullMQ's own stalled limit stays as a backstop
+ * three times, could (docs/OPERATIONS.md, "Reliability"). BullMQ's own stalled limit stays as a backstop
  * (STALLED_LIMIT_BACKSTOP), above every count here.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,7 +27,7 @@ import { handleFailure, StageFailedError, type StageDeps } from '../stage-runner
 /** Worker deaths after which a job runs alone. */
 export const SUSPECT_AFTER_STALLS = 2;
 /** Deaths while it ran alone after which a job is poison. */
-export const POISON_AFTER_SOLO_DEATHS = 2;
+export const POISON_AFTER_SOLO_DEATHS = 3;
 /** BullMQ's maxStalledCount: above SUSPECT_AFTER_STALLS + POISON_AFTER_SOLO_DEATHS, so that this judges first. */
 export const STALLED_LIMIT_BACKSTOP = 50;
 
