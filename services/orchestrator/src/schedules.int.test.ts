@@ -4,9 +4,9 @@
  * deleted, against a real stack (Redis, workers, tool services).
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { Queue } from 'bullmq';
-import { createPipelineQueues, DEFAULT_RUN_LIMITS, nextCronTime, PipelineStore, processScheduleTick, QUEUES, RunStore, ScheduleStore, tickRunId } from '@switchyard/pipeline';
+import { createPipelineQueues, DEFAULT_RUN_LIMITS, nextCronTime, type RunLimits, PipelineStore, processScheduleTick, QUEUES, RunStore, ScheduleStore, tickRunId } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import { ResponseChecker } from './testing/openapi-check.js';
 import { registerPipeline } from './testing/pipelines.js';
@@ -30,6 +30,21 @@ after(() => stack.close());
 
 const put = (name: string, body: unknown) => stack.json<View & ErrorBody>(`/v1/schedules/${name}`, { method: 'PUT', body: JSON.stringify(body) });
 const paths = (body: ErrorBody) => (body.error.details.problems ?? []).map((p) => p.path);
+
+
+/** What a worker's tick processing is given, on a connection of the test's own (closed after it). */
+function tickDeps(t: TestContext, limits?: RunLimits) {
+  const redis = createRedisClient(stack.redisUrl);
+  const store = new RunStore({ redis, prefix: stack.prefix, ...(limits ? { limits } : {}) });
+  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
+  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
+  t.after(async () => {
+    await queues.close();
+    await schedules.close();
+    await redis.quit();
+  });
+  return { redis, schedules, deps: { store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) } };
+}
 
 test('a schedule with a bad cron, an unknown pipeline, a bad input, a short interval or an unknown time zone is refused with 400 naming the field', async () => {
   const cases: [unknown, string][] = [
@@ -123,17 +138,8 @@ test('an interval schedule starts runs; paused it starts none, resumed it starts
 });
 
 test('a tick processed twice at once, and again later, starts one run', async (t) => {
-  const redis = createRedisClient(stack.redisUrl);
-  const store = new RunStore({ redis, prefix: stack.prefix });
-  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
-  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
-  t.after(async () => {
-    await queues.close();
-    await schedules.close();
-    await redis.quit();
-  });
+  const { deps } = tickDeps(t);
   assert.equal((await put('twice', { pipeline: 'sched-find', cron: '0 0 1 1 *', input: { topic: 'twice' } })).status, 201);
-  const deps = { store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) };
   const job = { id: 'repeat:twice:1767225600000', data: { schedule: 'twice' }, opts: {}, timestamp: Date.now() };
   const outcomes = await Promise.all([processScheduleTick(deps, job), processScheduleTick(deps, job)]);
   const again = await processScheduleTick(deps, job);
@@ -150,17 +156,9 @@ test('a tick processed twice at once, and again later, starts one run', async (t
 });
 
 test("a schedule's runs are held by the schedule under the bound of live runs per key: a tick past it starts nothing, and the next one after room is made starts its run", async (t) => {
-  const redis = createRedisClient(stack.redisUrl);
-  const store = new RunStore({ redis, prefix: stack.prefix, limits: { ...DEFAULT_RUN_LIMITS, liveRunsPerKey: 1 } });
-  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
-  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
-  t.after(async () => {
-    await queues.close();
-    await schedules.close();
-    await redis.quit();
-  });
+  const { deps, redis } = tickDeps(t, { ...DEFAULT_RUN_LIMITS, liveRunsPerKey: 1 });
   assert.equal((await put('held', { pipeline: 'sched-find', cron: '0 0 1 1 *', input: { topic: 'held' } })).status, 201);
-  const deps = { store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) };
+  const { store } = deps;
   const tick = (ms: number) => ({ id: `repeat:held:${ms}`, data: { schedule: 'held' }, opts: {}, timestamp: Date.now() });
   // Another live run held by the schedule fills its bound of 1.
   const filler = `run_${'f'.repeat(32)}`;
@@ -177,16 +175,7 @@ test("a schedule's runs are held by the schedule under the bound of live runs pe
 });
 
 test("a schedule echoes its interval as given, and a tick taken after a full outage runs what its catch_up says: none, the latest, or each missed one up to catch_up_max", async (t) => {
-  const redis = createRedisClient(stack.redisUrl);
-  const store = new RunStore({ redis, prefix: stack.prefix });
-  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
-  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
-  t.after(async () => {
-    await queues.close();
-    await schedules.close();
-    await redis.quit();
-  });
-  const deps = { store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) };
+  const { deps } = tickDeps(t);
   const hour = 3_600_000;
   // The tick BullMQ kept while every worker was down: due 3½ hours ago, three more due since.
   const due = Date.now() - 3.5 * hour;
@@ -217,21 +206,13 @@ test("a schedule echoes its interval as given, and a tick taken after a full out
 });
 
 test('a tick taken late after its scheduler was removed starts its own run only: no later tick is owed', async (t) => {
-  const redis = createRedisClient(stack.redisUrl);
-  const store = new RunStore({ redis, prefix: stack.prefix });
-  const queues = createPipelineQueues({ connection: redis, prefix: stack.prefix });
-  const schedules = new ScheduleStore({ redis, prefix: stack.prefix });
-  t.after(async () => {
-    await stack.json('/v1/schedules/cu-gone', { method: 'DELETE' });
-    await queues.close();
-    await schedules.close();
-    await redis.quit();
-  });
+  t.after(() => stack.json('/v1/schedules/cu-gone', { method: 'DELETE' }).then(() => undefined));
+  const { deps, schedules } = tickDeps(t);
   const hour = 3_600_000;
   assert.equal((await put('cu-gone', { pipeline: 'sched-find', every: '1h', input: { topic: 'gone' } })).status, 201);
   await schedules.queue.removeJobScheduler('cu-gone');
   const due = Date.now() - 3.5 * hour;
-  const outcome = await processScheduleTick({ store, queues, schedules, pipelines: new PipelineStore({ redis, prefix: stack.prefix }) }, { id: `repeat:cu-gone:${due}`, data: { schedule: 'cu-gone' }, opts: {}, timestamp: due });
+  const outcome = await processScheduleTick(deps, { id: `repeat:cu-gone:${due}`, data: { schedule: 'cu-gone' }, opts: {}, timestamp: due });
   assert.deepEqual(outcome, { outcome: 'started', run_id: tickRunId(stack.prefix, 'cu-gone', due) });
   assert.equal((await stack.waitForRun(tickRunId(stack.prefix, 'cu-gone', due))).status, 'completed');
 });
