@@ -44,8 +44,9 @@ interface Transcript {
 }
 
 test('the research agent\'s conversation appears on its run page as it happens: calls waiting, then their results, then the answer', async (t) => {
-  // Each tool call takes a while and the answer streams slowly, so that each moment can be seen.
-  for (const service of [stack.tools.services.search, stack.tools.services.outline]) service.faults.latencyMs = 1000;
+  // Each tool call takes a while and the answer streams slowly, so that each moment can be seen
+  // (a call's pending moment lasts 5 s: a loaded machine's page may take seconds to show it).
+  for (const service of [stack.tools.services.search, stack.tools.services.outline]) service.faults.latencyMs = 5000;
   stack.tools.model.faults.tokenDelayMs = 20;
   t.after(() => {
     for (const service of [stack.tools.services.search, stack.tools.services.outline]) service.faults.latencyMs = 0;
