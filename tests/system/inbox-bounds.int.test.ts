@@ -45,7 +45,7 @@ after(async () => {
 
 test(`${CALLS} calls waiting with a ${Math.round(REASON.length / 1000)} KB reason: listed within the byte budget, each reason cut to 500 characters, kept once, and whole at the item's own URL`, async () => {
   const runIds = [await startRun(stack, 'ib-agent', {}), await startRun(stack, 'ib-agent', {})];
-  for (const runId of runIds) await waitFor(() => stack.json<InboxList>(`/v1/inbox?run_id=${runId}&limit=200`), (page) => page.body.total === CALLS, `${runId} waits for its ${CALLS} calls`, 120_000);
+  for (const runId of runIds) await waitFor(() => stack.json<InboxList>(`/v1/inbox?run_id=${runId}&limit=200`), (page) => page.body.total === CALLS, `${runId} waits for its ${CALLS} calls`, 300_000);
   const started = performance.now();
   const response = await stack.request('/v1/inbox?limit=200');
   const text = await response.text();

@@ -217,6 +217,17 @@ test('a tick taken late after its scheduler was removed starts its own run only:
   assert.equal((await stack.waitForRun(tickRunId(stack.prefix, 'cu-gone', due))).status, 'completed');
 });
 
+test('a tick taken again after its processor died runs its own tick, however late: BullMQ made the ticks since', async (t) => {
+  t.after(() => stack.json('/v1/schedules/cu-retaken', { method: 'DELETE' }).then(() => undefined));
+  const { deps } = tickDeps(t);
+  const hour = 3_600_000;
+  assert.equal((await put('cu-retaken', { pipeline: 'sched-find', every: '1h', input: { topic: 'retaken' } })).status, 201);
+  const due = Date.now() - 3.5 * hour;
+  const outcome = await processScheduleTick(deps, { id: `repeat:cu-retaken:${due}`, data: { schedule: 'cu-retaken' }, opts: {}, timestamp: due, stalledCounter: 1, attemptsMade: 0 });
+  assert.ok(outcome.outcome === 'started' && outcome.caught_up?.includes(tickRunId(stack.prefix, 'cu-retaken', due)), JSON.stringify(outcome));
+  assert.equal((await stack.waitForRun(tickRunId(stack.prefix, 'cu-retaken', due))).status, 'completed');
+});
+
 test('every schedule route answers as the OpenAPI document says, refusals included', async () => {
   const checker = new ResponseChecker(await (await fetch(`${stack.api.url}/openapi.json`)).json());
   const body = (value: unknown): RequestInit => ({ method: 'PUT', body: JSON.stringify(value) });

@@ -76,7 +76,7 @@ export interface ScheduleTickDeps extends Pick<PipelineRunsDeps, 'store' | 'queu
  * claimed adds the run's first jobs again while it is queued (job ids make that a no-op when they
  * exist), or writes it when the claim lapsed with no run written.
  */
-export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job, 'id' | 'opts' | 'timestamp' | 'data'>): Promise<TickOutcome> {
+export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job, 'id' | 'opts' | 'timestamp' | 'data'> & Partial<Pick<Job, 'stalledCounter' | 'attemptsMade'>>): Promise<TickOutcome> {
   const { schedule: name } = ScheduleTickJob.parse(job.data);
   const schedule = await deps.schedules.get(name);
   if (!schedule) {
@@ -94,9 +94,12 @@ export async function processScheduleTick(deps: ScheduleTickDeps, job: Pick<Job,
   const next = (await deps.schedules.queue.getJobScheduler(name))?.next;
   const own = tickTimeOf(job);
   const ticks = ticksToRun(schedule, own, next === undefined ? own : Math.min(Date.now(), next - 1));
-  // Taken again late after its processor died, a tick may have claimed (or written) its run: that
-  // run is finished, whatever `catch_up` says of a late tick, or it would be left queued with no job.
-  if (!ticks.includes(own) && (await deps.store.redis.exists(deps.store.keys.run(tickRunId(deps.store.prefix, name, own)))) === 1) ticks.unshift(own);
+  // Taken again after its processor died (or failed), a tick is late because of that death, not an
+  // outage: BullMQ made the ticks since, so its own run is owed whatever `catch_up` says of a late
+  // tick (the later ticks' runs exist, and starting them again is a no-op). A tick whose processor
+  // claimed (or wrote) its run before dying finishes it, or it would be left queued with no job.
+  const retaken = (job.stalledCounter ?? 0) > 0 || (job.attemptsMade ?? 0) > 0;
+  if (!ticks.includes(own) && (retaken || (await deps.store.redis.exists(deps.store.keys.run(tickRunId(deps.store.prefix, name, own)))) === 1)) ticks.unshift(own);
   if (ticks.length === 0) return { outcome: 'skipped', reason: 'missed' };
   let last: TickOutcome = { outcome: 'skipped', reason: 'missed' };
   const started: string[] = [];
