@@ -12,7 +12,7 @@
 import type { StartedTestContainer } from 'testcontainers';
 import { clusterUrl } from './cluster-url.js';
 import { waitForClusterOk } from './local-cluster.js';
-import { freePort } from './local-server.js';
+import { freePort } from './free-port.js';
 
 /** The image the compose file runs Redis from. */
 export const REDIS_IMAGE = 'redis:7-alpine';

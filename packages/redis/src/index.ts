@@ -1,6 +1,7 @@
 export { resolveRedis, createRedisClient, REPO_ROOT } from './resolve.js';
 export type { RedisHandle, ResolveRedisOptions } from './resolve.js';
-export { startLocalRedis, pingRedis, freePort } from './local-server.js';
+export { startLocalRedis, pingRedis } from './local-server.js';
+export { freePort } from './free-port.js';
 export type { LocalRedis } from './local-server.js';
 export { ensureRedisServer, findRedisServer, planRedisInstall, readHostFacts, RedisUnavailableError } from './install.js';
 export type { HostFacts, InstallPlan } from './install.js';

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { freePort, pingRedis, stopChild } from './local-server.js';
+import { freePort } from './free-port.js';
+import { pingRedis, stopChild } from './local-server.js';
 import { clusterUrl } from './cluster-url.js';
 
 export interface LocalCluster {

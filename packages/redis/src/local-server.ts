@@ -6,29 +6,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 
 export interface LocalRedis {
   url: string;
   /** True when this process started the server (and so stops it). */
   owned: boolean;
   stop(): Promise<void>;
-}
-
-/** Asks the OS for a free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** PINGs a Redis URL; true when it answers PONG within the timeout. */

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findRedisServer } from './install.js';
-import { freePort, pingRedis } from './local-server.js';
+import { freePort } from './free-port.js';
+import { pingRedis } from './local-server.js';
 
 export class RestartableRedis {
   readonly url: string;
