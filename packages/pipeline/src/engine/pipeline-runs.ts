@@ -175,7 +175,7 @@ export interface StartedRun {
  * Records a queued run (input checked: its size first, then its schema) and enqueues its first
  * steps; with `repeated`, finishes the start of the run `runId` names instead (resumePipelineRun).
  */
-export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions): Promise<StartedRun> {
+export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: StartRunOptions): Promise<StartedRun> {
   if (options.repeated && options.runId) return resumePipelineRun(deps, { ...options, runId: options.runId });
   const limits = deps.store.limits;
   checkInputSize(options.input, limits, options.inputLimit);
@@ -207,7 +207,7 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
  * registered or deleted a version): made again on the latest, under the same id, whose admission
  * stands. Released when the latest is gone or refuses the input, since no run will hold it.
  */
-async function restartOnLatest(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { latest: LatestCheck }, runId: string): Promise<StartedRun> {
+async function restartOnLatest(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: StartRunOptions & { latest: LatestCheck }, runId: string): Promise<StartedRun> {
   let pipeline: CompiledPipeline;
   try {
     pipeline = await options.latest.reload();
@@ -253,22 +253,35 @@ export interface StartRunOptions {
  * later left it `queued` without its listing, its webhook or its first jobs: each is written
  * again, a no-op where it is there (ZADD NX, job ids). A run past `queued` has its jobs already.
  */
-async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'>, options: StartRunOptions & { runId: string }): Promise<StartedRun> {
-  const status = await deps.store.getStatus(options.runId);
+async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: StartRunOptions & { runId: string }): Promise<StartedRun> {
+  const [status, version] = (await deps.store.redis.hmget(deps.store.keys.run(options.runId), 'status', 'pipeline_version')) as [RunStatus | null, string | null];
   if (status === null) return startPipelineRun(deps, { ...options, repeated: false });
-  if (status !== 'queued') return { runId: options.runId, status, pipeline: options.pipeline };
+  const pipeline = await pinnedVersion(deps, options.pipeline, version);
+  if (status !== 'queued') return { runId: options.runId, status, pipeline };
   await deps.store.ensureIndexed(options.runId);
   await options.onRecorded?.(options.runId);
   const flow = await deps.store.getFlow(options.runId);
-  await deps.queues.steps.add(await rootJobs(options.pipeline, options.runId, undefined, deps.store.limits, flow));
-  return { runId: options.runId, status, pipeline: options.pipeline };
+  await deps.queues.steps.add(await rootJobs(pipeline, options.runId, undefined, deps.store.limits, flow));
+  return { runId: options.runId, status, pipeline };
+}
+
+/**
+ * The version a run was recorded on, compiled. A repeated request is given the latest version, and
+ * a version registered since its first request must not run the steps of a run recorded on another.
+ */
+async function pinnedVersion(deps: Pick<PipelineRunsDeps, 'pipelines'>, given: CompiledPipeline, recorded: string | null): Promise<CompiledPipeline> {
+  const version = recorded === null ? given.version : Number(recorded);
+  if (version === given.version) return given;
+  const pinned = await deps.pipelines.pinned(given.name, version);
+  if (!pinned) throw new Error(`version ${version} of pipeline ${given.name}, which its runs were recorded on, is no longer kept`);
+  return pinned;
 }
 
 /**
  * Records a batch of runs of one pipeline (inputs checked first: sizes, then schemas) and asks a
  * worker to enqueue them; with `repeated`, finishes the start of the batch `batchId` names instead.
  */
-export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: StartBatchOptions): Promise<{ batchId: string; runIds: string[] }> {
+export async function startPipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues' | 'pipelines'>, options: StartBatchOptions): Promise<{ batchId: string; runIds: string[] }> {
   if (options.repeated && options.batchId) return resumePipelineBatch(deps, { ...options, batchId: options.batchId });
   const limits = deps.store.limits;
   checkBatchSize(options.inputs, limits);
@@ -314,17 +327,21 @@ function batchRuns(store: RunStore, options: StartBatchOptions, ids: readonly (s
  * the same inputs), its runs unlisted, its webhook or its dispatch job: each is written again, a
  * no-op where it is there (ZADD NX, the dispatch job's id; the dispatcher skips what it enqueued).
  */
-async function resumePipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues'>, options: StartBatchOptions & { batchId: string }): Promise<{ batchId: string; runIds: string[] }> {
+async function resumePipelineBatch(deps: Pick<PipelineRunsDeps, 'store' | 'batches' | 'queues' | 'pipelines'>, options: StartBatchOptions & { batchId: string }): Promise<{ batchId: string; runIds: string[] }> {
   const runIds = await deps.batches.runIdsOf(options.batchId);
   if (runIds.length === 0) return startPipelineBatch(deps, { ...options, repeated: false });
   const statuses = await deps.store.getStatuses(runIds);
+  // The runs written before are on the version of the first request, which may not be the latest now.
+  const written = runIds.find((_, i) => statuses[i] !== null);
+  const recorded = written === undefined ? null : await deps.store.redis.hget(deps.store.keys.run(written), 'pipeline_version');
+  const pipeline = await pinnedVersion(deps, options.pipeline, recorded);
   const missing = runIds.map((id, i) => (statuses[i] === null ? id : undefined));
-  const unwritten = (await batchRuns(deps.store, options, missing)).filter((_, i) => missing[i] !== undefined);
+  const unwritten = (await batchRuns(deps.store, { ...options, pipeline }, missing)).filter((_, i) => missing[i] !== undefined);
   if (unwritten.length > 0) await deps.store.createRuns(unwritten.map((run) => ({ ...run, batchId: options.batchId })));
   const queued = runIds.filter((_, i) => statuses[i] === 'queued');
   for (let i = 0; i < queued.length; i += 200) await Promise.all(queued.slice(i, i + 200).map((id) => deps.store.ensureIndexed(id)));
   await deps.batches.keepBatch(options.batchId);
   await options.onRecorded?.(options.batchId);
-  await deps.queues.dispatchBatch(options.batchId, { name: options.pipeline.name, version: options.pipeline.version });
+  await deps.queues.dispatchBatch(options.batchId, { name: pipeline.name, version: pipeline.version });
   return { batchId: options.batchId, runIds };
 }
