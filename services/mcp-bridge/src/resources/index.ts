@@ -69,10 +69,10 @@ export function registerResources(mcp: McpServer, deps: ResourceDeps): void {
     if (target?.kind === 'run' || target?.kind === 'story') await deps.log.followRun(target.runId, 'subscribed');
     return {};
   });
-  mcp.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  mcp.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
     const { uri } = request.params;
     if (deps.fixtureSubscribable?.has(uri)) return {};
-    deps.subscriptions.unsubscribe(uri);
+    await deps.subscriptions.unsubscribe(uri);
     const target = parseResourceUri(uri);
     if (target?.kind === 'run' || target?.kind === 'story') {
       const runId = target.runId;

@@ -30,6 +30,8 @@ export interface SubscriptionOptions {
 interface Subscription {
   stop(): void;
   timer: NodeJS.Timeout | undefined;
+  /** The notification being sent, if any: unsubscribing waits for it (see unsubscribe). */
+  sending: Promise<void> | undefined;
 }
 
 export class ResourceSubscriptions {
@@ -56,7 +58,7 @@ export class ResourceSubscriptions {
     if (this.#subscriptions.size >= (this.#options.maxSubscriptions ?? 100)) {
       throw Object.assign(new Error(`At most ${this.#options.maxSubscriptions ?? 100} subscriptions per session: unsubscribe from some first`), { code: -32602, data: { uri } });
     }
-    const subscription: Subscription = { stop: () => undefined, timer: undefined };
+    const subscription: Subscription = { stop: () => undefined, timer: undefined, sending: undefined };
     // Recorded before the first await, so that a second subscribe to the same URI meanwhile adds nothing.
     this.#subscriptions.set(uri, subscription);
     try {
@@ -69,23 +71,34 @@ export class ResourceSubscriptions {
     if (this.#subscriptions.get(uri) !== subscription) subscription.stop();
   }
 
-  unsubscribe(uri: string): void {
+  /**
+   * Stops following `uri`. Settles once a notification already being sent for it is written, so
+   * that the answer to `resources/unsubscribe` comes after every notification of the URI: none is
+   * sent after it, and none sent before it can overtake it.
+   */
+  async unsubscribe(uri: string): Promise<void> {
     const subscription = this.#subscriptions.get(uri);
     if (!subscription) return;
     this.#subscriptions.delete(uri);
     clearTimeout(subscription.timer);
     subscription.stop();
+    await subscription.sending;
   }
 
   close(): void {
-    for (const uri of [...this.#subscriptions.keys()]) this.unsubscribe(uri);
+    for (const uri of [...this.#subscriptions.keys()]) void this.unsubscribe(uri);
   }
 
   #schedule(uri: string, subscription: Subscription): void {
     if (subscription.timer || this.#subscriptions.get(uri) !== subscription) return;
     subscription.timer = setTimeout(() => {
       subscription.timer = undefined;
-      if (this.#subscriptions.get(uri) === subscription) void this.#options.notify(uri).catch(() => undefined);
+      if (this.#subscriptions.get(uri) !== subscription) return;
+      const sending = this.#options.notify(uri).catch(() => undefined);
+      subscription.sending = sending;
+      void sending.then(() => {
+        if (subscription.sending === sending) subscription.sending = undefined;
+      });
     }, this.#options.debounceMs ?? 200);
   }
 

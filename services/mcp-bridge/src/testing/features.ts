@@ -152,11 +152,14 @@ export async function checkSubscriptions(client: Client, recorded: Recorded): Pr
   await client.subscribeResource({ uri: droppedUri });
   await client.subscribeResource({ uri: `${droppedUri}/story.md` });
   await client.unsubscribeResource({ uri: droppedUri });
-  const unsubscribedAt = Date.now();
+  // The bridge answers once a notification it was sending is written, so any sent before the answer
+  // is in this process already: read in the same turn of the event loop, done by the next check phase.
+  await new Promise((resolve) => setImmediate(resolve));
+  const beforeAnswer = of(droppedUri).length;
   // The story URI stays subscribed: its update, once the run is done, shows the stream has moved past the run's end.
   await waitFor('the story update of the run still subscribed', () => of(`${droppedUri}/story.md`).length > 0, 60_000);
   assert.equal((await ok(client, 'wait_for_run', { run_id: dropped })).status, 'completed');
-  assert.deepEqual(of(droppedUri).filter((u) => u.at > unsubscribedAt + 50), [], 'no update after unsubscribing');
+  assert.deepEqual(of(droppedUri).slice(beforeAnswer), [], 'no update after unsubscribing');
   await client.unsubscribeResource({ uri: `${droppedUri}/story.md` });
 
   await rejectsWith(client.subscribeResource({ uri: `switchyard://runs/run_${'0'.repeat(32)}` }), -32002, /No run/);
