@@ -35,14 +35,15 @@ let stack: TestStack;
 let redis: Redis;
 
 before(async () => {
-  // Room for a 39 MB value from the sandbox, so that the run's own result bound is what is met.
-  await configureExpressionSandbox({ budget: { maxResultBytes: 64 * MIB, memoryMb: 1024 } });
+  // Room for a 39 MB value from the sandbox, so that the run's own result bound is what is met;
+  // and time: at load 20 making 6 MB can pass the default second, and the time budget would bind first.
+  await configureExpressionSandbox({ budget: { maxResultBytes: 64 * MIB, memoryMb: 1024, timeoutMs: 30_000 } });
   const app = createToolServiceApp({ name: 'inflate_service', tools: [inflate], author: createOfflineAuthor(), apiKeys: [TOOL_KEY], faults: defaultFaults(), logger: createLogger({ name: 'inflate', level: 'silent' }), bodyLimit: '2mb' });
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // A result bound of 4 MiB (not the default 16): an output past it is made in a fraction of the
-  // expression time budget, so the size bound binds first however loaded the machine is.
+  // expression time budget above, so the size bound binds first.
   stack = await startTestStack({ label: 'run-output-bounds', toolEnv: { TOOL_SERVICES: JSON.stringify({ inflate: { url, timeout_ms: 60_000 } }) }, clientRetries: 0, limits: { resultBytes: 4 * MIB } });
   redis = createRedisClient(stack.redisUrl);
 });
