@@ -45,8 +45,9 @@ async function observe(pipeline: string): Promise<Observed> {
   const sameEverywhere = ({ event, data: { call_id: _c, run_id: _r, at: _a, timestamp: _t, ts: _ts, ...rest } }: { event: string | undefined; data: Record<string, unknown> }) => ({ event, ...rest });
   return {
     run,
-    // A turn's job taken over on a loaded machine tells its stage `running` again: each event once.
-    events: distinct(data.filter((e) => e.event !== 'content' && e.event !== 'heartbeat').map(sameEverywhere)),
+    // A stage's `running` event is written only once it has lasted 250 ms (RUNNING_EVENT_DELAY_MS) or
+    // when its job is taken over: whether there is one says how loaded the machine was, not the provider.
+    events: distinct(data.filter((e) => e.event !== 'content' && e.event !== 'heartbeat' && !(e.event === 'stage' && e.data.status === 'running')).map(sameEverywhere)),
     streamed: data.filter((e) => e.event === 'content').map((e) => String(e.data.chunk)).join(''),
   };
 }
