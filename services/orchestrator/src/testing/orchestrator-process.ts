@@ -4,10 +4,9 @@
  * carry on with another orchestrator. Every process started is killed by `killAll`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ToolServicesConfig } from '@switchyard/contracts';
+import { freePort } from '@switchyard/redis';
 import { sigkill, waitFor } from './worker-processes.js';
 
 /** What an orchestrator process is started against, and the key it accepts. */
@@ -25,17 +24,6 @@ export interface OrchestratorChild {
 }
 
 const orchestratorMain = fileURLToPath(new URL('../main.ts', import.meta.url));
-
-/** A port free on loopback now (the process binds it a moment later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 export class OrchestratorProcesses {
   readonly #target: () => OrchestratorTarget;
