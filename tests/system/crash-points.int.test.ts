@@ -138,6 +138,8 @@ const CASES: Record<string, CrashCase | CrashCase[]> = {
   'child.parented': { pipeline: 'cx-parent', expect: COMPLETES },
   'child.queued': [{ pipeline: 'cx-parent', expect: COMPLETES }, { pipeline: 'cx-asks', expect: COMPLETES }],
   'stage.started': { pipeline: 'cx-flow', expect: COMPLETES },
+  // b and c carry what they read (a's output and the request): the first of them to run dies there.
+  'stage.carried': { pipeline: 'cx-flow', expect: COMPLETES },
   'stage.worked': { pipeline: 'cx-flow', expect: COMPLETES },
   'stage.completed': { pipeline: 'cx-flow', expect: COMPLETES },
   'step.advanced': { pipeline: 'cx-flow', expect: COMPLETES },

@@ -104,6 +104,13 @@ export const StepJob = z.object({
    * its stall count when its last solo run began, and the deaths while it ran alone.
    */
   solo: z.object({ stalls: z.number().int().nonnegative(), deaths: z.number().int().nonnegative() }).optional(),
+  /**
+   * What the stage reads, carried from the step that added the job (engine/advance.ts): the run's
+   * request and the outputs of the steps it needs, as its start would read them. A first attempt
+   * that has them starts without a round trip; its start is recorded once it lasts, or with its
+   * completion (services/workers/src/stage-runner.ts). Bounded by CARRIED_BYTES_MAX.
+   */
+  carried: z.object({ request: z.unknown(), inputs: z.record(z.string(), z.unknown()) }).optional(),
   /** A fallback's job: the step it stands in for, and how that step failed (read as `error`). */
   fallback_for: z.object({ step: z.string().max(60), code: z.string().max(200), message: z.string().max(2000) }).optional(),
 });

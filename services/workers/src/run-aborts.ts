@@ -12,10 +12,14 @@ export interface TrackedRun {
   release(): void;
 }
 
+/** Runs remembered as ended (most recent first out), so that a stage starting without a start record can look. */
+const ENDED_RUNS_KEPT = 10_000;
+
 export class RunAborts {
   readonly #store: RunStore;
   readonly #subscriber: Redis;
   readonly #byRun = new Map<string, Set<AbortController>>();
+  readonly #ended = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
 
   /**
@@ -50,7 +54,26 @@ export class RunAborts {
   }
 
   abort(runId: string, reason: string): void {
+    this.#remember(runId);
     for (const controller of this.#byRun.get(runId) ?? []) controller.abort(new Error(`run ${reason}`));
+  }
+
+  /**
+   * Whether this process has heard that the run was cancelled or has ended. A stage whose inputs
+   * came with its job starts without reading its run (runStage): it looks here first, and its
+   * signal is aborted by the once-a-second check should the message have been missed.
+   */
+  hasEnded(runId: string): boolean {
+    return this.#ended.has(runId);
+  }
+
+  #remember(runId: string): void {
+    this.#ended.delete(runId);
+    this.#ended.add(runId);
+    if (this.#ended.size > ENDED_RUNS_KEPT) {
+      const oldest = this.#ended.values().next();
+      if (!oldest.done) this.#ended.delete(oldest.value);
+    }
   }
 
   async #checkInFlight(): Promise<void> {

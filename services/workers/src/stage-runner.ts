@@ -6,7 +6,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { LIVE_STATUSES, TERMINAL_STATUSES, type RunError } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logger';
-import { crashPoint, type RecordedStage, type RunStore } from '@switchyard/pipeline';
+import { crashPoint, type RecordedStage, type RunStore, type StageStart } from '@switchyard/pipeline';
 import { ModelCallError } from '@switchyard/models';
 import { ToolCallError, type CircuitOpenError } from '@switchyard/tool-client';
 import { ZodError } from 'zod';
@@ -120,6 +120,11 @@ export interface StageSpec<T> {
    * read, not started again, so its attempts and events do not count this job (default false).
    */
   resume?: boolean | undefined;
+  /**
+   * The run's request and the `inputs`, carried in the job by the step that added it (StepJob.carried):
+   * a first attempt then starts without a round trip (see carriedStart).
+   */
+  carried?: { request?: unknown; inputs: Record<string, unknown> } | undefined;
   work: (ctx: StageWork) => Promise<T | typeof SKIP_STAGE | typeof CONTINUE_STAGE | ParkStage>;
   /**
    * The step's `on_error` fallback (engine/fallback.ts): called when the stage fails for good;
@@ -149,11 +154,31 @@ export interface StageOutcome<T> {
   ended?: boolean;
 }
 
+/**
+ * A start that needs no round trip: the job's first attempt (BullMQ has never handed it out
+ * before, so no earlier attempt can have completed the stage) carrying what the start would read,
+ * of a run this process has not heard has ended. Its start record is written once the stage
+ * lasts or announces itself (runningAnnouncer), fails, or with its completion: a quick stage
+ * costs its completion alone, as a BullMQ job does. A run cancelled meanwhile is seen by that
+ * record, by the cancel message, or by RunAborts' check within a second, which abort the work.
+ */
+function carriedStart(deps: StageDeps, job: Job, stage: StageSpec<unknown>): Extract<StageStart, { kind: 'started' }> | undefined {
+  const { carried } = stage;
+  if (!carried || stage.resume || stage.needsDone || stage.item || stage.endsRun) return undefined;
+  if (job.attemptsStarted > 1 || job.attemptsMade > 0 || deps.aborts.hasEnded(stage.runId)) return undefined;
+  const inputs: Record<string, unknown> = {};
+  for (const name of stage.inputs ?? []) inputs[name] = carried.inputs[name] ?? null;
+  return { kind: 'started', attempt: 1, inputs, request: stage.withRequest ? (carried.request ?? null) : null };
+}
+
 export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T>): Promise<StageOutcome<T>> {
   const deps = stage.budget ? { ...outer, budget: stage.budget } : outer;
   const { store } = deps;
   const { runId, name } = stage;
-  const start = await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true, needsDone: stage.needsDone, ...(stage.item ? { item: stage.item } : {}), ...(stage.resume ? { peek: true } : {}) });
+  const carried = carriedStart(deps, job, stage as StageSpec<unknown>);
+  // When a carried start began: its record, written later, says so.
+  const startedAt = carried ? new Date().toISOString() : undefined;
+  const start = carried ?? (await store.startStage({ runId, stage: name, batchId: stage.batchId ?? null, inputs: stage.inputs, withRequest: stage.withRequest, quiet: true, needsDone: stage.needsDone, ...(stage.item ? { item: stage.item } : {}), ...(stage.resume ? { peek: true } : {}) }));
   if (start.kind === 'missing') throw new UnrecoverableError(`run ${runId} does not exist`);
   if (start.kind === 'unready') {
     // Its release was a child's removal, not its completion: what it needs will not come.
@@ -167,13 +192,14 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
   // Finished before a crash: never run it again.
   if (start.kind === 'done') return { output: start.output as T, inputs: start.inputs, request: start.request };
   if (start.kind === 'peek' && !stage.resume) throw new Error('a stage start answered a peek');
-  crashPoint('stage.started');
+  if (carried) crashPoint('stage.carried');
+  else crashPoint('stage.started');
   // A resumed stage's attempt is its job's: the stage itself started long before.
   const attempt = start.kind === 'peek' ? job.attemptsMade + 1 : start.attempt;
 
   const tracked = deps.aborts.track(runId);
   // A retry was announced by its start; a first attempt is, once it lasts or produces something.
-  const running = runningAnnouncer(deps, { runId, name, attempt: stage.resume ? 0 : attempt });
+  const running = runningAnnouncer(deps, { runId, name, batchId: stage.batchId, attempt: stage.resume ? 0 : attempt, startedAt });
   try {
     const output = await stage.work({ signal: tracked.signal, attempt, inputs: start.inputs, request: start.request, item: start.kind === 'started' || start.kind === 'peek' ? start.item : undefined, announce: running.announce });
     crashPoint('stage.worked');
@@ -186,12 +212,14 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
       crashPoint('run.finished');
       return { output, inputs: start.inputs, request: start.request, ended: true };
     }
-    const recorded = output === SKIP_STAGE ? store.skipStage({ runId, stage: name, watch: stage.watch }) : (await recordCompletion(deps, { runId, name, output, watch: stage.watch })).recorded;
+    const recorded = output === SKIP_STAGE ? store.skipStage({ runId, stage: name, watch: stage.watch }) : (await recordCompletion(deps, { runId, name, output, watch: stage.watch, startedAt })).recorded;
     if (output === SKIP_STAGE) await recorded;
     crashPoint('stage.completed');
     return { output, inputs: start.inputs, request: start.request, recorded };
   } catch (error) {
     await running.stop();
+    // A failure is told against its attempt: a carried start not yet recorded is, first.
+    await running.recordStart();
     // The work waits in the delayed set (a child pipeline step's child run): no failure, no attempt spent.
     if (error instanceof DelayedError) throw error;
     const open = circuitOpenCause(error);
@@ -213,24 +241,38 @@ async function park(job: Job, token: string | undefined, parked: ParkStage): Pro
 
 /**
  * A first attempt's `running` event, written once the stage has run RUNNING_EVENT_DELAY_MS or
- * announces itself sooner (before its first content), and never for a stage done sooner.
+ * announces itself sooner (before its first content), and never for a stage done sooner. A
+ * carried start (`startedAt`) has its start record written with it: the run's view then shows the
+ * stage running, and a run found ended aborts the work.
  */
-function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string; attempt: number }): { announce(): void; stop(): Promise<unknown> } {
+function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string; batchId?: string | undefined; attempt: number; startedAt?: string | undefined }): { announce(): void; stop(): Promise<unknown>; recordStart(): Promise<unknown> } {
   let pending = stage.attempt === 1;
+  let unrecorded = stage.startedAt !== undefined;
   // Appends and completions are batched apart (event-appends.ts, stage-writes.ts): the stage's end
   // waits for its running event, so that readers never see them the other way round.
   let written: Promise<unknown> = Promise.resolve();
+  const recordStart = (): Promise<unknown> => {
+    if (!unrecorded) return Promise.resolve();
+    unrecorded = false;
+    return deps.store.startStage({ runId: stage.runId, stage: stage.name, batchId: stage.batchId ?? null, quiet: true, startedAt: stage.startedAt }).then(
+      (start) => (start.kind === 'ended' ? deps.aborts.abort(stage.runId, start.status) : undefined),
+      (error: unknown) => deps.logger.warn({ err: error, run_id: stage.runId, stage: stage.name }, 'the stage\'s start could not be recorded'),
+    );
+  };
   const timer = pending ? setTimeout(() => announce(), RUNNING_EVENT_DELAY_MS) : undefined;
   const announce = () => {
     if (!pending) return;
     pending = false;
     clearTimeout(timer);
-    written = deps.store.appendEvent(stage.runId, 'stage', { stage: stage.name, status: 'running', attempt: stage.attempt }).catch((error: unknown) => {
+    const started = recordStart();
+    const event = deps.store.appendEvent(stage.runId, 'stage', { stage: stage.name, status: 'running', attempt: stage.attempt }).catch((error: unknown) => {
       deps.logger.warn({ err: error, run_id: stage.runId, stage: stage.name }, 'the stage\'s running event could not be written');
     });
+    written = Promise.all([started, event]);
   };
   return {
     announce,
+    recordStart,
     stop: () => {
       pending = false;
       clearTimeout(timer);
@@ -248,8 +290,8 @@ function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string;
  * with it (the job is taken over and the stage runs again), or the script broke, which the next
  * stage reports as a missing input.
  */
-async function recordCompletion(deps: StageDeps, done: { runId: string; name: string; output: unknown; watch?: readonly string[] | undefined }): Promise<{ recorded: Promise<RecordedStage> }> {
-  const { sent, recorded } = deps.store.completeStage({ runId: done.runId, stage: done.name, output: done.output, watch: done.watch });
+async function recordCompletion(deps: StageDeps, done: { runId: string; name: string; output: unknown; watch?: readonly string[] | undefined; startedAt?: string | undefined }): Promise<{ recorded: Promise<RecordedStage> }> {
+  const { sent, recorded } = deps.store.completeStage({ runId: done.runId, stage: done.name, output: done.output, watch: done.watch, startedAt: done.startedAt });
   recorded.catch((error: unknown) => {
     deps.logger.error({ err: error, run_id: done.runId, stage: done.name }, 'the stage completion record failed');
   });

@@ -12,7 +12,7 @@ import type { RunStore } from '../store/run-store.js';
 import { readStepOutputs, readStepStates, type RecordedStage } from '../store/step-states.js';
 import { jobsForStep } from './pipeline-runs.js';
 import type { StepQueues } from './step-jobs.js';
-import type { FlowTag } from '../catalog.js';
+import type { FlowTag, StepJob } from '../catalog.js';
 
 export interface AdvanceDeps {
   store: RunStore;
@@ -45,20 +45,56 @@ export function needsAfter(pipeline: CompiledPipeline, finished: string): readon
 }
 
 /**
+ * Most bytes (as JSON) that a step's jobs added by advanceRun carry of what they read, over all
+ * of them (a map's branches share it): beyond it each reads its inputs at its start, as before.
+ */
+export const CARRIED_BYTES_MAX = 64 * 1024;
+
+/** What the worker that finished a step holds of its run: the request and outputs, as a start reads them. */
+export interface KnownOutputs {
+  request: unknown;
+  /** Step outputs by step name (null for a skipped step); a map step's is the list of its branches'. */
+  outputs: Record<string, unknown>;
+}
+
+/**
+ * What a ready step's jobs may carry (StepJob.carried), or nothing: only a tool or built-in step
+ * (an agent, a wait or a child pipeline keeps its start, which their later jobs build on) that is
+ * not the run's last (whose start reads every output), of a running run (a queued one is moved
+ * by a start), needing outputs all known, within the byte budget.
+ */
+export function carriedOf(pipeline: CompiledPipeline, step: CompiledStep, status: RunStatus | null, known: KnownOutputs | undefined): ((count: number) => StepJob['carried']) | undefined {
+  if (!known || status !== 'running' || step.name === pipeline.finalStep || pipeline.fallbacks.has(step.name)) return undefined;
+  if (step.target.kind !== 'tool' && step.target.kind !== 'uses') return undefined;
+  if (!step.needs.every((need) => Object.hasOwn(known.outputs, need))) return undefined;
+  return (count) => {
+    const carried = { request: known.request ?? null, inputs: Object.fromEntries(step.needs.map((need) => [need, known.outputs[need] ?? null])) };
+    return jsonBytesWithin(carried, Math.floor(CARRIED_BYTES_MAX / count)) === undefined ? undefined : carried;
+  };
+}
+
+/**
  * @param options.recorded the finished stage's completion, when it watched
  *   `stepStateFields(needsAfter(pipeline, finished))`: its answer saves a read
+ * @param options.known the run's request and the outputs the finished stage holds (its own and
+ *   its inputs): the steps it adds carry what they need of them (StepJob.carried)
  */
-export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; finished: string; recorded?: RecordedStage | undefined }): Promise<void> {
+export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; finished: string; recorded?: RecordedStage | undefined; known?: KnownOutputs | undefined }): Promise<void> {
   const { pipeline, runId } = options;
   const dependents = pipeline.steps.get(options.finished)?.dependents ?? [];
   const state = await readStepStates(deps.store, runId, needsAfter(pipeline, options.finished), options.recorded);
   if (ENDED.includes(state.run.status)) return;
   const ready = dependents.filter((name) => (pipeline.steps.get(name)?.needs ?? []).every((need) => stepDone(state.steps.get(need))));
   if (ready.length > 0) {
-    const jobs = await Promise.all(ready.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId: options.batchId, flow: options.flow, limits: deps.store.limits })));
+    const jobs = await Promise.all(
+      ready.map((name) => {
+        const step = pipeline.steps.get(name) as CompiledStep;
+        return jobsForStep({ pipeline, step, runId, batchId: options.batchId, flow: options.flow, limits: deps.store.limits, carried: carriedOf(pipeline, step, state.run.status, options.known) });
+      }),
+    );
     await deps.steps.add(jobs.flat());
   }
-  if (state.run.total > 0 && state.run.completed >= state.run.total) await finishRun(deps, options);
+  if (state.run.total > 0 && state.run.completed >= state.run.total) await finishRun(deps, { pipeline, runId, batchId: options.batchId });
 }
 
 /**

@@ -14,7 +14,7 @@ import type { PipelineQueues } from './queues.js';
 import { newRunId, type NewRun, type RunStore } from '../store/run-store.js';
 import type { PipelineStore } from '../store/pipeline-store.js';
 import { branchKeys, stageOf, stepJob, type StepJobSpec } from './step-jobs.js';
-import { PRIORITY_BATCH, type FlowTag } from '../catalog.js';
+import { PRIORITY_BATCH, type FlowTag, type StepJob } from '../catalog.js';
 import { runFlow, type CallerFlow } from '../flow/run-flow.js';
 import { crashPoint } from '../crash-points.js';
 
@@ -77,15 +77,20 @@ async function branchesAtStart(step: CompiledStep, input: unknown, runId: string
  * fans a map out when it runs).
  * @param options.limits what a map's list may be (default DEFAULT_RUN_LIMITS)
  */
-export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; limits?: RunLimits | undefined }): Promise<StepJobSpec[]> {
-  const { step } = options;
+/**
+ * @param options.carried what the step's own jobs read (not their chain parents', which read
+ *   their children's outputs), as advanceRun gives it: at most CARRIED_BYTES_MAX over all of them
+ */
+export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; limits?: RunLimits | undefined; carried?: (count: number) => StepJob['carried'] }): Promise<StepJobSpec[]> {
+  const { step, carried, ...common } = options;
   const constant = await constantListOf(step);
   if (usableList(constant, options.limits ?? DEFAULT_RUN_LIMITS)) {
     const count = constant.length;
-    return withChainParents(options, keysOf(constant).map((key, index) => stepJob({ ...options, branch: { key, index, count, from: 'definition' } })));
+    const inputs = carried?.(count);
+    return withChainParents({ ...common, step }, keysOf(constant).map((key, index) => stepJob({ ...common, step, branch: { key, index, count, from: 'definition' }, carried: inputs })));
   }
   // A map's own job fans it out and completes before its branches do: nothing may wait on it.
-  return step.map ? [stepJob(options)] : withChainParents(options, [stepJob(options)]);
+  return step.map ? [stepJob({ ...common, step })] : withChainParents({ ...common, step }, [stepJob({ ...common, step, carried: carried?.(1) })]);
 }
 
 /**

@@ -50,13 +50,14 @@ export interface StepJobSpec {
 }
 
 /** The job of `step` (or of one branch of it) in run `runId`. */
-export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; branch?: StepJob['branch'] }): StepJobSpec {
+export function stepJob(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; branch?: StepJob['branch']; carried?: StepJob['carried'] }): StepJobSpec {
   const { pipeline, step, runId, branch } = options;
   // Filled field by field: optional fields are left out, not set to undefined (the job's JSON is the same).
   const data: StepJob = { run_id: runId, pipeline: pipeline.name, version: pipeline.version, step: step.name };
   if (options.batchId) data.batch_id = options.batchId;
   if (options.flow) data.flow = options.flow;
   if (branch) data.branch = branch;
+  if (options.carried) data.carried = options.carried;
   return { queue: step.queue, data, opts: { ...stepJobOptions(step), jobId: jobId(runId, stageOf(step.name, branch?.key)) } };
 }
 

@@ -335,15 +335,16 @@ export class RunStore {
    * moves a queued run to running, counts the attempt and announces it (a first attempt with
    * `quiet` is not announced: its worker does, should it last). Returns the outputs of
    * the `inputs` stages either way, so the stage needs no further reads. Starts and completions
-   * made in the same turn of the event loop share one round trip.
+   * made in the same turn of the event loop share one round trip. `startedAt`: when a first
+   * attempt whose inputs came with its job began, its start being written later (runStage).
    */
-  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean; needsDone?: boolean; item?: { step: string; index: number } }): Promise<StageStart> {
+  async startStage(options: { runId: string; stage: string; batchId?: string | null; inputs?: readonly string[]; withRequest?: boolean; peek?: boolean; quiet?: boolean; needsDone?: boolean; item?: { step: string; index: number }; startedAt?: string }): Promise<StageStart> {
     const { runId } = options;
     const inputs = options.inputs ?? [];
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId), ...(options.item ? [this.keys.items(runId)] : [])];
     const flags = `${options.withRequest ? 'r' : ''}${options.peek ? 'p' : ''}${options.quiet ? 'q' : ''}${options.needsDone ? 'n' : ''}`;
     const item = options.item ? itemField(options.item.step, options.item.index) : undefined;
-    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, ...(item ? { item } : {}), id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
+    const reply = (await this.#stageWrites.submit({ kind: 'start', keys, stage: options.stage, inputs, flags, ...(item ? { item } : {}), ...(options.startedAt ? { startedAt: options.startedAt } : {}), id: `${this.#writer}.${(this.#seq += 1)}` }).reply) as string[];
     const { start, moved } = decodeStageStart(reply, { inputs, withRequest: options.withRequest === true, withItem: item !== undefined });
     // This start moved the run from queued: its batch's counts follow, in the shared slot. Should
     // that step be lost, the batch counts the run queued until it ends (no drift).
@@ -391,11 +392,11 @@ export class RunStore {
    * `sent` settles once the write is on the connection, ahead of any command issued after it on
    * the same connection; `recorded` once Redis has applied it.
    */
-  completeStage(options: { runId: string; stage: string; output: unknown; watch?: readonly string[] }): { sent: Promise<void>; recorded: Promise<RecordedStage> } {
+  completeStage(options: { runId: string; stage: string; output: unknown; watch?: readonly string[]; startedAt?: string | undefined }): { sent: Promise<void>; recorded: Promise<RecordedStage> } {
     const { runId } = options;
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     // null is an output too; only a skip leaves none.
-    const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null), watch: options.watch });
+    const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null), watch: options.watch, ...(options.startedAt ? { startedAt: options.startedAt } : {}) });
     // On a cluster the run's slot and BullMQ's may be on different masters, so one connection's
     // order no longer puts this record before the job's completion: it is only sent once applied.
     if (this.#cluster) return { sent: reply.then(() => undefined), recorded: reply.then(countsOf) };

@@ -13,8 +13,9 @@ import { SETTLE_SCRIPT } from './run-settle.js';
  * ARGV: now, maxlen, then per operation: kind ('start' | 'complete' | 'skip' | 'finish'), stage,
  *   key count, then for a start its operation id, flags ('r': return the run's request; 'p': peek,
  *   start nothing; 'q': a first attempt says nothing yet, its worker announces it if it lasts),
- *   the field of its branch's item in the items hash ('' for none), the input count and the input
- *   stage names; for a completion the output JSON, then
+ *   the field of its branch's item in the items hash ('' for none), when a first attempt began
+ *   ('' for now), the input count and the input stage names; for a completion the output JSON and
+ *   when the stage began, for one whose start was not recorded ('' for now), then
  *   (completion and skip) a count and the run's fields to answer once it is recorded; for a
  *   finish the run's new status, the statuses it may move from, error JSON or '', result JSON or
  *   '', the retention seconds, the output JSON to keep ('' when it is in the result) and the
@@ -74,7 +75,7 @@ end
 
 -- flags: 'r' returns the run's request after the attempt; 'p' (peek) starts nothing; 'n' checks
 -- that the wanted steps are done first (a BullMQ parent is also released when a child is removed).
-local function start(k, stage, op, flags, item, wanted)
+local function start(k, stage, op, flags, item, at, wanted)
   local run = redis.call('HMGET', k[1], 'status', stage .. '.attempts', stage .. '.op', 'request')
   local status = run[1]
   if not status then return {'missing'} end
@@ -115,7 +116,7 @@ local function start(k, stage, op, flags, item, wanted)
   else
     fields[#fields + 1] = stage .. '.finished_at'
   end
-  fields[#fields + 1] = attempt == 1 and now or ''
+  fields[#fields + 1] = attempt == 1 and (at ~= '' and at or now) or ''
   if status == 'queued' then
     fields[#fields + 1] = 'status'
     fields[#fields + 1] = 'running'
@@ -149,7 +150,7 @@ end
 
 -- A completion, or with output false a skip (the step's condition was false): counted alike.
 -- keep false: the output is not stored (the run ends with it, see finish).
-local function complete(k, stage, output, watch, keep)
+local function complete(k, stage, output, watch, keep, at)
   local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count', 'status')
   -- The run is gone (its retention passed): writing would bring its keys back with no expiry.
   if not run[5] then return {0, 0} end
@@ -166,7 +167,7 @@ local function complete(k, stage, output, watch, keep)
     fields[#fields + 1] = stage .. '.attempts'
     fields[#fields + 1] = 1
     fields[#fields + 1] = stage .. '.started_at'
-    fields[#fields + 1] = now
+    fields[#fields + 1] = (at and at ~= '') and at or now
   end
   redis.call('HSET', k[1], unpack(fields))
   local total = tonumber(run[4]) or 0
@@ -198,19 +199,19 @@ while a <= #ARGV do
     a = a + 10
     ok, reply = pcall(finish, k, stage, t)
   elseif kind == 'start' then
-    local op, flags, item = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+    local op, flags, item, started = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
     local wanted = {}
-    for i = 1, tonumber(ARGV[a + 6]) do wanted[i] = ARGV[a + 6 + i] end
-    a = a + 7 + #wanted
-    ok, reply = pcall(start, k, stage, op, flags, item, wanted)
+    for i = 1, tonumber(ARGV[a + 7]) do wanted[i] = ARGV[a + 7 + i] end
+    a = a + 8 + #wanted
+    ok, reply = pcall(start, k, stage, op, flags, item, started, wanted)
   else
-    -- complete: output, then the watched fields; skip: the watched fields.
-    local at, output = a + 3, false
-    if kind ~= 'skip' then at, output = a + 4, ARGV[a + 3] end
+    -- complete: output, its start time, then the watched fields; skip: the watched fields.
+    local at, output, started = a + 3, false, ''
+    if kind ~= 'skip' then at, output, started = a + 5, ARGV[a + 3], ARGV[a + 4] end
     local watch = {}
     for i = 1, tonumber(ARGV[at]) do watch[i] = ARGV[at + i] end
     a = at + 1 + #watch
-    ok, reply = pcall(complete, k, stage, output, watch, true)
+    ok, reply = pcall(complete, k, stage, output, watch, true, started)
   end
   -- One operation's failure is its own; the others in the list still apply.
   if not ok then reply = {'error', type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end

@@ -36,6 +36,11 @@ export interface StageOperation {
   flags?: string;
   /** Start: the field of the branch's item in the run's items hash (its fourth key), to return too. */
   item?: string;
+  /**
+   * Start, completion: when the stage began (ISO time), for a first attempt whose start is written
+   * after it began, or not at all (see runStage's carried inputs); default: now.
+   */
+  startedAt?: string;
   /** Completion: the output as JSON. */
   output?: string;
   /** Completion, skip: fields of the run to answer once recorded. */
@@ -97,9 +102,9 @@ export class StageWrites {
     for (const { op } of batch) {
       keys.push(...op.keys);
       args.push(op.kind, op.stage, String(op.keys.length));
-      if (op.kind === 'start') args.push(op.id ?? '', op.flags ?? '', op.item ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
+      if (op.kind === 'start') args.push(op.id ?? '', op.flags ?? '', op.item ?? '', op.startedAt ?? '', String(op.inputs?.length ?? 0), ...(op.inputs ?? []));
       else if (op.kind === 'finish') args.push(...finishArgs(op));
-      else args.push(...(op.kind === 'complete' ? [op.output ?? 'null'] : []), String(op.watch?.length ?? 0), ...(op.watch ?? []));
+      else args.push(...(op.kind === 'complete' ? [op.output ?? 'null', op.startedAt ?? ''] : []), String(op.watch?.length ?? 0), ...(op.watch ?? []));
     }
     let pending: Promise<unknown>;
     try {

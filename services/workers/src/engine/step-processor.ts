@@ -204,6 +204,7 @@ function stageSpec(deps: StepProcessorDeps, options: { job: Job; token: string |
     ...(options.branch.fromRun && data.branch ? { item: { step: step.name, index: data.branch.index } } : {}),
     // A chain's parent is released by BullMQ, also when a child is removed: it checks first.
     needsDone: step.needs.length === 1 && chainParentOf(pipeline, step.needs[0] as string) === step,
+    carried: data.carried,
     work: metrics ? (ctx) => metrics.time(data, { attempt: ctx.attempt, signal: ctx.signal }, () => work(ctx)) : work,
   };
   if (options.watch.length > 0) spec.watch = stepStateFields(options.watch);
@@ -244,7 +245,9 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const standsFor = pipeline.fallbacks.get(step.name);
     if (standsFor !== undefined) return afterFallback(deps, { pipeline, step, data, failed: standsFor });
     if (!final) {
-      await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined });
+      // What this stage read and gave, which the steps it adds may carry (a branch's output is not its step's).
+      const known = data.agent_turn === undefined ? { request, outputs: data.branch ? inputs : { ...inputs, [step.name]: output === SKIP_STAGE ? null : output } } : undefined;
+      await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined, known });
       // Its dependents are added; BullMQ has not yet been told the job completed.
       return crashPoint('step.advanced');
     }
