@@ -4,12 +4,15 @@
  * `content` events a second; one call each cost a script's text on the wire, a write and a
  * script run per event, in the worker and in Redis alike.
  *
- * Sent as EVAL, never EVALSHA: a script missing after a Redis restart makes EVALSHA fail and be
- * sent again as EVAL, possibly after appends sent later, which the sequence check would then
- * refuse. Each append is applied at most once: the run keeps the highest sequence number applied
+ * Sent by SHA after the script's first call on a socket (scriptCommand). A restart or a failover
+ * is a new socket, on which ioredis sends the text first and the unanswered calls again in their
+ * order. Only a SCRIPT FLUSH under a live connection makes calls in flight fail (NOSCRIPT) and be
+ * sent again behind later ones, whose higher sequence numbers then make the check refuse them.
+ * Each append is applied at most once: the run keeps the highest sequence number applied
  * per writer (`ev.<writer>`), so a call resent after a reconnect changes nothing.
  */
 import type { Redis } from 'ioredis';
+import { scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import { callGroups } from './call-groups.js';
 import { TurnBatch } from './turn-batch.js';
 
@@ -65,12 +68,14 @@ export interface EventAppendsOptions {
 
 export class EventAppends {
   readonly #options: Required<EventAppendsOptions>;
+  readonly #append: ScriptCommand;
   readonly #turn = new TurnBatch<Queued>((queued) => {
     for (const batch of callGroups(queued, { ...this.#options, keyOf: (item) => item.append.run })) this.#send(batch);
   });
 
   constructor(options: EventAppendsOptions) {
     this.#options = { maxPerCall: 200, cluster: false, ...options };
+    this.#append = scriptCommand(options.redis, 'syAppendEvents', APPEND_EVENTS_SCRIPT);
   }
 
   /** Resolves with the event's id, or null when its run is gone or it was applied already. */
@@ -83,7 +88,7 @@ export class EventAppends {
     const args = batch.flatMap(({ append }) => [String(append.seq), append.type, append.data]);
     let pending: Promise<unknown>;
     try {
-      pending = this.#options.redis.eval(APPEND_EVENTS_SCRIPT, keys.length, ...keys, this.#options.maxlen, this.#options.writer, ...args);
+      pending = this.#append(keys.length, ...keys, this.#options.maxlen, this.#options.writer, ...args);
     } catch (error) {
       pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }

@@ -278,6 +278,8 @@ export interface RunScripts {
   stageWrites: ScriptCall;
   transition: ScriptCall;
   settle: ScriptCall;
+  markRefused: ScriptCall;
+  expand: ScriptCall;
 }
 
 /**
@@ -289,5 +291,7 @@ export function runScripts(redis: Redis): RunScripts {
     stageWrites: scriptCommand(redis, 'syStageWrites', STAGE_WRITES_SCRIPT),
     transition: scriptCommand(redis, 'syTransition', TRANSITION_SCRIPT),
     settle: scriptCommand(redis, 'sySettle', SETTLE_SCRIPT),
+    markRefused: scriptCommand(redis, 'syMarkRefused', MARK_REFUSED_SCRIPT, { numberOfKeys: 1 }),
+    expand: scriptCommand(redis, 'syExpand', EXPAND_SCRIPT, { numberOfKeys: 2 }),
   };
 }
