@@ -1,6 +1,6 @@
 /**
  * What a story costs, beside how fast stories go: CPU of this process (both systems run in it,
- * one at a time) and of Redis, and the commands Redis ran, per story. On a 2-core machine the
+ * one at a time) and of Redis, and the commands Redis ran and the bytes it read, per story. On a 2-core machine the
  * process and Redis share the cores, so the throughput ratio follows their sum.
  */
 import type { Redis } from 'ioredis';
@@ -10,19 +10,23 @@ export interface StoryCost {
   node_cpu_us: number;
   redis_cpu_us: number;
   redis_commands: number;
+  /** Bytes Redis read from its clients (INFO stats total_net_input_bytes), per story. */
+  redis_net_input_bytes: number;
 }
 
 interface RedisCounters {
   cpuUs: number;
   commands: number;
+  inputBytes: number;
 }
 
 async function readRedisCounters(redis: Redis): Promise<RedisCounters> {
-  const [cpu, stats] = await Promise.all([redis.info('cpu'), redis.info('commandstats')]);
+  const [cpu, stats, traffic] = await Promise.all([redis.info('cpu'), redis.info('commandstats'), redis.info('stats')]);
   const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(cpu)?.[1] ?? 0);
   let commands = 0;
   for (const match of stats.matchAll(/cmdstat_[^:]+:calls=(\d+)/g)) commands += Number(match[1]);
-  return { cpuUs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6, commands };
+  const inputBytes = Number(/total_net_input_bytes:(\d+)/.exec(traffic)?.[1] ?? 0);
+  return { cpuUs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6, commands, inputBytes };
 }
 
 /** Runs `work` for `stories` stories and returns its duration with the cost per story. */
@@ -40,8 +44,9 @@ export async function measureCost(redis: Redis, stories: number, work: () => Pro
     cost: {
       node_cpu_us: perStory(cpu.user + cpu.system),
       redis_cpu_us: perStory(redisAfter.cpuUs - redisBefore.cpuUs),
-      // Less the two INFO calls of the measurement itself.
-      redis_commands: Math.round((redisAfter.commands - redisBefore.commands - 2) / stories),
+      // Less the three INFO calls of the measurement itself.
+      redis_commands: Math.round((redisAfter.commands - redisBefore.commands - 3) / stories),
+      redis_net_input_bytes: perStory(redisAfter.inputBytes - redisBefore.inputBytes),
     },
   };
 }
@@ -52,5 +57,6 @@ export function medianCost(costs: readonly StoryCost[]): StoryCost {
     node_cpu_us: median(costs.map((c) => c.node_cpu_us)),
     redis_cpu_us: median(costs.map((c) => c.redis_cpu_us)),
     redis_commands: median(costs.map((c) => c.redis_commands)),
+    redis_net_input_bytes: median(costs.map((c) => c.redis_net_input_bytes)),
   };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cpuRatio } from './story-pipeline.js';
 
-const cost = (node: number, redis: number) => ({ node_cpu_us: node, redis_cpu_us: redis, redis_commands: 0 });
+const cost = (node: number, redis: number) => ({ node_cpu_us: node, redis_cpu_us: redis, redis_commands: 0, redis_net_input_bytes: 0 });
 
 test('the CPU ratio is plain BullMQ CPU over Switchyard CPU per story in each round, with their median against the 0.75 target', () => {
   const switchyard = [cost(3000, 2000), cost(4000, 1000), cost(2000, 2000)];

@@ -16,6 +16,7 @@
  * after STALE_MS, and the hash expires when no batch of the key asks.
  */
 import type { Redis } from 'ioredis';
+import { scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import type { FlowTag } from '../catalog.js';
 import { CLASS_SPAN } from './fair-shares.js';
 
@@ -80,11 +81,13 @@ export type BatchTurn = 'go' | 'full' | 'turn';
 export class BatchTurns {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #ask: ScriptCommand;
 
   /** @param prefix BullMQ's prefix (`{sy}`), under which the queues' keys and this state live */
   constructor(options: { redis: Redis; prefix: string }) {
     this.#redis = options.redis;
     this.#prefix = options.prefix;
+    this.#ask = scriptCommand(options.redis, 'syBatchTurn', ASK_SCRIPT);
   }
 
   #turnsKey(flow: Pick<FlowTag, 'priority' | 'key'>): string {
@@ -96,7 +99,7 @@ export class BatchTurns {
     const { flow } = options;
     const keys = options.queues.flatMap((queue) => [`${this.#prefix}:${queue}:prioritized`, `${this.#prefix}:flow:${queue}:fair:${flow.priority}`]);
     keys.push(this.#turnsKey(flow));
-    return (await this.#redis.eval(ASK_SCRIPT, keys.length, ...keys, CLASS_SPAN, flow.priority, flow.key, options.ahead, options.batch, Date.now(), STALE_MS, options.chunk)) as BatchTurn;
+    return (await this.#ask(keys.length, ...keys, CLASS_SPAN, flow.priority, flow.key, options.ahead, options.batch, Date.now(), STALE_MS, options.chunk)) as BatchTurn;
   }
 
   /** A batch with nothing left to add stops holding its key's other batches to turns. */

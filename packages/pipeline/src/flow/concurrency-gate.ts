@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { keyspace } from '@switchyard/redis';
+import { keyspace, scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import type { GateTag } from '../catalog.js';
 
 /** How often a waiting job looks at its gate again by itself (ms): the bound on a lost wake-up. */
@@ -98,11 +98,15 @@ export interface GateJobRef {
 export class ConcurrencyGates {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #acquire: ScriptCommand;
+  readonly #release: ScriptCommand;
 
   /** @param prefix the deployment's (`sy` or `{sy}`) */
   constructor(options: { redis: Redis; prefix: string }) {
     this.#redis = options.redis;
     this.#prefix = options.prefix;
+    this.#acquire = scriptCommand(options.redis, 'syGateAcquire', ACQUIRE_SCRIPT, { numberOfKeys: 3 });
+    this.#release = scriptCommand(options.redis, 'syGateRelease', RELEASE_SCRIPT, { numberOfKeys: 3 });
   }
 
   /** The keys of a gate: one slot per scope and value, whatever the value's length. */
@@ -120,14 +124,14 @@ export class ConcurrencyGates {
   async acquire(gate: GateTag, member: string, options: { job?: GateJobRef; wait?: boolean } = {}): Promise<Admission> {
     const keys = this.keysOf(gate);
     const job = options.job ? `${options.job.queue}\n${options.job.id}` : '';
-    const [admitted, ahead, holders] = (await this.#redis.eval(ACQUIRE_SCRIPT, 3, keys.holders, keys.waiting, keys.jobs, member, 0, gate.limit, job, Date.now(), options.wait === false ? '0' : '1')) as [number, number, number];
+    const [admitted, ahead, holders] = (await this.#acquire(keys.holders, keys.waiting, keys.jobs, member, 0, gate.limit, job, Date.now(), options.wait === false ? '0' : '1')) as [number, number, number];
     return admitted === 1 ? { admitted: true, holders } : { admitted: false, ahead, holders };
   }
 
   /** Drops `members` (holders that ended, or waiting ones that will never start); answers the jobs now first in line, to wake. */
   async release(gate: GateTag, members: readonly string[]): Promise<GateJobRef[]> {
     const keys = this.keysOf(gate);
-    const jobs = (await this.#redis.eval(RELEASE_SCRIPT, 3, keys.holders, keys.waiting, keys.jobs, gate.limit, ...members)) as string[];
+    const jobs = (await this.#release(keys.holders, keys.waiting, keys.jobs, gate.limit, ...members)) as string[];
     return jobs.flatMap((text) => {
       const [queue, id] = text.split('\n');
       return queue && id ? [{ queue, id }] : [];

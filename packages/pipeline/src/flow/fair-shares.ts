@@ -18,6 +18,7 @@
  * added in a turn, on one Redis or a cluster.
  */
 import type { Redis } from 'ioredis';
+import { scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import { PRIORITY_BATCH, type FlowTag } from '../catalog.js';
 
 /** BullMQ's priorities of one class: class c takes [c·SPAN, (c+1)·SPAN). 9 classes fit under BullMQ's 2^21. */
@@ -106,10 +107,12 @@ export interface FairJob {
 export class FairShares {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #fairPriorities: ScriptCommand;
 
   constructor(options: { redis: Redis; prefix: string }) {
     this.#redis = options.redis;
     this.#prefix = options.prefix;
+    this.#fairPriorities = scriptCommand(options.redis, 'syFairPriorities', FAIR_PRIORITIES_SCRIPT);
   }
 
   /** The state of one class of one queue (its keys' finishes, its virtual time). */
@@ -144,7 +147,7 @@ export class FairShares {
       args.push(pair, flow.priority, flow.key, flow.weight ?? 1);
     }
     args.push(MAX_IDLE_KEYS);
-    const answer = (await this.#redis.eval(FAIR_PRIORITIES_SCRIPT, keys.length, ...keys, ...args)) as number[];
+    const answer = (await this.#fairPriorities(keys.length, ...keys, ...args)) as number[];
     return answer.map(Number);
   }
 }

@@ -11,6 +11,7 @@
  * again, and with its `tool_result` event in the same call, so that neither is left without the other.
  */
 import type { Redis } from 'ioredis';
+import { scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import type { AgentMessage, AgentTranscriptView, AgentUsage, RunEventData } from '@switchyard/contracts';
 
 export interface AgentToolCallRecord {
@@ -100,17 +101,6 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'type', 'tool_result', 
 return 1
 `;
 
-type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
-
-/** A transcript script as an ioredis command: sent by SHA after its first call. */
-function transcriptCommand(redis: Redis, name: 'syAgentTurn' | 'syAgentResult', lua: string): ScriptCall {
-  const commands = redis as unknown as Partial<Record<string, ScriptCall>>;
-  if (!commands[name]) redis.defineCommand(name, { lua, numberOfKeys: 2 });
-  const command = commands[name];
-  if (!command) throw new Error(`script ${name} was not defined`);
-  return command.bind(redis);
-}
-
 /** The events a turn is told by, recorded with it: `turn`, then one `tool_call` per call. */
 export type AgentTurnEvents = ({ type: 'turn'; data: RunEventData['turn'] } | { type: 'tool_call'; data: RunEventData['tool_call'] })[];
 
@@ -122,12 +112,12 @@ const parse = <T>(text: string | null | undefined): T | undefined => (text ? (JS
 /** Reads and writes the transcripts of a run's agent steps; `key` is the run's hash. */
 export class AgentTranscripts {
   readonly #redis: Redis;
-  readonly #recordTurn: ScriptCall;
-  readonly #recordResult: ScriptCall;
+  readonly #recordTurn: ScriptCommand;
+  readonly #recordResult: ScriptCommand;
   constructor(redis: Redis) {
     this.#redis = redis;
-    this.#recordTurn = transcriptCommand(redis, 'syAgentTurn', RECORD_TURN);
-    this.#recordResult = transcriptCommand(redis, 'syAgentResult', RECORD_RESULT);
+    this.#recordTurn = scriptCommand(redis, 'syAgentTurn', RECORD_TURN, { numberOfKeys: 2 });
+    this.#recordResult = scriptCommand(redis, 'syAgentResult', RECORD_RESULT, { numberOfKeys: 2 });
   }
 
   /** The instructions and prompt, as the first start evaluated them: a later start keeps those. */

@@ -3,6 +3,7 @@
  * of its run ids for paging, and a stream of events as its runs finish.
  */
 import { randomUUID } from 'node:crypto';
+import { scriptCommand } from '@switchyard/redis';
 import { RunStatus, type BatchCounts, type BatchPage, type BatchSummary, type PageMarks } from '@switchyard/contracts';
 import { withinBudget } from './page-budget.js';
 import { batchLinks } from './run-view.js';
@@ -52,7 +53,7 @@ export class BatchStore {
   /** Drops the TTL a batch is written with, once its runs are (unless its runs have all ended: it keeps its retention then). */
   async keepBatch(batchId: string): Promise<void> {
     const { keys, redis } = this.#runs;
-    await redis.eval(PERSIST_UNFINISHED, 2, keys.batch(batchId), keys.batchRuns(batchId));
+    await scriptCommand(redis, 'syPersistBatch', PERSIST_UNFINISHED, { numberOfKeys: 2 })(keys.batch(batchId), keys.batchRuns(batchId));
   }
 
   /** Every run id of the batch, in order (none for a batch not written). */

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '@switchyard/redis';
 import { KEPT_RUN_FIELDS, OUTPUTS_TOMBSTONE } from './run-archive.js';
 
 /**
@@ -145,14 +146,8 @@ end
 return runs
 `;
 
-type Call<T> = (numKeys: number, ...args: string[]) => Promise<T>;
-
 /** What the read script answers per run, as Buffers (the archive text is compressed as it came). */
 export type CompactReadReply = Buffer[][];
-
-interface CompactionCommands {
-  syCompactReadBuffer: Call<CompactReadReply>;
-}
 
 /**
  * The archive text the read script answered, with cjson's `\/` written `/` as JSON.stringify
@@ -165,9 +160,7 @@ export function archiveText(text: Buffer): Buffer {
 
 /** The read script's answer for `keys` (four per run); sent by SHA after its first call on a connection. */
 export function readForCompaction(redis: Redis, keys: readonly string[]): Promise<CompactReadReply> {
-  const commands = redis as unknown as Partial<CompactionCommands>;
-  if (!commands.syCompactReadBuffer) redis.defineCommand('syCompactRead', { lua: COMPACT_READ_SCRIPT });
-  return (redis as unknown as CompactionCommands).syCompactReadBuffer(keys.length, ...keys);
+  return scriptCommand<CompactReadReply>(redis, 'syCompactRead', COMPACT_READ_SCRIPT, { buffers: true })(keys.length, ...keys);
 }
 
 /**

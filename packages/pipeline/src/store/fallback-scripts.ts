@@ -11,6 +11,7 @@
 import type { RunError } from '@switchyard/contracts';
 import type { RunKeys } from './keys.js';
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '@switchyard/redis';
 
 /** KEYS: run, events. ARGV: failed stage, fallback step, error JSON, now, events maxlen. Returns 1 when taken, 0 when the run has ended. */
 const TAKE_FALLBACK_SCRIPT = `
@@ -62,12 +63,12 @@ interface FallbackStore {
 /** Records that `failed` gave up and `fallback` runs for it; false when the run has ended. */
 export async function takeFallback(store: FallbackStore, options: { runId: string; failed: string; fallback: string; error: RunError; maxlen?: number }): Promise<boolean> {
   const { runId } = options;
-  const taken = await store.redis.eval(TAKE_FALLBACK_SCRIPT, 2, store.keys.run(runId), store.keys.events(runId), options.failed, options.fallback, JSON.stringify(options.error), new Date().toISOString(), String(options.maxlen ?? 20_000));
+  const taken = await scriptCommand(store.redis, 'syTakeFallback', TAKE_FALLBACK_SCRIPT, { numberOfKeys: 2 })(store.keys.run(runId), store.keys.events(runId), options.failed, options.fallback, JSON.stringify(options.error), new Date().toISOString(), String(options.maxlen ?? 20_000));
   return taken === 1;
 }
 
 /** The fallback's output stands for the failed step's, which is now done; answers the run's counts. */
 export async function standIn(store: FallbackStore, options: { runId: string; failed: string; fallback: string; maxlen?: number }): Promise<{ completed: number; total: number }> {
-  const [completed, total] = (await store.redis.eval(STAND_IN_SCRIPT, 3, store.keys.run(options.runId), store.keys.outputs(options.runId), store.keys.events(options.runId), options.failed, options.fallback, new Date().toISOString(), String(options.maxlen ?? 20_000))) as [number, number];
+  const [completed, total] = (await scriptCommand(store.redis, 'syStandIn', STAND_IN_SCRIPT, { numberOfKeys: 3 })(store.keys.run(options.runId), store.keys.outputs(options.runId), store.keys.events(options.runId), options.failed, options.fallback, new Date().toISOString(), String(options.maxlen ?? 20_000))) as [number, number];
   return { completed, total };
 }

@@ -19,6 +19,7 @@
  * this bookkeeping later.
  */
 import type { Redis } from 'ioredis';
+import { queueScript, scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import { TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
 import type { RunKeys } from './keys.js';
 
@@ -114,15 +115,21 @@ export interface LiveRunsDeps {
 export class LiveRuns {
   readonly #deps: LiveRunsDeps;
   readonly #keys: [string, string, string];
+  readonly #admit: ScriptCommand;
+  readonly #release: ScriptCommand;
+  readonly #suspects: ScriptCommand;
 
   constructor(deps: LiveRunsDeps) {
     this.#deps = deps;
     this.#keys = liveRunKeys(deps.keys);
+    this.#admit = scriptCommand(deps.redis, 'syLiveAdmit', ADMIT_SCRIPT, { numberOfKeys: 3 });
+    this.#release = scriptCommand(deps.redis, 'syLiveRelease', RELEASE_SCRIPT, { numberOfKeys: 3 });
+    this.#suspects = scriptCommand(deps.redis, 'syLiveSuspects', SUSPECTS_SCRIPT, { numberOfKeys: 2 });
   }
 
   /** Admits `runIds` for the key `owner` when it may hold them all (at most `most` at once); answers whether it did and what it holds. */
   async admit(owner: string, runIds: readonly string[], most: number): Promise<{ admitted: boolean; held: number }> {
-    const [admitted, held] = (await this.#deps.redis.eval(ADMIT_SCRIPT, 3, ...this.#keys, owner, String(most), String(Date.now()), ...runIds)) as [number, number];
+    const [admitted, held] = (await this.#admit(...this.#keys, owner, String(most), String(Date.now()), ...runIds)) as [number, number];
     return { admitted: admitted === 1, held };
   }
 
@@ -142,7 +149,7 @@ export class LiveRuns {
    * answers that field.
    */
   async admitReading(owner: string, runIds: readonly string[], most: number, read: { key: string; field: string }): Promise<string | null> {
-    const replies = (await this.#deps.redis.pipeline().hget(read.key, read.field).eval(ADMIT_SCRIPT, 3, ...this.#keys, owner, String(most), String(Date.now()), ...runIds).exec()) ?? [];
+    const replies = (await queueScript(this.#deps.redis.pipeline().hget(read.key, read.field), this.#admit, ...this.#keys, owner, String(most), String(Date.now()), ...runIds).exec()) ?? [];
     const [[readError, value] = [], [admitError, answer] = []] = replies;
     const error = readError ?? admitError;
     if (error) throw error;
@@ -154,7 +161,7 @@ export class LiveRuns {
   /** Releases runs (a run written after its admission was refused, or one the sweep found gone). */
   async release(runIds: readonly string[]): Promise<number> {
     if (runIds.length === 0) return 0;
-    return (await this.#deps.redis.eval(RELEASE_SCRIPT, 3, ...this.#keys, ...runIds)) as number;
+    return (await this.#release(...this.#keys, ...runIds)) as number;
   }
 
   /** How many runs the key `owner` holds. */
@@ -169,7 +176,7 @@ export class LiveRuns {
    */
   async releaseOrphans(graceMs: number): Promise<number> {
     const now = Date.now();
-    const suspects = (await this.#deps.redis.eval(SUSPECTS_SCRIPT, 2, this.#keys[0], this.#deps.keys.activeRuns, String(now - graceMs), String(now), String(SUSPECTS_PER_SWEEP))) as string[];
+    const suspects = (await this.#suspects(this.#keys[0], this.#deps.keys.activeRuns, String(now - graceMs), String(now), String(SUSPECTS_PER_SWEEP))) as string[];
     if (suspects.length === 0) return 0;
     const statuses = await this.#deps.getStatuses(suspects);
     const ended = suspects.filter((_, i) => {

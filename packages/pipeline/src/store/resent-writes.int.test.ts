@@ -11,7 +11,7 @@ import { createRedisClient, isCluster, keySlot, testRedis, uniquePrefix } from '
 const STORY_STAGES = ['search', 'outline', 'write.introduction', 'write.development', 'write.climax', 'write.conclusion', 'polish'];
 import { readEvents } from './events.js';
 import { RunStore } from './run-store.js';
-import { APPEND_EVENTS_SCRIPT, EventAppends } from './event-appends.js';
+import { APPEND_EVENTS_COMMAND, APPEND_EVENTS_SCRIPT, EventAppends } from './event-appends.js';
 import { runScripts } from './stage-scripts.js';
 import { StageWrites } from './stage-writes.js';
 
@@ -44,7 +44,13 @@ test('appends of one turn of the event loop, to several runs, go in one call and
   const [a, b] = await Promise.all([newRun(uniquePrefix('batched-a')), newRun(uniquePrefix('batched-b'))]);
   // The real connection, its script calls counted (the test Redis serves other test files too).
   let calls = 0;
-  const counted = new Proxy(redis, { get: (target, name, receiver) => (name === 'eval' ? (...args: Parameters<Redis['eval']>) => ((calls += 1), target.eval(...args)) : Reflect.get(target, name, receiver)) });
+  const counted = new Proxy(redis, {
+    get: (target, name, receiver) => {
+      const value: unknown = Reflect.get(target, name, receiver);
+      if (name !== APPEND_EVENTS_COMMAND || typeof value !== 'function') return value;
+      return (...args: unknown[]) => ((calls += 1), (value as (...a: unknown[]) => unknown).apply(receiver, args));
+    },
+  });
   const cluster = isCluster(redis);
   const appends = new EventAppends({ redis: counted, writer: 'writer-b', maxlen: '1000', cluster });
   const chunks = Array.from({ length: 30 }, (_, i) => `chunk ${i}`);

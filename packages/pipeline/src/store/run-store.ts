@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { assertClusterPrefix, isCluster, KeyedPipeline } from '@switchyard/redis';
+import { assertClusterPrefix, isCluster, KeyedPipeline, scriptCommand } from '@switchyard/redis';
 import { LIVE_STATUSES, TERMINAL_STATUSES, type PageMarks, type RunError, type RunEventData, type RunEventName, type RunStatus, type RunSummary, type StageStatus, type StageView } from '@switchyard/contracts';
-import { EXPAND_SCRIPT, MARK_REFUSED_SCRIPT, runScripts, type RunScripts } from './stage-scripts.js';
+import { runScripts, type RunScripts } from './stage-scripts.js';
 import { decodeStageStart, type StageStart } from './stage-start.js';
 import { EventAppends } from './event-appends.js';
 import { StageWrites } from './stage-writes.js';
@@ -126,7 +126,7 @@ export class RunStore {
     await pipeline.exec();
     // Listed now: the TTL a run is written with until then goes; in one script with the status
     // read, so that a run ended meanwhile keeps its retention.
-    if (live) await this.redis.eval(PERSIST_IF_LIVE, 1, this.keys.run(runId), ...TERMINAL_STATUSES);
+    if (live) await scriptCommand(this.redis, 'syPersistIfLive', PERSIST_IF_LIVE, { numberOfKeys: 1 })(this.keys.run(runId), ...TERMINAL_STATUSES);
   }
 
   /**
@@ -361,7 +361,7 @@ export class RunStore {
 
   /** Marks a stage's job as refused because its run had ended: compaction removes such jobs. */
   async markRefused(runId: string, stage: string): Promise<void> {
-    await this.redis.eval(MARK_REFUSED_SCRIPT, 1, this.keys.run(runId), `${stage}.refused`);
+    await this.#scripts.markRefused(this.keys.run(runId), `${stage}.refused`);
   }
 
   /**
@@ -371,7 +371,7 @@ export class RunStore {
    */
   async expandStep(options: { runId: string; step: string; branches: readonly string[]; items?: readonly string[] }): Promise<string[] | null> {
     const { runId } = options;
-    const reply = await this.redis.eval(EXPAND_SCRIPT, 2, this.keys.run(runId), this.keys.items(runId), options.step, JSON.stringify(options.branches), ...(options.items ?? []));
+    const reply = await this.#scripts.expand(this.keys.run(runId), this.keys.items(runId), options.step, JSON.stringify(options.branches), ...(options.items ?? []));
     return typeof reply === 'string' ? (JSON.parse(reply) as string[]) : null;
   }
 

@@ -8,6 +8,7 @@
  * retention after its last child (a root that outlives that starts counting anew).
  */
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '@switchyard/redis';
 import type { RunKeys } from './keys.js';
 
 /** KEYS: the root's tree. ARGV: child id, the most the tree may hold, ms the set lives. Answers {1 admitted | 0 refused, count}. */
@@ -34,6 +35,6 @@ export class ChildBudgetError extends Error {
 /** Admits the child `childId` into the tree of `root`, or throws ChildBudgetError when the tree is full. */
 export async function admitDescendant(deps: { redis: Redis; keys: Pick<RunKeys, 'tree'>; retentionSeconds: number }, options: { root: string; childId: string; most: number }): Promise<void> {
   const ttlMs = deps.retentionSeconds * 1000;
-  const [admitted] = (await deps.redis.eval(ADMIT_CHILD_SCRIPT, 1, deps.keys.tree(options.root), options.childId, String(options.most), String(ttlMs))) as [number, number];
+  const [admitted] = (await scriptCommand(deps.redis, 'syAdmitChild', ADMIT_CHILD_SCRIPT, { numberOfKeys: 1 })(deps.keys.tree(options.root), options.childId, String(options.most), String(ttlMs))) as [number, number];
   if (admitted !== 1) throw new ChildBudgetError({ root: options.root, most: options.most });
 }

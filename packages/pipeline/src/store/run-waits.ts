@@ -10,7 +10,7 @@
  * in a second command, as the other indexes do (see run-settle.ts).
  */
 import type { Redis } from 'ioredis';
-import { keyspace } from '@switchyard/redis';
+import { keyspace, scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import type { RunEventData } from '@switchyard/contracts';
 import type { RunKeys } from './keys.js';
 
@@ -109,11 +109,15 @@ export class RunWaits {
   readonly #redis: Redis;
   readonly #keys: RunKeys;
   readonly #inbox: string;
+  readonly #park: ScriptCommand;
+  readonly #resolve: ScriptCommand;
 
   constructor(options: { redis: Redis; keys: RunKeys; prefix: string }) {
     this.#redis = options.redis;
     this.#keys = options.keys;
     this.#inbox = `${keyspace(options.prefix).shared}:inbox`;
+    this.#park = scriptCommand(options.redis, 'syWaitPark', PARK, { numberOfKeys: 2 });
+    this.#resolve = scriptCommand(options.redis, 'syWaitResolve', RESOLVE, { numberOfKeys: 2 });
   }
 
   #member(record: Pick<WaitRecord, 'run_id' | 'kind' | 'key'>): string {
@@ -127,7 +131,7 @@ export class RunWaits {
    */
   async park(record: WaitRecord, event?: WaitingEvent): Promise<'parked' | 'exists' | 'resolved' | 'ended'> {
     const keys = [this.#keys.run(record.run_id), this.#keys.events(record.run_id)];
-    const answer = (await this.#redis.eval(PARK, 2, ...keys, waitField(record.kind, record.key), JSON.stringify(record), new Date().toISOString(), endedField(record.kind, record.key, record.stage), event ? JSON.stringify(event) : '')) as 'parked' | 'exists' | 'resolved' | 'ended';
+    const answer = (await this.#park(...keys, waitField(record.kind, record.key), JSON.stringify(record), new Date().toISOString(), endedField(record.kind, record.key, record.stage), event ? JSON.stringify(event) : '')) as 'parked' | 'exists' | 'resolved' | 'ended';
     if (answer === 'parked') {
       const at = Date.parse(record.created_at);
       await this.#redis.multi().zadd(this.#inbox, at, this.#member(record)).zadd(`${this.#inbox}:${record.pipeline}`, at, this.#member(record)).exec();
@@ -146,7 +150,7 @@ export class RunWaits {
    */
   async resolve(runId: string, kind: WaitKind, key: string, ended: { stage: string; outcome: string; event?: WaitingEvent }): Promise<WaitRecord | undefined> {
     const keys = [this.#keys.run(runId), this.#keys.events(runId)];
-    const text = (await this.#redis.eval(RESOLVE, 2, ...keys, waitField(kind, key), new Date().toISOString(), endedField(kind, key, ended.stage), ended.outcome, ended.event ? JSON.stringify(ended.event) : '')) as string | null;
+    const text = (await this.#resolve(...keys, waitField(kind, key), new Date().toISOString(), endedField(kind, key, ended.stage), ended.outcome, ended.event ? JSON.stringify(ended.event) : '')) as string | null;
     if (!text) return undefined;
     const record = JSON.parse(text) as WaitRecord;
     await this.#redis.multi().zrem(this.#inbox, this.#member(record)).zrem(`${this.#inbox}:${record.pipeline}`, this.#member(record)).exec();

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '@switchyard/redis';
 import { TRANSITION_FUNCTION, TRANSITION_SCRIPT } from './finish-script.js';
 import { SETTLE_SCRIPT } from './run-settle.js';
 
@@ -278,6 +279,8 @@ export interface RunScripts {
   stageWrites: ScriptCall;
   transition: ScriptCall;
   settle: ScriptCall;
+  markRefused: ScriptCall;
+  expand: ScriptCall;
 }
 
 /**
@@ -285,16 +288,11 @@ export interface RunScripts {
  * the hot path does not ship and hash the script text every time.
  */
 export function runScripts(redis: Redis): RunScripts {
-  const commands = redis as unknown as Partial<Record<string, ScriptCall>>;
-  if (!commands.syStageWrites) {
-    redis.defineCommand('syStageWrites', { lua: STAGE_WRITES_SCRIPT });
-    redis.defineCommand('syTransition', { lua: TRANSITION_SCRIPT });
-    redis.defineCommand('sySettle', { lua: SETTLE_SCRIPT });
-  }
-  const bound = (name: string): ScriptCall => {
-    const command = commands[name];
-    if (!command) throw new Error(`script ${name} was not defined`);
-    return command.bind(redis);
+  return {
+    stageWrites: scriptCommand(redis, 'syStageWrites', STAGE_WRITES_SCRIPT),
+    transition: scriptCommand(redis, 'syTransition', TRANSITION_SCRIPT),
+    settle: scriptCommand(redis, 'sySettle', SETTLE_SCRIPT),
+    markRefused: scriptCommand(redis, 'syMarkRefused', MARK_REFUSED_SCRIPT, { numberOfKeys: 1 }),
+    expand: scriptCommand(redis, 'syExpand', EXPAND_SCRIPT, { numberOfKeys: 2 }),
   };
-  return { stageWrites: bound('syStageWrites'), transition: bound('syTransition'), settle: bound('sySettle') };
 }

@@ -9,6 +9,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/logger';
+import { scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import { compactEndedRuns, type CompactionReport, type RunStore } from '@switchyard/pipeline';
 import { LeasedInterval } from './leased-interval.js';
 
@@ -53,11 +54,10 @@ return refused
 /** Job hashes per script call: each call blocks Redis while it reads them. */
 const JOBS_PER_CALL = 1000;
 
-type RefusedJobsCommand = { syRefusedJobs: (numKeys: number, ...keys: string[]) => Promise<number[]> };
-
 export class RunCompactor {
   readonly #options: Required<Omit<RunCompactorOptions, 'connection'>>;
   readonly #redis: Redis;
+  readonly #refusedJobs: ScriptCommand<number[]>;
   readonly #interval: LeasedInterval<CompactorReport>;
   readonly #queues = new Map<string, Queue>();
 
@@ -65,7 +65,7 @@ export class RunCompactor {
     this.#options = { intervalMs: 5000, afterMs: 10_000, maxRunsPerPass: 5000, ...options };
     this.#redis = options.connection.duplicate();
     this.#redis.on('error', () => undefined); // the shared connection's watch reports outages
-    this.#redis.defineCommand('syRefusedJobs', { lua: REFUSED_JOBS_SCRIPT });
+    this.#refusedJobs = scriptCommand(this.#redis, 'syRefusedJobs', REFUSED_JOBS_SCRIPT);
     this.#interval = new LeasedInterval({
       connection: options.connection,
       key: options.store.keys.compactorLease,
@@ -88,11 +88,10 @@ export class RunCompactor {
    */
   async #removeRefusedJobs(jobs: readonly { queue: string; jobId: string }[]): Promise<number> {
     const { prefix } = this.#options.store;
-    const command = this.#redis as unknown as RefusedJobsCommand;
     let removed = 0;
     for (let from = 0; from < jobs.length; from += JOBS_PER_CALL) {
       const some = jobs.slice(from, from + JOBS_PER_CALL);
-      const places = await command.syRefusedJobs(some.length, ...some.map((job) => `${prefix}:${job.queue}:${job.jobId}`));
+      const places = await this.#refusedJobs(some.length, ...some.map((job) => `${prefix}:${job.queue}:${job.jobId}`));
       for (const place of places) {
         const job = some[place - 1];
         if (job) await this.#queue(job.queue).remove(job.jobId);

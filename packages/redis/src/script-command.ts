@@ -1,0 +1,64 @@
+/**
+ * A Lua script as an ioredis command (defineCommand), so that a hot path does not ship and hash
+ * the script's text on every call: ioredis sends it as EVAL the first time on each socket and as
+ * EVALSHA after that (a reconnect is a new socket, so the text goes first again, which keeps the
+ * order of the commands on that connection), and sends it again by itself when a server answers
+ * NOSCRIPT (after SCRIPT FLUSH, a restart or a failover). The same on a Cluster: each node's
+ * socket is told the text once.
+ *
+ * Not for a script inside MULTI: a NOSCRIPT there fails inside the EXEC, and ioredis sends the
+ * script again outside the transaction and its WATCH.
+ */
+import type { ChainableCommander, Redis } from 'ioredis';
+
+export type ScriptArg = string | number | Buffer;
+
+/** A script bound to its connection; `command` is the name it was defined under (for a pipeline, see queueScript). */
+export type ScriptCommand<T = unknown> = ((...args: ScriptArg[]) => Promise<T>) & { readonly command: string };
+
+export interface ScriptCommandOptions {
+  /** The number of keys every call passes first; when absent, each call passes the count as its first argument. */
+  numberOfKeys?: number;
+  /** Answer bulk strings as Buffers (ioredis's `<name>Buffer`). Default false. */
+  buffers?: boolean;
+}
+
+/** What ioredis keeps of each command a connection defined (Commander's scriptsSet). */
+interface DefinedScript {
+  lua: string;
+  numberOfKeys: number | null;
+}
+
+type Commands = Record<string, ((...args: ScriptArg[]) => Promise<unknown>) | undefined>;
+
+/**
+ * `lua` as command `name` on `redis` (a Redis or a Cluster), defined the first time a connection
+ * is asked for it and reused after that. Throws when `name` is already something else on that
+ * connection: another script, or another key count, or a command of ioredis's own.
+ */
+export function scriptCommand<T = unknown>(redis: Redis, name: string, lua: string, options: ScriptCommandOptions = {}): ScriptCommand<T> {
+  const numberOfKeys = options.numberOfKeys ?? null;
+  const defined = (redis as unknown as { scriptsSet: Partial<Record<string, DefinedScript>> }).scriptsSet[name];
+  const commands = redis as unknown as Commands;
+  if (!defined) {
+    if (commands[name] !== undefined) throw new Error(`${name} is a command of the Redis client already, not a script`);
+    redis.defineCommand(name, numberOfKeys === null ? { lua } : { lua, numberOfKeys });
+  } else if (defined.lua !== lua || defined.numberOfKeys !== numberOfKeys) {
+    throw new Error(`script command ${name} is defined with another script on this connection`);
+  }
+  const method = options.buffers ? `${name}Buffer` : name;
+  const command = commands[method];
+  if (!command) throw new Error(`script command ${name} was not defined`);
+  return Object.assign(command.bind(redis) as (...args: ScriptArg[]) => Promise<T>, { command: method });
+}
+
+/**
+ * Queues `script` on `pipeline` (or a MULTI, with the caveat above), which must come from the
+ * connection the script was defined on, after it was: ioredis copies a connection's commands
+ * into a pipeline when it is made.
+ */
+export function queueScript(pipeline: ChainableCommander, script: ScriptCommand, ...args: ScriptArg[]): ChainableCommander {
+  const method = (pipeline as unknown as Record<string, ((...a: ScriptArg[]) => ChainableCommander) | undefined>)[script.command];
+  if (!method) throw new Error(`script command ${script.command} is not on this pipeline: it was made before the script was defined, or from another connection`);
+  return method.apply(pipeline, args);
+}
