@@ -129,6 +129,36 @@ test('a cancelled run is compacted with its outputs: at most 8 KB, and it reads 
   }
 });
 
+test('an outline job added again once its writers have run adds them again without their inputs: they find their stages done and write nothing', async () => {
+  let release = () => undefined as void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  author.hooks.polish = () => held;
+  const polishes = author.calls.polish;
+  const runId = await startStory('a lamplighter who forgets one street');
+  const queue = new Queue(toolQueue('outline'), { connection: redis, prefix: stack.prefix });
+  const writers = new Queue(toolQueue('writing'), { connection: redis, prefix: stack.prefix });
+  const outlineJob = jobId(runId, 'outline');
+  try {
+    await waitFor(async () => author.calls.polish, (n) => n > polishes, 'the polish is under way');
+    const sections = author.calls.writeSection;
+    const { body } = await stack.json<{ pipeline: { version: number } }>(`/v1/runs/${runId}`);
+    // As a worker taken over after its advance would: the outline's job runs again, finds its stage done, and adds the writers again.
+    await queue.add(STEP_JOB_NAME, { run_id: runId, pipeline: 'story', version: body.pipeline.version, step: 'outline' }, { jobId: outlineJob, removeOnComplete: true });
+    await waitFor(() => queue.getJobState(outlineJob), (state) => state === 'unknown', 'the outline job added again is completed and removed');
+    const added = await Promise.all(['introduction', 'development', 'climax', 'conclusion'].map((key) => writers.getJob(jobId(runId, `write.${key}`))));
+    for (const job of added) assert.equal((job?.data as { carried?: unknown } | undefined)?.carried, undefined, 'a writer added again carries nothing');
+    await waitFor(async () => Promise.all(added.map((job) => (job ? writers.getJobState(job.id as string) : 'unknown'))), (states) => states.every((state) => state === 'unknown' || state === 'completed'), 'the writers added again are done');
+    assert.equal(author.calls.writeSection, sections, 'no section was written again');
+    release();
+    assert.equal((await stack.waitForRun(runId)).status, 'completed');
+  } finally {
+    release();
+    delete author.hooks.polish;
+    await queue.close();
+    await writers.close();
+  }
+});
+
 test('a step job added again after its stage completed finds the stage done: no tool call, no event, no key brought back', async () => {
   let release = () => undefined as void;
   const held = new Promise<void>((resolve) => (release = resolve));

@@ -53,7 +53,7 @@ export const CARRIED_BYTES_MAX = 64 * 1024;
 /** What the worker that finished a step holds of its run: the request and outputs, as a start reads them. */
 export interface KnownOutputs {
   request: unknown;
-  /** Step outputs by step name (null for a skipped step); a map step's is the list of its branches'. */
+  /** Step outputs by step name, as a start reads them (a map step's as the list of its branches'). */
   outputs: Record<string, unknown>;
 }
 
@@ -61,12 +61,14 @@ export interface KnownOutputs {
  * What a ready step's jobs may carry (StepJob.carried), or nothing: only a tool or built-in step
  * (an agent, a wait or a child pipeline keeps its start, which their later jobs build on) that is
  * not the run's last (whose start reads every output), of a running run (a queued one is moved
- * by a start), needing outputs all known, within the byte budget.
+ * by a start), needing one step alone, whose output is known, within the byte budget. A step
+ * with two needs may be added by both (each sees the other done): the second add could come
+ * once the first job has completed and gone, and only a start finds the stage done then.
  */
 export function carriedOf(pipeline: CompiledPipeline, step: CompiledStep, status: RunStatus | null, known: KnownOutputs | undefined): ((count: number) => StepJob['carried']) | undefined {
   if (!known || status !== 'running' || step.name === pipeline.finalStep || pipeline.fallbacks.has(step.name)) return undefined;
   if (step.target.kind !== 'tool' && step.target.kind !== 'uses') return undefined;
-  if (!step.needs.every((need) => Object.hasOwn(known.outputs, need))) return undefined;
+  if (step.needs.length !== 1 || !step.needs.every((need) => Object.hasOwn(known.outputs, need))) return undefined;
   return (count) => {
     const carried = { request: known.request ?? null, inputs: Object.fromEntries(step.needs.map((need) => [need, known.outputs[need] ?? null])) };
     return jsonBytesWithin(carried, Math.floor(CARRIED_BYTES_MAX / count)) === undefined ? undefined : carried;

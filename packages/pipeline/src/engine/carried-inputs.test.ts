@@ -44,7 +44,8 @@ test('nothing is carried for a run not running, a need not known, the run\'s las
   assert.ok(carriedOf(pipeline, write, 'running', big)?.(1));
 });
 
-test('a skipped need is carried as null, as a start reads it', async () => {
-  const pipeline = await compile({ name: 'skips', steps: { a: { service: 'search', tool: 'search_relevant_information' }, b: { service: 'search', tool: 'search_relevant_information', needs: ['a'] }, c: { service: 'search', tool: 'search_relevant_information', needs: ['b'] } } });
-  assert.deepEqual(carriedOf(pipeline, stepOf(pipeline, 'b'), 'running', { request: 1, outputs: { a: null } })?.(1), { request: 1, inputs: { a: null } });
+test('a step needing two steps carries nothing, as both may add it', async () => {
+  const pipeline = await compile({ name: 'joins', steps: { a: { service: 'search', tool: 'search_relevant_information' }, b: { service: 'search', tool: 'search_relevant_information' }, c: { service: 'search', tool: 'search_relevant_information', needs: ['a', 'b'] }, d: { service: 'search', tool: 'search_relevant_information', needs: ['c'] }, e: { service: 'search', tool: 'search_relevant_information', needs: ['d'] } } });
+  assert.equal(carriedOf(pipeline, stepOf(pipeline, 'c'), 'running', { request: 1, outputs: { a: 1, b: 2 } }), undefined);
+  assert.deepEqual(carriedOf(pipeline, stepOf(pipeline, 'd'), 'running', { request: 1, outputs: { a: 1, b: 2, c: 3 } })?.(1), { request: 1, inputs: { c: 3 } });
 });

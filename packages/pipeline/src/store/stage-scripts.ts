@@ -27,7 +27,8 @@ import { SETTLE_SCRIPT } from './run-settle.js';
  *   start: {'missing'} | {'ended', status} | {'unready', step} | {'done' | 'peek', output, [request], [item], inputs...}
  *     | {'started' | 'running', attempt, [request], [item], inputs...} (an item not stored is ''; 'running': this start moved the run
  *     from queued to running, which its batch's counts then follow, in the shared slot)
- *   complete, skip: {completed stages, stages in all, watched fields' values..., then the statuses of
+ *   complete, skip: {1 when this call recorded it (0: found recorded before, or the run gone),
+ *     completed stages, stages in all, watched fields' values..., then the statuses of
  *     the branches each watched `<step>.branches` lists...}
  *   finish: the transition's answer (see TRANSITION_SCRIPT)
  *   any, when it raised an error: {'error', message}
@@ -132,8 +133,8 @@ end
 
 -- The counts, then the run's fields the caller watches (what decides the next steps), then for
 -- each watched '<step>.branches' that is set, in order, the status of each of its branches.
-local function counts(k, completed, total, watch)
-  local reply = {completed, total}
+local function counts(k, applied, completed, total, watch)
+  local reply = {applied, completed, total}
   if #watch == 0 then return reply end
   local values = redis.call('HMGET', k[1], unpack(watch))
   for i = 1, #watch do reply[#reply + 1] = values[i] end
@@ -154,9 +155,9 @@ end
 local function complete(k, stage, output, watch, keep, at)
   local run = redis.call('HMGET', k[1], stage .. '.status', stage .. '.attempts', 'completed_stages', 'stage_count', 'status')
   -- The run is gone (its retention passed): writing would bring its keys back with no expiry.
-  if not run[5] then return {0, 0} end
+  if not run[5] then return {0, 0, 0} end
   -- Completed already (a command resent after a reconnect): its events are in the stream once.
-  if run[1] == 'completed' or run[1] == 'skipped' then return counts(k, tonumber(run[3]) or 0, tonumber(run[4]) or 0, watch) end
+  if run[1] == 'completed' or run[1] == 'skipped' then return counts(k, 0, tonumber(run[3]) or 0, tonumber(run[4]) or 0, watch) end
   local final = output and 'completed' or 'skipped'
   if output and keep then redis.call('HSET', k[2], stage, output) end
   local attempt = tonumber(run[2]) or 0
@@ -176,7 +177,7 @@ local function complete(k, stage, output, watch, keep, at)
   local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
   -- The run's progress rides on the stage event that moved it: one entry, not two.
   stage_event(k, stage, final, attempt, ',"progress":{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')
-  return counts(k, completed, total, watch)
+  return counts(k, 1, completed, total, watch)
 end
 
 -- The last stage's completion and the end of its run's own keys, in one step (t: the transition's

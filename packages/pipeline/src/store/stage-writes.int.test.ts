@@ -38,8 +38,8 @@ test('stage writes made in one turn of the event loop go to Redis as one script 
 
   const completions = await Promise.all(runIds.map((id) => writes.submit({ kind: 'complete', keys: keys(id), stage: 'search', output: '{"results":[]}' }).reply));
   assert.equal(calls(), 2 * perTurn);
-  // Each answers its run's completed stages and stages in all.
-  assert.deepEqual(completions, [[1, 7], [1, 7], [1, 7]]);
+  // Each answers that it recorded the stage, its run's completed stages and stages in all.
+  assert.deepEqual(completions, [[1, 1, 7], [1, 1, 7], [1, 1, 7]]);
   const run = await store.getRun(runIds[0] as string);
   assert.equal(run?.status, 'running');
   assert.equal(run?.stages[0]?.status, 'completed');

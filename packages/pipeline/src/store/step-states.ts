@@ -16,14 +16,16 @@ export interface StepStateStore {
 
 /** What a completion or skip answers: the run's counts, the fields asked to be watched, then the statuses of the branches that watched `<step>.branches` fields list. */
 export interface RecordedStage {
+  /** This write recorded the stage (false: it was recorded before, e.g. by a job taken over, or the run is gone). */
+  applied: boolean;
   completed: number;
   total: number;
   watched: (string | null)[];
 }
 
 export function countsOf(reply: unknown): RecordedStage {
-  const [completed, total, ...watched] = Array.isArray(reply) ? (reply as unknown[]) : [];
-  return { completed: Number(completed ?? 0), total: Number(total ?? 0), watched: watched.map((v) => (typeof v === 'string' ? v : null)) };
+  const [applied, completed, total, ...watched] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  return { applied: Number(applied) === 1, completed: Number(completed ?? 0), total: Number(total ?? 0), watched: watched.map((v) => (typeof v === 'string' ? v : null)) };
 }
 
 export type StepStates = { run: { status: RunStatus | null; completed: number; total: number }; steps: Map<string, { status: string | null; branches: { name: string; status: string | null }[] | null }> };

@@ -245,9 +245,14 @@ export function stepProcessor(deps: StepProcessorDeps) {
     const standsFor = pipeline.fallbacks.get(step.name);
     if (standsFor !== undefined) return afterFallback(deps, { pipeline, step, data, failed: standsFor });
     if (!final) {
-      // What this stage read and gave, which the steps it adds may carry (a branch's output is not its step's).
-      const known = data.agent_turn === undefined ? { request, outputs: data.branch ? inputs : { ...inputs, [step.name]: output === SKIP_STAGE ? null : output } } : undefined;
-      await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: next.length > 0 && recorded ? await recorded : undefined, known });
+      const done = next.length > 0 && recorded ? await recorded : undefined;
+      // What this stage read and gave, which the steps it adds may carry: only when this job's
+      // completion is the one that recorded the stage (not one found done at its start or by its
+      // completion, as a job taken over from a worker that died or lost its lock would be), so
+      // that they are added carrying it once. A job added again carries nothing and finds its
+      // stage done at its start.
+      const known = done?.applied && output !== SKIP_STAGE && data.agent_turn === undefined && !data.branch ? { request, outputs: { ...inputs, [step.name]: output } } : undefined;
+      await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: done, known });
       // Its dependents are added; BullMQ has not yet been told the job completed.
       return crashPoint('step.advanced');
     }
