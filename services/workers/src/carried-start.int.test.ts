@@ -4,42 +4,22 @@
  * it lasts, one attempt, refused once its run has ended.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { createLogger } from '@switchyard/logger';
-import { readEvents, RunStore } from '@switchyard/pipeline';
-import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
-import { RunAborts } from './run-aborts.js';
-import { runStage, type StageDeps } from './stage-runner.js';
+import { readEvents } from '@switchyard/pipeline';
+import { runStage } from './stage-runner.js';
+import { stageFixture } from './testing/stage-fixture.js';
 
-let redis: Redis;
-let subscriber: Redis;
-let aborts: RunAborts;
-let store: RunStore;
-
-before(async () => {
-  const { url } = await testRedis();
-  redis = createRedisClient(url);
-  subscriber = createRedisClient(url);
-  store = new RunStore({ redis, prefix: uniquePrefix('carried-start') });
-  aborts = new RunAborts({ store, subscriber });
-  await aborts.start();
-});
-after(async () => {
-  await aborts.close();
-  redis.disconnect();
-});
-
-const deps = (): StageDeps => ({ store, aborts, logger: createLogger({ name: 'carried-start-test', level: 'silent' }) });
+const fixture = stageFixture('carried-start');
+const deps = () => fixture.deps();
 /** A job as BullMQ hands it out: `started` times so far, this one included; `made` attempts failed. */
 const jobOf = (started: number, made = 0) => ({ attemptsStarted: started, attemptsMade: made, opts: { attempts: 3 } }) as unknown as Job;
 
 /** A running run whose `outline` is done, as when its writers are added. */
 async function runWithOutline(): Promise<string> {
-  const runId = await store.createRun({ kind: 'test', request: { topic: 'stored' }, stages: ['outline', 'write'] });
-  await store.startStage({ runId, stage: 'outline' });
-  await store.completeStage({ runId, stage: 'outline', output: { sections: ['stored'] } }).recorded;
+  const runId = await fixture.store.createRun({ kind: 'test', request: { topic: 'stored' }, stages: ['outline', 'write'] });
+  await fixture.store.startStage({ runId, stage: 'outline' });
+  await fixture.store.completeStage({ runId, stage: 'outline', output: { sections: ['stored'] } }).recorded;
   return runId;
 }
 
@@ -47,7 +27,7 @@ const carried = { request: { topic: 'carried' }, inputs: { outline: { sections: 
 const spec = (runId: string) => ({ runId, name: 'write', inputs: ['outline'], withRequest: true, carried });
 
 async function stageView(runId: string, name: string) {
-  return (await store.getRun(runId))?.stages.find((stage) => stage.name === name);
+  return (await fixture.store.getRun(runId))?.stages.find((stage) => stage.name === name);
 }
 
 test('a first attempt that carries its inputs works on them before anything of its stage is written, and its completion records its start', async () => {
@@ -57,7 +37,7 @@ test('a first attempt that carries its inputs works on them before anything of i
   const done = await runStage(deps(), jobOf(1), {
     ...spec(runId),
     work: async ({ inputs, request, attempt }) => {
-      seen = { inputs, request, attempt, written: await redis.hget(store.keys.run(runId), 'write.status') };
+      seen = { inputs, request, attempt, written: await fixture.redis.hget(fixture.store.keys.run(runId), 'write.status') };
       return 'text';
     },
   });
@@ -67,7 +47,7 @@ test('a first attempt that carries its inputs works on them before anything of i
   assert.equal(view?.status, 'completed');
   assert.equal(view?.attempts, 1);
   assert.ok(view?.started_at && view.finished_at && before <= view.started_at && view.started_at <= view.finished_at, JSON.stringify(view));
-  const events = await readEvents({ redis, key: store.keys.events(runId), after: '0', count: 100 });
+  const events = await readEvents({ redis: fixture.redis, key: fixture.store.keys.events(runId), after: '0', count: 100 });
   const told = events.map((e) => JSON.parse(e.data) as { stage: string; status: string }).filter((e) => e.stage === 'write');
   assert.deepEqual(told.map((e) => e.status), ['completed']);
 });
@@ -82,7 +62,7 @@ test('a carried stage that lasts is shown running in its run\'s view while it wo
       announce();
       // The record and the event go in one turn; the event is read once both are in.
       for (let after = '0'; ; ) {
-        const read = await readEvents({ redis, key: store.keys.events(runId), after, blockMs: 5000, count: 10 });
+        const read = await readEvents({ redis: fixture.redis, key: fixture.store.keys.events(runId), after, blockMs: 5000, count: 10 });
         if (read.length === 0) throw new Error('no running event for 5 s');
         if (read.some((e) => e.data.includes('"running"'))) break;
         after = read.at(-1)?.id ?? after;
@@ -101,8 +81,8 @@ test('a carried stage that lasts is shown running in its run\'s view while it wo
 
 test('a carried stage of a run this process heard was cancelled reads its start, which refuses it before any work', async () => {
   const runId = await runWithOutline();
-  await store.transition({ runId, from: ['running'], to: 'cancelled' });
-  aborts.abort(runId, 'cancelled');
+  await fixture.store.transition({ runId, from: ['running'], to: 'cancelled' });
+  fixture.aborts.abort(runId, 'cancelled');
   let worked = false;
   await assert.rejects(
     runStage(deps(), jobOf(1), { ...spec(runId), work: async () => ((worked = true), 'text') }),
@@ -113,7 +93,7 @@ test('a carried stage of a run this process heard was cancelled reads its start,
 
 test('a carried stage of a run cancelled without this process hearing it is aborted once its start is recorded', async () => {
   const runId = await runWithOutline();
-  await store.transition({ runId, from: ['running'], to: 'cancelled' });
+  await fixture.store.transition({ runId, from: ['running'], to: 'cancelled' });
   let aborted = false;
   await assert.rejects(
     runStage(deps(), jobOf(1), {

@@ -4,47 +4,27 @@
  * produces content is announced before its first content.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { createLogger } from '@switchyard/logger';
-import { readEvents, RunStore } from '@switchyard/pipeline';
-import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
-import { RunAborts } from './run-aborts.js';
-import { runStage, type StageDeps } from './stage-runner.js';
+import { readEvents } from '@switchyard/pipeline';
+import { runStage } from './stage-runner.js';
+import { stageFixture } from './testing/stage-fixture.js';
 
-let redis: Redis;
-let subscriber: Redis;
-let aborts: RunAborts;
-let store: RunStore;
-
-before(async () => {
-  const { url } = await testRedis();
-  redis = createRedisClient(url);
-  subscriber = createRedisClient(url);
-  store = new RunStore({ redis, prefix: uniquePrefix('stage-runner') });
-  aborts = new RunAborts({ store, subscriber });
-  await aborts.start();
-});
-after(async () => {
-  await aborts.close();
-  redis.disconnect();
-});
-
-const deps = (): StageDeps => ({ store, aborts, logger: createLogger({ name: 'stage-runner-test', level: 'silent' }) });
+const fixture = stageFixture('stage-runner');
+const deps = () => fixture.deps();
 // The happy path never touches the job: only a failure reads its attempts.
 const job = {} as Job;
 
 async function events(runId: string): Promise<Record<string, unknown>[]> {
-  return (await readEvents({ redis, key: store.keys.events(runId), after: '0', count: 100 })).map((e) => ({ type: e.type, ...(JSON.parse(e.data) as Record<string, unknown>) }));
+  return (await readEvents({ redis: fixture.redis, key: fixture.store.keys.events(runId), after: '0', count: 100 })).map((e) => ({ type: e.type, ...(JSON.parse(e.data) as Record<string, unknown>) }));
 }
 
 /** Resolves once the run's stream holds an event that `matches` (a blocking read, no sleeps). */
 async function eventAppears(runId: string, matches: (event: Record<string, unknown>) => boolean): Promise<void> {
-  const reader = redis.duplicate();
+  const reader = fixture.redis.duplicate();
   try {
     for (let after = '0'; ; ) {
-      const read = await readEvents({ redis: reader, key: store.keys.events(runId), after, blockMs: 5000, count: 100 });
+      const read = await readEvents({ redis: reader, key: fixture.store.keys.events(runId), after, blockMs: 5000, count: 100 });
       if (read.length === 0) throw new Error('no event for 5 s');
       if (read.some((e) => matches({ type: e.type, ...(JSON.parse(e.data) as Record<string, unknown>) }))) return;
       after = read.at(-1)?.id ?? after;
@@ -54,7 +34,7 @@ async function eventAppears(runId: string, matches: (event: Record<string, unkno
   }
 }
 
-const newRun = () => store.createRun({ kind: 'test', request: {}, stages: ['quick', 'slow', 'streaming'] });
+const newRun = () => fixture.store.createRun({ kind: 'test', request: {}, stages: ['quick', 'slow', 'streaming'] });
 
 test('a stage done at once writes one event: its completion, with the run\'s progress', async () => {
   const runId = await newRun();
@@ -76,7 +56,7 @@ test('a stage announcing itself before its content is running before the content
   const runId = await newRun();
   const done = await runStage(deps(), job, { runId, name: 'streaming', work: async ({ announce }) => {
     announce();
-    await store.appendEvent(runId, 'content', { stage: 'streaming', section: 'streaming', chunk: 'Once' });
+    await fixture.store.appendEvent(runId, 'content', { stage: 'streaming', section: 'streaming', chunk: 'Once' });
     announce();
     return 'Once';
   } });
