@@ -261,7 +261,13 @@ async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcr
   if (record.tool_calls.length === 0) return answerOf(deps, options, transcript, turn);
   if (turn >= options.agent.definition.max_turns) throw turnsExceeded(options, turn);
   const calls = await checkedCalls(deps, options, record, turn);
-  await deps.steps.add([agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage: options.stage, turn: turn + 1, calls })]);
+  const next = agentTurnJob({ pipeline: options.pipeline, step: options.step, data: options.data, stage: options.stage, turn: turn + 1, calls });
+  // A job taken over may have queued its next turn before its worker died. Added again while that
+  // turn waits or runs, its calls would come again as new children (the first ones completed and
+  // were removed), and one finishing after the turn had gone would leave the turn's `processed`
+  // hash behind with no expiry. So a job handed out before adds nothing when the turn is there.
+  if (options.job.attemptsStarted > 1 && (await deps.steps.queue(next.queue).getJob(next.opts.jobId as string))) return CONTINUE_STAGE;
+  await deps.steps.add([next]);
   crashPoint('agent.next-queued');
   return CONTINUE_STAGE;
 }
