@@ -31,6 +31,9 @@ interface DefinedScript {
 
 type Commands = Record<string, ((...args: ScriptArg[]) => Promise<unknown>) | undefined>;
 
+/** The bound commands made per connection, so that a caller asking on every call gets the same one. */
+const boundOf = new WeakMap<Redis, Map<string, ScriptCommand>>();
+
 /**
  * `lua` as command `name` on `redis` (a Redis or a Cluster), defined the first time a connection
  * is asked for it and reused after that. Throws when `name` is already something else on that
@@ -47,9 +50,15 @@ export function scriptCommand<T = unknown>(redis: Redis, name: string, lua: stri
     throw new Error(`script command ${name} is defined with another script on this connection`);
   }
   const method = options.buffers ? `${name}Buffer` : name;
-  const command = commands[method];
-  if (!command) throw new Error(`script command ${name} was not defined`);
-  return Object.assign(command.bind(redis) as (...args: ScriptArg[]) => Promise<T>, { command: method });
+  let bound = boundOf.get(redis);
+  if (!bound) boundOf.set(redis, (bound = new Map()));
+  let made = bound.get(method);
+  if (!made) {
+    const command = commands[method];
+    if (!command) throw new Error(`script command ${name} was not defined`);
+    bound.set(method, (made = Object.assign(command.bind(redis), { command: method })));
+  }
+  return made as ScriptCommand<T>;
 }
 
 /**

@@ -68,9 +68,10 @@ export interface KnownOutputs {
 export function carriedOf(pipeline: CompiledPipeline, step: CompiledStep, status: RunStatus | null, known: KnownOutputs | undefined): ((count: number) => StepJob['carried']) | undefined {
   if (!known || status !== 'running' || step.name === pipeline.finalStep || pipeline.fallbacks.has(step.name)) return undefined;
   if (step.target.kind !== 'tool' && step.target.kind !== 'uses') return undefined;
-  if (step.needs.length !== 1 || !step.needs.every((need) => Object.hasOwn(known.outputs, need))) return undefined;
+  const [need, ...more] = step.needs;
+  if (need === undefined || more.length > 0 || !Object.hasOwn(known.outputs, need)) return undefined;
   return (count) => {
-    const carried = { request: known.request ?? null, inputs: Object.fromEntries(step.needs.map((need) => [need, known.outputs[need] ?? null])) };
+    const carried = { request: known.request ?? null, inputs: { [need]: known.outputs[need] ?? null } };
     return jsonBytesWithin(carried, Math.floor(CARRIED_BYTES_MAX / count)) === undefined ? undefined : carried;
   };
 }
@@ -78,8 +79,8 @@ export function carriedOf(pipeline: CompiledPipeline, step: CompiledStep, status
 /**
  * @param options.recorded the finished stage's completion, when it watched
  *   `stepStateFields(needsAfter(pipeline, finished))`: its answer saves a read
- * @param options.known the run's request and the outputs the finished stage holds (its own and
- *   its inputs): the steps it adds carry what they need of them (StepJob.carried)
+ * @param options.known the run's request and the finished stage's output: the steps it adds that
+ *   need it alone carry them (StepJob.carried)
  */
 export async function advanceRun(deps: AdvanceDeps, options: { pipeline: CompiledPipeline; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; finished: string; recorded?: RecordedStage | undefined; known?: KnownOutputs | undefined }): Promise<void> {
   const { pipeline, runId } = options;

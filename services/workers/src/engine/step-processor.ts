@@ -251,7 +251,7 @@ export function stepProcessor(deps: StepProcessorDeps) {
       // completion, as a job taken over from a worker that died or lost its lock would be), so
       // that they are added carrying it once. A job added again carries nothing and finds its
       // stage done at its start.
-      const known = done?.applied && output !== SKIP_STAGE && data.agent_turn === undefined && !data.branch ? { request, outputs: { ...inputs, [step.name]: output } } : undefined;
+      const known = done?.applied && output !== SKIP_STAGE && data.agent_turn === undefined && !data.branch ? { request, outputs: { [step.name]: output } } : undefined;
       await advanceRun({ store: deps.store, steps: deps.steps }, { pipeline, runId: data.run_id, batchId: data.batch_id, flow: data.flow, finished: step.name, recorded: done, known });
       // Its dependents are added; BullMQ has not yet been told the job completed.
       return crashPoint('step.advanced');
