@@ -82,7 +82,9 @@ export { checkMapList, mapItemTexts, constantListOf, isConstantMap } from './eng
 export type { PipelineRunsDeps } from './engine/pipeline-runs.js';
 export { StepQueues, STEP_JOB_NAME, stageOf, stepJob, stepJobOptions, branchKeys } from './engine/step-jobs.js';
 export type { StepJobSpec } from './engine/step-jobs.js';
-export { advanceRun, finishRun, runEndOf, stepDone, needsAfter, CARRIED_BYTES_MAX, type KnownOutputs } from './engine/advance.js';
+export { advanceRun, finishRun, runEndOf, stepDone, needsAfter } from './engine/advance.js';
+export { CARRIED_BYTES_MAX, type KnownOutputs } from './engine/carried.js';
+export { addFirstJobsAgain } from './engine/first-jobs-again.js';
 export { registerShippedPipelines, shippedStepNames, STEP_KINDS, SHIPPED_PIPELINES_DIR, SHIPPED_PIPELINE_NAMES } from './engine/shipped.js';
 export { definitionProblemsOf, registerDefinition, VersionConflictError, agentDirectory } from './engine/register.js';
 export type { PipelineRegistration } from './engine/register.js';

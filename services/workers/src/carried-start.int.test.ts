@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { readEvents } from '@switchyard/pipeline';
+import { BatchStore, readEvents } from '@switchyard/pipeline';
 import { runStage } from './stage-runner.js';
 import { stageFixture } from './testing/stage-fixture.js';
 
@@ -128,4 +128,46 @@ test('a carried stage that fails has its attempt recorded before its failure, an
   await runStage(deps(), jobOf(2, 1), { ...spec(runId), work: async () => 'text' }).then((done) => done.recorded);
   const retried = await stageView(runId, 'write');
   assert.deepEqual([retried?.status, retried?.attempts, retried?.started_at], ['completed', 2, failed?.started_at]);
+});
+
+/** A batch of one run not started yet, as its dispatcher leaves it: queued, its first stage `search` to run. */
+async function queuedBatchRun(): Promise<{ batchId: string; runId: string; batches: BatchStore }> {
+  const batches = new BatchStore(fixture.store);
+  const { batchId, runIds } = await batches.createBatch({ runs: [{ kind: 'test', request: { topic: 'stored' }, stages: ['search', 'outline'] }] });
+  return { batchId, runId: runIds[0] as string, batches };
+}
+
+const batchCounts = async (batches: BatchStore, batchId: string) => (await batches.getBatch(batchId, { offset: 0, limit: 1 }))?.counts;
+
+test("a run's first stage, carrying its request from the run's start, works while the run is still queued, and its completion moves the run and its batch's counts to running", async () => {
+  const { batchId, runId, batches } = await queuedBatchRun();
+  let seen: unknown;
+  const done = await runStage(deps(), jobOf(1), {
+    runId,
+    batchId,
+    name: 'search',
+    inputs: [],
+    withRequest: true,
+    carried: { request: { topic: 'carried' }, inputs: {} },
+    work: async ({ request }) => {
+      seen = { request, status: (await fixture.store.getRun(runId))?.status, counts: await batchCounts(batches, batchId) };
+      return 'found';
+    },
+  });
+  const recorded = await done.recorded;
+  assert.deepEqual(seen, { request: { topic: 'carried' }, status: 'queued', counts: { queued: 1, running: 0, waiting: 0, completed: 0, failed: 0, cancelled: 0 } });
+  assert.equal(recorded?.moved, true);
+  const run = await fixture.store.getRun(runId);
+  assert.equal(run?.status, 'running');
+  assert.deepEqual(run?.stages.map((stage) => [stage.name, stage.status, stage.attempts]), [['search', 'completed', 1], ['outline', 'pending', 0]]);
+  assert.equal((await batchCounts(batches, batchId))?.running, 1);
+});
+
+test("a run's first stage that fails before its start was recorded moves its run to running with the attempt it records first", async () => {
+  const { batchId, runId, batches } = await queuedBatchRun();
+  const spec = { runId, batchId, name: 'search', inputs: [], withRequest: true, carried: { request: null, inputs: {} } };
+  await assert.rejects(runStage(deps(), jobOf(1), { ...spec, work: async () => Promise.reject(new Error('flaky')) }), /flaky/);
+  const run = await fixture.store.getRun(runId);
+  assert.deepEqual([run?.status, run?.stages[0]?.status, run?.stages[0]?.attempts], ['running', 'retrying', 1]);
+  assert.equal((await batchCounts(batches, batchId))?.running, 1);
 });

@@ -11,7 +11,7 @@
  * key's part (other keys' shares are the fair queueing's, as before).
  */
 import { DelayedError, type Job } from 'bullmq';
-import { crashPoint, DispatchJob, rootJobs, type BatchStore, type BatchTurns, type CompiledPipeline, type FlowTag, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
+import { addFirstJobsAgain, crashPoint, DispatchJob, rootJobs, type BatchStore, type BatchTurns, type CompiledPipeline, type FlowTag, type PipelineStore, type RunStore, type StepQueues } from '@switchyard/pipeline';
 
 /** Runs enqueued per round, at most (DISPATCH_AHEAD / 8 when that is less). */
 const CHUNK = 250;
@@ -61,19 +61,25 @@ export function dispatchProcessor(deps: DispatchDeps) {
     if (!pipeline) throw new Error(`batch ${batchId}: pipeline ${ref?.name ?? 'story'} ${ref?.version ?? ''} is not registered`);
     let dispatched = 0;
     let lastKeys: FlowTag[] = [];
+    // The runs' first jobs carry their requests (rootJobs) only from a dispatch job never taken
+    // over: one taken over adds again the page its first holder may have added already, whose
+    // jobs may have completed and gone. (Parking in the delayed set to wait a turn is no take-over.)
+    const firstHandOut = job.attemptsMade === 0 && job.stalledCounter === 0;
     for (;;) {
       const { cursor, runIds } = await deps.batches.nextToDispatch(batchId, chunk);
       if (runIds.length === 0) break;
-      const states = await deps.store.getStatesWithFlow(runIds);
+      const states = await deps.store.getStatesWithFlow(runIds, { withRequest: firstHandOut });
       // A run cancelled before its turn needs no jobs.
-      const queued = runIds.flatMap((runId, i) => (states[i]?.status === 'queued' ? [{ runId, flow: states[i]?.flow }] : []));
+      const queued = runIds.flatMap((runId, i) => (states[i]?.status === 'queued' ? [{ runId, flow: states[i]?.flow, request: states[i]?.request }] : []));
       const flows = queued.map((run) => run.flow);
       if (deps.turns && token && !(await mayAdd(deps.turns, pipeline, batchId, flows, ahead, chunk))) {
         await job.moveToDelayed(Date.now() + Math.round(DISPATCH_RECHECK_MS * (0.5 + Math.random())), token);
         throw new DelayedError();
       }
       lastKeys = keysOf(flows);
-      await deps.steps.add((await Promise.all(queued.map(({ runId, flow }) => rootJobs(pipeline, runId, batchId, deps.store.limits, flow)))).flat());
+      const jobs = await Promise.all(queued.map(async ({ runId, flow, request }) => ({ runId, jobs: await rootJobs(pipeline, runId, batchId, deps.store.limits, flow, request && { request: request.value }) })));
+      if (firstHandOut) await deps.steps.add(jobs.flatMap((run) => run.jobs));
+      else await addFirstJobsAgain({ steps: deps.steps, store: deps.store }, jobs);
       crashPoint('batch.page-queued');
       await deps.batches.markDispatched(batchId, cursor + runIds.length);
       dispatched += queued.length;

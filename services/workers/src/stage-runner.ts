@@ -212,7 +212,7 @@ export async function runStage<T>(outer: StageDeps, job: Job, stage: StageSpec<T
       crashPoint('run.finished');
       return { output, inputs: start.inputs, request: start.request, ended: true };
     }
-    const recorded = output === SKIP_STAGE ? store.skipStage({ runId, stage: name, watch: stage.watch }) : (await recordCompletion(deps, { runId, name, output, watch: stage.watch, startedAt })).recorded;
+    const recorded = output === SKIP_STAGE ? store.skipStage({ runId, stage: name, batchId: stage.batchId ?? null, watch: stage.watch }) : (await recordCompletion(deps, { runId, name, batchId: stage.batchId ?? null, output, watch: stage.watch, startedAt })).recorded;
     if (output === SKIP_STAGE) await recorded;
     crashPoint('stage.completed');
     return { output, inputs: start.inputs, request: start.request, recorded };
@@ -290,8 +290,8 @@ function runningAnnouncer(deps: StageDeps, stage: { runId: string; name: string;
  * with it (the job is taken over and the stage runs again), or the script broke, which the next
  * stage reports as a missing input.
  */
-async function recordCompletion(deps: StageDeps, done: { runId: string; name: string; output: unknown; watch?: readonly string[] | undefined; startedAt?: string | undefined }): Promise<{ recorded: Promise<RecordedStage> }> {
-  const { sent, recorded } = deps.store.completeStage({ runId: done.runId, stage: done.name, output: done.output, watch: done.watch, startedAt: done.startedAt });
+async function recordCompletion(deps: StageDeps, done: { runId: string; name: string; batchId: string | null; output: unknown; watch?: readonly string[] | undefined; startedAt?: string | undefined }): Promise<{ recorded: Promise<RecordedStage> }> {
+  const { sent, recorded } = deps.store.completeStage({ runId: done.runId, stage: done.name, batchId: done.batchId, output: done.output, watch: done.watch, startedAt: done.startedAt });
   recorded.catch((error: unknown) => {
     deps.logger.error({ err: error, run_id: done.runId, stage: done.name }, 'the stage completion record failed');
   });

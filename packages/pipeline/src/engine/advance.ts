@@ -8,11 +8,12 @@ import { LIVE_STATUSES, type RunError, type RunStatus } from '@switchyard/contra
 import type { CompiledPipeline, CompiledStep } from '../definition/compile.js';
 import { ExpressionError } from '../definition/expressions.js';
 import { DEFAULT_RUN_LIMITS, jsonBytesWithin, RUN_LIMIT_VARIABLES, type RunLimits } from '../store/limits.js';
+import { carriedOf, type KnownOutputs } from './carried.js';
 import type { RunStore } from '../store/run-store.js';
 import { readStepOutputs, readStepStates, type RecordedStage } from '../store/step-states.js';
 import { jobsForStep } from './pipeline-runs.js';
 import type { StepQueues } from './step-jobs.js';
-import type { FlowTag, StepJob } from '../catalog.js';
+import type { FlowTag } from '../catalog.js';
 
 export interface AdvanceDeps {
   store: RunStore;
@@ -42,38 +43,6 @@ export function needsAfter(pipeline: CompiledPipeline, finished: string): readon
     known.set(finished, (needs = [...new Set(dependents.flatMap((name) => pipeline.steps.get(name)?.needs ?? []))]));
   }
   return needs;
-}
-
-/**
- * Most bytes (as JSON) that a step's jobs added by advanceRun carry of what they read, over all
- * of them (a map's branches share it): beyond it each reads its inputs at its start, as before.
- */
-export const CARRIED_BYTES_MAX = 64 * 1024;
-
-/** What the worker that finished a step holds of its run: the request and outputs, as a start reads them. */
-export interface KnownOutputs {
-  request: unknown;
-  /** Step outputs by step name, as a start reads them (a map step's as the list of its branches'). */
-  outputs: Record<string, unknown>;
-}
-
-/**
- * What a ready step's jobs may carry (StepJob.carried), or nothing: only a tool or built-in step
- * (an agent, a wait or a child pipeline keeps its start, which their later jobs build on) that is
- * not the run's last (whose start reads every output), of a running run (a queued one is moved
- * by a start), needing one step alone, whose output is known, within the byte budget. A step
- * with two needs may be added by both (each sees the other done): the second add could come
- * once the first job has completed and gone, and only a start finds the stage done then.
- */
-export function carriedOf(pipeline: CompiledPipeline, step: CompiledStep, status: RunStatus | null, known: KnownOutputs | undefined): ((count: number) => StepJob['carried']) | undefined {
-  if (!known || status !== 'running' || step.name === pipeline.finalStep || pipeline.fallbacks.has(step.name)) return undefined;
-  if (step.target.kind !== 'tool' && step.target.kind !== 'uses') return undefined;
-  const [need, ...more] = step.needs;
-  if (need === undefined || more.length > 0 || !Object.hasOwn(known.outputs, need)) return undefined;
-  return (count) => {
-    const carried = { request: known.request ?? null, inputs: { [need]: known.outputs[need] ?? null } };
-    return jsonBytesWithin(carried, Math.floor(CARRIED_BYTES_MAX / count)) === undefined ? undefined : carried;
-  };
 }
 
 /**

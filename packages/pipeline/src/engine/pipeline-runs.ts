@@ -17,6 +17,8 @@ import { branchKeys, stageOf, stepJob, type StepJobSpec } from './step-jobs.js';
 import { PRIORITY_BATCH, type FlowTag, type StepJob } from '../catalog.js';
 import { runFlow, type CallerFlow } from '../flow/run-flow.js';
 import { crashPoint } from '../crash-points.js';
+import { carriedAtStart } from './carried.js';
+import { addFirstJobsAgain } from './first-jobs-again.js';
 
 export interface PipelineRunsDeps {
   store: RunStore;
@@ -76,10 +78,9 @@ async function branchesAtStart(step: CompiledStep, input: unknown, runId: string
  * with the run; each takes its item from the definition's list), else the step's own job (which
  * fans a map out when it runs).
  * @param options.limits what a map's list may be (default DEFAULT_RUN_LIMITS)
- */
-/**
  * @param options.carried what the step's own jobs read (not their chain parents', which read
- *   their children's outputs), as advanceRun gives it: at most CARRIED_BYTES_MAX over all of them
+ *   their children's outputs), as carriedOf or carriedAtStart give it: at most CARRIED_BYTES_MAX
+ *   over all of them
  */
 export async function jobsForStep(options: { pipeline: CompiledPipeline; step: CompiledStep; runId: string; batchId?: string | undefined; flow?: FlowTag | undefined; limits?: RunLimits | undefined; carried?: (count: number) => StepJob['carried'] }): Promise<StepJobSpec[]> {
   const { step, carried, ...common } = options;
@@ -159,9 +160,18 @@ export async function newPipelineRun(pipeline: CompiledPipeline, input: unknown,
   return { id: runId, kind: pipeline.name, request: input, ...(await shape), pipeline: { name: pipeline.name, version: pipeline.version } };
 }
 
-/** The jobs of the steps a run starts with (`limits`: what a map's list may be, default DEFAULT_RUN_LIMITS). */
-export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string, limits?: RunLimits, flow?: FlowTag): Promise<StepJobSpec[]> {
-  const jobs = await Promise.all(pipeline.roots.map((name) => jobsForStep({ pipeline, step: pipeline.steps.get(name) as CompiledStep, runId, batchId, flow, limits })));
+/**
+ * The jobs of the steps a run starts with (`limits`: what a map's list may be, default
+ * DEFAULT_RUN_LIMITS). `first`: this is the run's first add of them, which may carry its request
+ * (carriedAtStart); an add made again must not, as its first job may have completed and gone.
+ */
+export async function rootJobs(pipeline: CompiledPipeline, runId: string, batchId?: string, limits?: RunLimits, flow?: FlowTag, first?: { request: unknown }): Promise<StepJobSpec[]> {
+  const jobs = await Promise.all(
+    pipeline.roots.map((name) => {
+      const step = pipeline.steps.get(name) as CompiledStep;
+      return jobsForStep({ pipeline, step, runId, batchId, flow, limits, carried: first ? carriedAtStart(pipeline, step, first.request) : undefined });
+    }),
+  );
   return jobs.flat();
 }
 
@@ -203,7 +213,7 @@ export async function startPipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'q
   // Before any job: whatever is kept about the run's end (its webhook) is in place before it can end.
   await options.onRecorded?.(run.id);
   crashPoint('run.recorded');
-  await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits, run.flow));
+  await deps.queues.steps.add(await rootJobs(options.pipeline, run.id, undefined, limits, run.flow, { request: options.input }));
   return { runId: run.id, status: 'queued', pipeline: options.pipeline };
 }
 
@@ -256,7 +266,8 @@ export interface StartRunOptions {
  * Finishes the start of a run whose request came again under its Idempotency-Key. A writer that
  * died after claiming the key left no run: it is started now, under the claimed id. One that died
  * later left it `queued` without its listing, its webhook or its first jobs: each is written
- * again, a no-op where it is there (ZADD NX, job ids). A run past `queued` has its jobs already.
+ * again, a no-op where it is there (ZADD NX; the jobs, see addFirstJobsAgain). A run past `queued`
+ * has its jobs already.
  */
 async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues' | 'pipelines'>, options: StartRunOptions & { runId: string }): Promise<StartedRun> {
   const [status, version] = (await deps.store.redis.hmget(deps.store.keys.run(options.runId), 'status', 'pipeline_version')) as [RunStatus | null, string | null];
@@ -266,7 +277,7 @@ async function resumePipelineRun(deps: Pick<PipelineRunsDeps, 'store' | 'queues'
   await deps.store.ensureIndexed(options.runId);
   await options.onRecorded?.(options.runId);
   const flow = await deps.store.getFlow(options.runId);
-  await deps.queues.steps.add(await rootJobs(pipeline, options.runId, undefined, deps.store.limits, flow));
+  await addFirstJobsAgain({ steps: deps.queues.steps, store: deps.store }, [{ runId: options.runId, jobs: await rootJobs(pipeline, options.runId, undefined, deps.store.limits, flow) }]);
   return { runId: options.runId, status, pipeline };
 }
 

@@ -201,6 +201,13 @@ export class StepQueues {
     return this.#flowProducer;
   }
 
+  /** Whether any of `specs`' jobs exists in its queue, in whatever state (specs' children are not looked at). */
+  async anyExists(specs: readonly StepJobSpec[]): Promise<boolean> {
+    // One EXISTS per job: on a Redis Cluster the queues' keys are in different slots.
+    const found = await Promise.all(specs.map((spec) => this.#connection.exists(this.queue(spec.queue).toKey(spec.opts.jobId as string))));
+    return found.some((count) => count > 0);
+  }
+
   /** Sends the adds of this turn still waiting, then closes the queues. */
   async close(): Promise<void> {
     this.#turn.drain();

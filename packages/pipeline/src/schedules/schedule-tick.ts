@@ -9,6 +9,7 @@ import { DEFAULT_CATCH_UP_MAX, type RunStatus } from '@switchyard/contracts';
 import type { Job } from 'bullmq';
 import { ScheduleTickJob } from '../catalog.js';
 import { InputError, rootJobs, startPipelineRun, type PipelineRunsDeps } from '../engine/pipeline-runs.js';
+import { addFirstJobsAgain } from '../engine/first-jobs-again.js';
 import { PRIORITY_BATCH } from '../catalog.js';
 import { RunLimitError } from '../store/limits.js';
 import { TooManyRunsError } from '../store/live-runs.js';
@@ -154,7 +155,7 @@ async function startTick(deps: ScheduleTickDeps, tick: { name: string; input: Re
   } else {
     // The processor before may have died between the run's hash and its index entries.
     await deps.store.ensureIndexed(runId);
-    if (status === 'queued') await deps.queues.steps.add(await rootJobs(pipeline, runId, undefined, deps.store.limits, await deps.store.getFlow(runId)));
+    if (status === 'queued') await addFirstJobsAgain({ steps: deps.queues.steps, store: deps.store }, [{ runId, jobs: await rootJobs(pipeline, runId, undefined, deps.store.limits, await deps.store.getFlow(runId)) }]);
   }
   return { outcome: status === null ? 'started' : 'existed', run_id: runId };
 }

@@ -229,15 +229,19 @@ export class RunStore {
     return replies.map(([, status]) => (status as RunStatus | null) ?? null);
   }
 
-  /** Each run's status and flow control (runs created before flow control have none). */
-  async getStatesWithFlow(runIds: readonly string[]): Promise<{ status: RunStatus | null; flow: FlowTag | undefined }[]> {
+  /**
+   * Each run's status and flow control (runs created before flow control have none); with
+   * `withRequest`, its request too (`{ value }`, absent when the run has none).
+   */
+  async getStatesWithFlow(runIds: readonly string[], options: { withRequest?: boolean } = {}): Promise<{ status: RunStatus | null; flow: FlowTag | undefined; request?: { value: unknown } }[]> {
     if (runIds.length === 0) return [];
     const pipeline = new KeyedPipeline(this.redis);
-    for (const id of runIds) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), 'status', 'flow');
+    const fields = options.withRequest ? ['status', 'flow', 'request'] : ['status', 'flow'];
+    for (const id of runIds) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), ...fields);
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, fields]) => {
-      const [status, flow] = (fields as (string | null)[] | null) ?? [];
-      return { status: (status as RunStatus | null) ?? null, flow: flowOf(flow) };
+    return replies.map(([, values]) => {
+      const [status, flow, request] = (values as (string | null)[] | null) ?? [];
+      return { status: (status as RunStatus | null) ?? null, flow: flowOf(flow), ...(request ? { request: { value: JSON.parse(request) as unknown } } : {}) };
     });
   }
 
@@ -353,10 +357,21 @@ export class RunStore {
   }
 
   /** Records a stage skipped (its condition was false): it counts as done, with no output. */
-  skipStage(options: { runId: string; stage: string; watch?: readonly string[] }): Promise<RecordedStage> {
+  skipStage(options: { runId: string; stage: string; batchId?: string | null; watch?: readonly string[] }): Promise<RecordedStage> {
     const { runId } = options;
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
-    return this.#stageWrites.submit({ kind: 'skip', keys, stage: options.stage, watch: options.watch }).reply.then(countsOf);
+    return this.#stageWrites.submit({ kind: 'skip', keys, stage: options.stage, watch: options.watch }).reply.then((reply) => this.#recorded(reply, runId, options.batchId));
+  }
+
+  /**
+   * A completion's or skip's answer; one that moved its run from queued (a first stage started from
+   * its job alone) has the batch's counts follow, as a start's move does. Should that step be
+   * lost, the batch counts the run queued until it ends (no drift).
+   */
+  async #recorded(reply: unknown, runId: string, batchId: string | null | undefined): Promise<RecordedStage> {
+    const recorded = countsOf(reply);
+    if (recorded.moved && batchId) await this.#settle({ runId, batchId, to: 'running' });
+    return recorded;
   }
 
   /** Marks a stage's job as refused because its run had ended: compaction removes such jobs. */
@@ -392,15 +407,16 @@ export class RunStore {
    * `sent` settles once the write is on the connection, ahead of any command issued after it on
    * the same connection; `recorded` once Redis has applied it.
    */
-  completeStage(options: { runId: string; stage: string; output: unknown; watch?: readonly string[]; startedAt?: string | undefined }): { sent: Promise<void>; recorded: Promise<RecordedStage> } {
+  completeStage(options: { runId: string; stage: string; batchId?: string | null; output: unknown; watch?: readonly string[]; startedAt?: string | undefined }): { sent: Promise<void>; recorded: Promise<RecordedStage> } {
     const { runId } = options;
     const keys = [this.keys.run(runId), this.keys.outputs(runId), this.keys.events(runId)];
     // null is an output too; only a skip leaves none.
     const { sent, reply } = this.#stageWrites.submit({ kind: 'complete', keys, stage: options.stage, output: JSON.stringify(options.output ?? null), watch: options.watch, ...(options.startedAt ? { startedAt: options.startedAt } : {}) });
     // On a cluster the run's slot and BullMQ's may be on different masters, so one connection's
     // order no longer puts this record before the job's completion: it is only sent once applied.
-    if (this.#cluster) return { sent: reply.then(() => undefined), recorded: reply.then(countsOf) };
-    return { sent, recorded: reply.then(countsOf) };
+    const recorded = reply.then((answer) => this.#recorded(answer, runId, options.batchId));
+    if (this.#cluster) return { sent: reply.then(() => undefined), recorded };
+    return { sent, recorded };
   }
 
   /**

@@ -27,7 +27,8 @@ import { SETTLE_SCRIPT } from './run-settle.js';
  *   start: {'missing'} | {'ended', status} | {'unready', step} | {'done' | 'peek', output, [request], [item], inputs...}
  *     | {'started' | 'running', attempt, [request], [item], inputs...} (an item not stored is ''; 'running': this start moved the run
  *     from queued to running, which its batch's counts then follow, in the shared slot)
- *   complete, skip: {1 when this call recorded it (0: found recorded before, or the run gone),
+ *   complete, skip: {1 when this call recorded it, 2 when it also moved the run from queued to
+ *     running (its batch's counts then follow), 0 when found recorded before or the run gone,
  *     completed stages, stages in all, watched fields' values..., then the statuses of
  *     the branches each watched `<step>.branches` lists...}
  *   finish: the transition's answer (see TRANSITION_SCRIPT)
@@ -171,13 +172,22 @@ local function complete(k, stage, output, watch, keep, at)
     fields[#fields + 1] = stage .. '.started_at'
     fields[#fields + 1] = (at and at ~= '') and at or now
   end
+  -- The run's first stage, started from its job alone (runStage's carried start): the run was
+  -- still queued, and moves now, as a start would have moved it.
+  local moved = run[5] == 'queued'
+  if moved then
+    fields[#fields + 1] = 'status'
+    fields[#fields + 1] = 'running'
+    fields[#fields + 1] = 'updated_at'
+    fields[#fields + 1] = now
+  end
   redis.call('HSET', k[1], unpack(fields))
   local total = tonumber(run[4]) or 0
   if total < completed then total = completed end
   local percent = total == 0 and 0 or math.floor(100 * completed / total + 0.5)
   -- The run's progress rides on the stage event that moved it: one entry, not two.
   stage_event(k, stage, final, attempt, ',"progress":{"percent":' .. percent .. ',"completed_stages":' .. completed .. ',"total_stages":' .. total .. '}')
-  return counts(k, 1, completed, total, watch)
+  return counts(k, moved and 2 or 1, completed, total, watch)
 end
 
 -- The last stage's completion and the end of its run's own keys, in one step (t: the transition's

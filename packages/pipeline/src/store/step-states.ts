@@ -18,6 +18,8 @@ export interface StepStateStore {
 export interface RecordedStage {
   /** This write recorded the stage (false: it was recorded before, e.g. by a job taken over, or the run is gone). */
   applied: boolean;
+  /** This write also moved the run from queued to running (its first stage, started from its job alone). */
+  moved: boolean;
   completed: number;
   total: number;
   watched: (string | null)[];
@@ -25,7 +27,7 @@ export interface RecordedStage {
 
 export function countsOf(reply: unknown): RecordedStage {
   const [applied, completed, total, ...watched] = Array.isArray(reply) ? (reply as unknown[]) : [];
-  return { applied: Number(applied) === 1, completed: Number(completed ?? 0), total: Number(total ?? 0), watched: watched.map((v) => (typeof v === 'string' ? v : null)) };
+  return { applied: Number(applied) >= 1, moved: Number(applied) === 2, completed: Number(completed ?? 0), total: Number(total ?? 0), watched: watched.map((v) => (typeof v === 'string' ? v : null)) };
 }
 
 export type StepStates = { run: { status: RunStatus | null; completed: number; total: number }; steps: Map<string, { status: string | null; branches: { name: string; status: string | null }[] | null }> };

@@ -129,7 +129,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
   let texts: string[];
   try {
     if (step.when && !isTruthy(await step.when.evaluate(context))) {
-      await deps.store.skipStage({ runId, stage: step.name });
+      await deps.store.skipStage({ runId, stage: step.name, batchId: data.batch_id ?? null });
       return advance();
     }
     items = (await step.map?.evaluate(context)) ?? [];
@@ -143,7 +143,7 @@ async function fanOut(deps: StepProcessorDeps, job: Job, target: { pipeline: Com
   }
   const list = items as unknown[];
   if (list.length === 0) {
-    await deps.store.completeStage({ runId, stage: step.name, output: [] }).recorded;
+    await deps.store.completeStage({ runId, stage: step.name, batchId: data.batch_id ?? null, output: [] }).recorded;
     return advance();
   }
   const keys = branchKeys(list);
