@@ -7,13 +7,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { BatchStore, readEvents } from '@switchyard/pipeline';
+import { CANCEL_HEARD_MARGIN_MS } from './run-aborts.js';
 import { runStage } from './stage-runner.js';
 import { stageFixture } from './testing/stage-fixture.js';
 
 const fixture = stageFixture('carried-start');
 const deps = () => fixture.deps();
-/** A job as BullMQ hands it out: `started` times so far, this one included; `made` attempts failed. */
-const jobOf = (started: number, made = 0) => ({ attemptsStarted: started, attemptsMade: made, opts: { attempts: 3 } }) as unknown as Job;
+/**
+ * A job as BullMQ hands it out: `started` times so far, this one included; `made` attempts failed;
+ * `addedAt` by default as long after this process began listening for cancels as heardAllSince asks.
+ */
+const jobOf = (started: number, made = 0, addedAt = Date.now() + CANCEL_HEARD_MARGIN_MS) => ({ attemptsStarted: started, attemptsMade: made, timestamp: addedAt, opts: { attempts: 3 } }) as unknown as Job;
 
 /** A running run whose `outline` is done, as when its writers are added. */
 async function runWithOutline(): Promise<string> {
@@ -118,6 +122,13 @@ test('a job BullMQ has handed out before reads its start even though it carries 
     await runStage(deps(), job, { ...spec(runId), work: async ({ inputs, request }) => ((seen = { inputs, request }), 'text') }).then((done) => done.recorded);
     assert.deepEqual(seen, { inputs: { outline: { sections: ['stored'] } }, request: { topic: 'stored' } });
   }
+});
+
+test('a carried stage whose job was added before this process could hear every cancel reads its start', async () => {
+  const runId = await runWithOutline();
+  let seen: unknown;
+  await runStage(deps(), jobOf(1, 0, Date.now() - 60_000), { ...spec(runId), work: async ({ inputs }) => ((seen = inputs), 'text') }).then((done) => done.recorded);
+  assert.deepEqual(seen, { outline: { sections: ['stored'] } });
 });
 
 test('a carried stage that fails has its attempt recorded before its failure, and the retry is the second', async () => {

@@ -10,7 +10,7 @@ import { crashPoint, type RecordedStage, type RunStore, type StageStart } from '
 import { ModelCallError } from '@switchyard/models';
 import { ToolCallError, type CircuitOpenError } from '@switchyard/tool-client';
 import { ZodError } from 'zod';
-import type { RunAborts } from './run-aborts.js';
+import { CANCEL_HEARD_MARGIN_MS, type RunAborts } from './run-aborts.js';
 import { attemptsLeft, circuitOpenCause, decideBreakerWait, DEFAULT_STAGE_BUDGET, type StageBudget } from './stage-budget.js';
 
 export interface StageDeps {
@@ -157,7 +157,8 @@ export interface StageOutcome<T> {
 /**
  * A start that needs no round trip: the job's first attempt (BullMQ has never handed it out
  * before, so no earlier attempt can have completed the stage) carrying what the start would read,
- * of a run this process has not heard has ended. Its start record is written once the stage
+ * of a run this process has not heard has ended, and would have heard so (it has listened to
+ * every cancel since a while before the job was added). Its start record is written once the stage
  * lasts or announces itself (runningAnnouncer), fails, or with its completion: a quick stage
  * costs its completion alone, as a BullMQ job does. A run cancelled meanwhile is seen by that
  * record, by the cancel message, or by RunAborts' check within a second, which abort the work.
@@ -166,6 +167,8 @@ function carriedStart(deps: StageDeps, job: Job, stage: StageSpec<unknown>): Ext
   const { carried } = stage;
   if (!carried || stage.resume || stage.needsDone || stage.item || stage.endsRun) return undefined;
   if (job.attemptsStarted > 1 || job.attemptsMade > 0 || deps.aborts.hasEnded(stage.runId)) return undefined;
+  // A cancel this process may not have heard (it started, or was cut off, after the job was added).
+  if (!deps.aborts.heardAllSince(job.timestamp - CANCEL_HEARD_MARGIN_MS)) return undefined;
   const inputs: Record<string, unknown> = {};
   for (const name of stage.inputs ?? []) inputs[name] = carried.inputs[name] ?? null;
   return { kind: 'started', attempt: 1, inputs, request: stage.withRequest ? (carried.request ?? null) : null };

@@ -21,7 +21,7 @@ import type { StepKinds } from './engine/step-kinds.js';
 import { RunAborts } from './run-aborts.js';
 import { RunReconciler } from './background/reconciler.js';
 import { RetentionJanitor } from './background/retention.js';
-import { RunCompactor } from './background/compactor.js';
+import { COMPACT_AFTER_MS_DEFAULT, RunCompactor } from './background/compactor.js';
 import type { QueueSettings } from './env.js';
 import type { StageBudget } from './stage-budget.js';
 import type { StepTools } from './tools.js';
@@ -108,7 +108,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const schedules = new ScheduleStore({ redis: connection, prefix });
   // A schedule stored by a process that died before setting its job scheduler ticks from now on.
   await schedules.restoreSchedulers();
-  const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl) });
+  const aborts = new RunAborts({ store, subscriber: createRedisClient(options.redisUrl), endedListedMs: options.compaction?.afterMs ?? COMPACT_AFTER_MS_DEFAULT });
   await aborts.start();
   const kinds: StepKinds = {};
   if (options.aceflow) kinds['aceflow.stage'] = aceflowStageKind({ ...options.aceflow, maxRegenerations: options.aceflow.maxRegenerations ?? 2, maxDefectLoops: options.aceflow.maxDefectLoops ?? 2 });

@@ -220,6 +220,11 @@ export class RunStore {
     return (await this.redis.hget(this.keys.run(runId), 'status')) as RunStatus | null;
   }
 
+  /** Runs that ended since `since` (ms), listed for compaction (run-settle.ts), oldest first, at most `limit`. */
+  runsEndedSince(since: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.endedRuns, since, '+inf', 'LIMIT', 0, limit);
+  }
+
   /** Statuses of many runs in one round trip (null for unknown ids). */
   async getStatuses(runIds: readonly string[]): Promise<(RunStatus | null)[]> {
     if (runIds.length === 0) return [];

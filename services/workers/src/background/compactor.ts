@@ -13,6 +13,9 @@ import { scriptCommand, type ScriptCommand } from '@switchyard/redis';
 import { compactEndedRuns, type CompactionReport, type RunStore } from '@switchyard/pipeline';
 import { LeasedInterval } from './leased-interval.js';
 
+/** How long after its end a run is compacted, by default (ms). */
+export const COMPACT_AFTER_MS_DEFAULT = 10_000;
+
 export interface RunCompactorOptions {
   store: RunStore;
   /** The process's shared connection, for the lease; the compactor duplicates it for its own work. */
@@ -62,7 +65,7 @@ export class RunCompactor {
   readonly #queues = new Map<string, Queue>();
 
   constructor(options: RunCompactorOptions) {
-    this.#options = { intervalMs: 5000, afterMs: 10_000, maxRunsPerPass: 5000, ...options };
+    this.#options = { intervalMs: 5000, afterMs: COMPACT_AFTER_MS_DEFAULT, maxRunsPerPass: 5000, ...options };
     this.#redis = options.connection.duplicate();
     this.#redis.on('error', () => undefined); // the shared connection's watch reports outages
     this.#refusedJobs = scriptCommand(this.#redis, 'syRefusedJobs', REFUSED_JOBS_SCRIPT);
