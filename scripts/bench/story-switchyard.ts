@@ -96,7 +96,9 @@ export async function startSwitchyard(options: { redisUrl: string; prefix: strin
       const pipeline = await requirePipeline({ pipelines }, 'story');
       const runs = await Promise.all(topics(count, 'direct').map((input) => newPipelineRun(pipeline, input)));
       const { batchId, runIds } = await batches.createBatch({ runs });
-      for (let i = 0; i < runIds.length; i += 250) await queues.steps.add((await Promise.all(runIds.slice(i, i + 250).map((id) => rootJobs(pipeline, id, batchId)))).flat());
+      // The runs' first add of their jobs, as the dispatcher's: the first stage carries the request.
+      const requests = new Map(runs.map((run) => [run.id, run.request]));
+      for (let i = 0; i < runIds.length; i += 250) await queues.steps.add((await Promise.all(runIds.slice(i, i + 250).map((id) => rootJobs(pipeline, id, batchId, undefined, undefined, { request: requests.get(id) })))).flat());
       const done = (await waitForDone(keys.batchEvents(batchId))) as { counts: Record<string, number> };
       await workers?.compactor.pass();
       return done.counts;
