@@ -96,7 +96,12 @@ test("docs/CLI.md's inbox, approve, signal and schedules commands work as writte
         assert.equal(typeof item?.arguments, 'object', 'with the call\'s arguments as an object');
       }
       if (/^switchyard (approve|signal) /.test(command) && answered) {
-        assert.equal((await api<{ items: unknown[] }>(`/v1/inbox?run_id=${answered.runId}`)).items.length, 0, `\`${command}\` answered what the run waited for`);
+        // The answer is recorded at once; the item leaves the inbox when the run's job takes it.
+        let left = -1;
+        for (const deadline = Date.now() + 30_000; left !== 0 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+          left = (await api<{ items: unknown[] }>(`/v1/inbox?run_id=${answered.runId}`)).items.length;
+        }
+        assert.equal(left, 0, `\`${command}\` answered what the run waited for`);
       }
     }
   }
