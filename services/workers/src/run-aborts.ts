@@ -32,6 +32,7 @@ export class RunAborts {
   #listeningSince: number | undefined;
   /** When the latest run forgotten (past ENDED_RUNS_KEPT) was heard ended (ms). */
   #forgottenUpTo = 0;
+  #subscribing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   readonly #endedListedMs: number;
@@ -60,7 +61,13 @@ export class RunAborts {
     await this.#subscribe();
   }
 
-  async #subscribe(): Promise<void> {
+  /** One subscription at a time: start() and the connection's first `ready` would read the list twice. */
+  #subscribe(): Promise<void> {
+    this.#subscribing ??= this.#subscribeOnce().finally(() => (this.#subscribing = undefined));
+    return this.#subscribing;
+  }
+
+  async #subscribeOnce(): Promise<void> {
     await this.#subscriber.subscribe(this.#store.keys.cancelChannel);
     if (this.#listeningSince !== undefined) return;
     // What ended before is read after subscribing: a cancel is listed (its shared slot's step)

@@ -31,14 +31,20 @@ export interface KnownOutputs {
  * once the first job has completed and gone, and only a start finds the stage done then.
  */
 export function carriedOf(pipeline: CompiledPipeline, step: CompiledStep, status: RunStatus | null, known: KnownOutputs | undefined): ((count: number) => StepJob['carried']) | undefined {
-  if (!known || status !== 'running' || step.name === pipeline.finalStep || pipeline.fallbacks.has(step.name)) return undefined;
-  if (step.target.kind !== 'tool' && step.target.kind !== 'uses') return undefined;
+  if (!known || status !== 'running' || !mayCarry(pipeline, step)) return undefined;
   const [need, ...more] = step.needs;
   if (need === undefined || more.length > 0 || !Object.hasOwn(known.outputs, need)) return undefined;
-  return (count) => {
-    const carried = { request: known.request ?? null, inputs: { [need]: known.outputs[need] ?? null } };
-    return jsonBytesWithin(carried, Math.floor(CARRIED_BYTES_MAX / count)) === undefined ? undefined : carried;
-  };
+  return withinBudget({ request: known.request ?? null, inputs: { [need]: known.outputs[need] ?? null } });
+}
+
+/** Whether a step's jobs may carry at all: a tool or built-in step, not the run's last, not a fallback. */
+function mayCarry(pipeline: CompiledPipeline, step: CompiledStep): boolean {
+  return (step.target.kind === 'tool' || step.target.kind === 'uses') && step.name !== pipeline.finalStep && !pipeline.fallbacks.has(step.name);
+}
+
+/** `carried` for each of `count` jobs, unless their share of CARRIED_BYTES_MAX is too small for it. */
+function withinBudget(carried: NonNullable<StepJob['carried']>): (count: number) => StepJob['carried'] {
+  return (count) => (jsonBytesWithin(carried, Math.floor(CARRIED_BYTES_MAX / count)) === undefined ? undefined : carried);
 }
 
 /**
@@ -48,10 +54,5 @@ export function carriedOf(pipeline: CompiledPipeline, step: CompiledStep, status
  * repeated, a dispatch taken over) may come after the first job has completed and gone.
  */
 export function carriedAtStart(pipeline: CompiledPipeline, step: CompiledStep, request: unknown): ((count: number) => StepJob['carried']) | undefined {
-  if (step.needs.length > 0 || step.name === pipeline.finalStep || pipeline.fallbacks.has(step.name)) return undefined;
-  if (step.target.kind !== 'tool' && step.target.kind !== 'uses') return undefined;
-  return (count) => {
-    const carried = { request: request ?? null, inputs: {} };
-    return jsonBytesWithin(carried, Math.floor(CARRIED_BYTES_MAX / count)) === undefined ? undefined : carried;
-  };
+  return step.needs.length === 0 && mayCarry(pipeline, step) ? withinBudget({ request: request ?? null, inputs: {} }) : undefined;
 }

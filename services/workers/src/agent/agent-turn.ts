@@ -266,7 +266,7 @@ async function afterTurn(deps: AgentTurnDeps, options: AgentTurnOptions, transcr
   // turn waits or runs, its calls would come again as new children (the first ones completed and
   // were removed), and one finishing after the turn had gone would leave the turn's `processed`
   // hash behind with no expiry. So a job handed out before adds nothing when the turn is there.
-  if (options.job.attemptsStarted > 1 && (await deps.steps.queue(next.queue).getJob(next.opts.jobId as string))) return CONTINUE_STAGE;
+  if (options.job.attemptsStarted > 1 && (await deps.steps.anyExists([next]))) return CONTINUE_STAGE;
   await deps.steps.add([next]);
   crashPoint('agent.next-queued');
   return CONTINUE_STAGE;
