@@ -3,7 +3,8 @@
  * instead of started twice, and stopped by its owner.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -42,6 +43,31 @@ test('a second caller reuses the running server instead of starting another on t
     assert.equal(await pingRedis(first.url), true, 'a reuser does not stop the owner\'s server');
   } finally {
     await first.stop();
+  }
+});
+
+test('two callers starting at once on one directory share one server, so one AOF has one writer', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sy-redis-'));
+  const started = await Promise.all([startLocalRedis({ binary: binary(), dataDir }), startLocalRedis({ binary: binary(), dataDir }), startLocalRedis({ binary: binary(), dataDir })]);
+  try {
+    assert.equal(new Set(started.map((s) => s.url)).size, 1, `urls: ${started.map((s) => s.url).join(', ')}`);
+    assert.equal(started.filter((s) => s.owned).length, 1);
+    assert.ok(!existsSync(path.join(dataDir, 'start.lock')), 'the start lock is released');
+  } finally {
+    for (const server of started) await server.stop();
+  }
+});
+
+test('a start lock left by a process that died is taken over', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sy-redis-'));
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  writeFileSync(path.join(dataDir, 'start.lock'), gone.stdout);
+  const server = await startLocalRedis({ binary: binary(), dataDir });
+  try {
+    assert.equal(server.owned, true);
+    assert.equal(await pingRedis(server.url), true);
+  } finally {
+    await server.stop();
   }
 });
 

@@ -2,10 +2,11 @@
  * A local redis-server for development, the main job and tests: started on a free loopback
  * port with its data (AOF on) under a directory of ours, and stopped when this process exits.
  * A server already running from the same directory is reused rather than started twice, since
- * two servers writing one AOF would corrupt it.
+ * two servers writing one AOF would corrupt it: two callers starting at once (two launchers run
+ * together) take turns under a lock file, and the second finds the first one's server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
@@ -100,6 +101,50 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** How long a caller waits for another one's start before giving up (ms). */
+const START_LOCK_WAIT_MS = 60_000;
+
+/**
+ * Runs `start` holding `<dataDir>/start.lock`. The lock is made by linking a file that already
+ * holds this process's pid, so it never exists without its holder's pid; a lock whose holder has
+ * died is taken over.
+ */
+async function underStartLock<T>(dataDir: string, start: () => Promise<T>): Promise<T> {
+  const lock = path.join(dataDir, 'start.lock');
+  const mine = path.join(dataDir, `start.lock.${process.pid}.${Math.random().toString(36).slice(2)}`);
+  writeFileSync(mine, String(process.pid));
+  const until = Date.now() + START_LOCK_WAIT_MS;
+  try {
+    for (;;) {
+      try {
+        linkSync(mine, lock);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = Number(readFileSync(lock, { encoding: 'utf8', flag: 'r' }).trim() || '0');
+      if (holder > 0 && !isAlive(holder)) rmSync(lock, { force: true });
+      else if (Date.now() > until) throw new Error(`another process has been starting redis-server in ${dataDir} for ${START_LOCK_WAIT_MS / 1000} s (${lock}, pid ${holder})`);
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    rmSync(mine, { force: true });
+  }
+  try {
+    return await start();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** The server recorded as running from `recordFile`, when it answers. */
+async function runningServer(recordFile: string): Promise<LocalRedis | undefined> {
+  const existing = readRecord(recordFile);
+  if (!existing || !isAlive(existing.pid)) return undefined;
+  const url = `redis://127.0.0.1:${existing.port}`;
+  return (await pingRedis(url)) ? { url, owned: false, stop: async () => undefined } : undefined;
+}
+
 /**
  * Starts (or reuses) a redis-server whose data lives in `dataDir`.
  * @param options.binary path of redis-server
@@ -110,21 +155,20 @@ export async function startLocalRedis(options: { binary: string; dataDir: string
   const dataDir = path.resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const recordFile = path.join(dataDir, 'running.json');
-  const existing = readRecord(recordFile);
-  if (existing && isAlive(existing.pid)) {
-    const url = `redis://127.0.0.1:${existing.port}`;
-    if (await pingRedis(url)) return { url, owned: false, stop: async () => undefined };
-  }
+  return (await runningServer(recordFile)) ?? underStartLock(dataDir, async () => (await runningServer(recordFile)) ?? spawnRecorded(options.binary, dataDir, recordFile, options.startTimeoutMs));
+}
+
+async function spawnRecorded(binary: string, dataDir: string, recordFile: string, startTimeoutMs: number | undefined): Promise<LocalRedis> {
   let lastError: unknown;
   // A free port can be taken between asking and binding; a second try settles that race.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
-    const child = spawnServer(options.binary, dataDir, port);
+    const child = spawnServer(binary, dataDir, port);
     const killOnExit = () => child.kill('SIGTERM');
     process.once('exit', killOnExit);
     try {
-      await waitForReady(url, child, options.startTimeoutMs ?? 10_000);
+      await waitForReady(url, child, startTimeoutMs ?? 10_000);
     } catch (error) {
       lastError = error;
       process.removeListener('exit', killOnExit);
