@@ -11,7 +11,7 @@
  * BENCH_DURABILITY_STORIES / BENCH_DURABILITY_ROUNDS (default 300 / 3) change the sizes.
  *
  *   npm run bench                       everything but the realistic part
- *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, agent, realistic, rate-limit
+ *   npm run bench -- durability         only the named parts: pipeline, durability, modules, startup, agent, realistic, rate-limit, contention, guarantees
  *
  * BENCH_REDIS=cluster (with no REDIS_URL) runs it all on a local 3-master Redis Cluster instead
  * (temporary data, stopped at the end); REDIS_URL=redis-cluster://host:port,… on a cluster of yours.
@@ -39,6 +39,10 @@
  * (scripts/bench/realistic-baseline.ts): BENCH_REALISTIC_BASELINE_STORIES (default the same
  * number), BENCH_REALISTIC_BASELINE=0 to leave it out.
  *
+ * `guarantees` (only when named) runs the plain-BullMQ story flow with the engine's guarantees
+ * added by hand at their least, one on top of the other, beside Switchyard, in the same rounds
+ * (scripts/bench/story-guarantees.ts; BENCH_STORIES and BENCH_ROUNDS size it).
+ *
  * `rate-limit` (only when named: at its default size it runs for about 3 minutes) runs agent runs
  * against a rate-limited model through the stack with worker processes at their default
  * concurrency (scripts/bench/rate-limit-scenario.ts): BENCH_RATE_RUNS (default 200),
@@ -58,6 +62,7 @@ import { benchStartup } from './bench/startup.js';
 import { buildCompiled } from './launcher/runtime.js';
 import { benchStoryPipeline, TARGETS } from './bench/story-pipeline.js';
 import { benchContention } from './bench/contention.js';
+import { benchGuarantees } from './bench/story-guarantees.js';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -71,9 +76,9 @@ function sizeFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'agent', 'realistic', 'contention', 'rate-limit'] as const;
+const PARTS = ['pipeline', 'durability', 'modules', 'startup', 'agent', 'realistic', 'contention', 'rate-limit', 'guarantees'] as const;
 /** Parts that run only when named. */
-const ON_REQUEST: readonly Part[] = ['realistic', 'contention', 'rate-limit'];
+const ON_REQUEST: readonly Part[] = ['realistic', 'contention', 'rate-limit', 'guarantees'];
 type Part = (typeof PARTS)[number];
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = asked.filter((arg) => !(PARTS as readonly string[]).includes(arg));
@@ -203,6 +208,7 @@ try {
   const realistic = runs('realistic') ? await benchRealistic(realisticOptions(redis.url)) : undefined;
   const rateLimit = runs('rate-limit') ? await benchRateLimit(rateLimitOptions(redis.url)) : undefined;
   const contention = runs('contention') ? await benchContention({ redisUrl: redis.url, ...contentionOptions() }) : undefined;
+  const guarantees = runs('guarantees') ? await benchGuarantees({ redisUrl: redis.url, stories: options.stories, rounds: options.rounds, concurrency: options.concurrency }) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
     machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, redis_cluster: clusterMasters > 0 ? `${clusterMasters} masters` : false, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },
@@ -217,6 +223,7 @@ try {
     realistic,
     rate_limit: rateLimit,
     contention,
+    guarantees_by_hand: guarantees,
     total_s: Math.round((performance.now() - started) / 100) / 10,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

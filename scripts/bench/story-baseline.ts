@@ -3,9 +3,11 @@
  * then polish←four writers, the second flow added by the outline job), the same queue names, job
  * options, job ids and worker settings as Switchyard, and processors that only return the
  * instant tools' outputs. The gap between the two is what Switchyard adds: HTTP, the run store,
- * stage records and events, cancellation tracking.
+ * stage records and events, cancellation tracking. `guarantees` adds some of that by hand, the
+ * least a hand-written flow would do for each (scripts/bench/story-guarantees.ts).
  */
 import { FlowProducer, Worker, type FlowJob, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { SECTION_ORDER } from '@switchyard/contracts';
 import { STAGE_JOB_OPTIONS } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
@@ -25,26 +27,36 @@ export interface BaselineUnderTest {
   close(): Promise<void>;
 }
 
+/** What a hand-written flow may do besides its jobs, each awaited where the flow is at that point. */
+export interface BaselineGuarantees {
+  /** Before a chunk of stories' first flows is added (`batch` null for a story alone, else with its whole count). */
+  added(storyIds: readonly string[], batch: { id: string; total: number } | null): Promise<void>;
+  /** After a stage's tool answered, before its job completes. */
+  stage(storyId: string, stage: string, output: unknown): Promise<void>;
+  /** After the polish stage's own record: the story's end. */
+  ended(storyId: string, batch: string | null): Promise<void>;
+}
+
 const CHUNK = 250;
 const STALL_MS = 60_000;
 const child = (id: string) => ({ ...STAGE_JOB_OPTIONS, jobId: id, failParentOnFailure: true });
 
-function startFlow(storyId: string): FlowJob {
+function startFlow(storyId: string, batch: string | null): FlowJob {
   const request = { topic: `baseline story ${storyId}` };
   return {
     name: 'story.outline',
     queueName: BASELINE_QUEUES.outline,
-    data: { run_id: storyId, request },
+    data: { run_id: storyId, batch_id: batch, request },
     opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.outline` },
     children: [{ name: 'story.search', queueName: BASELINE_QUEUES.search, data: { run_id: storyId, request }, opts: child(`${storyId}.search`) }],
   };
 }
 
-function sectionsFlow(storyId: string, request: unknown): FlowJob {
+function sectionsFlow(storyId: string, batch: string | null, request: unknown): FlowJob {
   return {
     name: 'story.polish',
     queueName: BASELINE_QUEUES.polish,
-    data: { run_id: storyId, request },
+    data: { run_id: storyId, batch_id: batch, request },
     opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.polish` },
     children: SECTION_ORDER.map((section) => ({
       name: 'story.write',
@@ -55,7 +67,7 @@ function sectionsFlow(storyId: string, request: unknown): FlowJob {
   };
 }
 
-export async function startBaseline(options: { redisUrl: string; prefix: string; concurrency: number; probe?: ToolProbe }): Promise<BaselineUnderTest> {
+export async function startBaseline(options: { redisUrl: string; prefix: string; concurrency: number; probe?: ToolProbe; guarantees?: (connection: Redis) => BaselineGuarantees }): Promise<BaselineUnderTest> {
   const connection = createRedisClient(options.redisUrl);
   const flows = new FlowProducer({ connection, prefix: options.prefix });
   const tool = <T>(stage: ToolStage, output: T): T => {
@@ -63,16 +75,26 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
     options.probe?.exit(stage);
     return output;
   };
-  type Data = { run_id: string; request?: unknown; section?: string };
+  const guarantees = options.guarantees?.(connection);
+  /** The stage's output, once its record (if any) is written. */
+  const recorded = async <T>(job: Job<Data>, stage: string, output: T): Promise<T> => {
+    await guarantees?.stage(job.data.run_id, stage, output);
+    return output;
+  };
+  type Data = { run_id: string; batch_id?: string | null; request?: unknown; section?: string };
   const processors = {
-    [BASELINE_QUEUES.search]: async () => tool('search', SEARCH_OUTPUT),
+    [BASELINE_QUEUES.search]: async (job: Job<Data>) => recorded(job, 'search', tool('search', SEARCH_OUTPUT)),
     [BASELINE_QUEUES.outline]: async (job: Job<Data>) => {
-      const outline = tool('outline', OUTLINE_OUTPUT);
-      await flows.add(sectionsFlow(job.data.run_id, job.data.request));
+      const outline = await recorded(job, 'outline', tool('outline', OUTLINE_OUTPUT));
+      await flows.add(sectionsFlow(job.data.run_id, job.data.batch_id ?? null, job.data.request));
       return outline;
     },
-    [BASELINE_QUEUES.write]: async (job: Job<Data>) => ({ ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
-    [BASELINE_QUEUES.polish]: async () => tool('polish', POLISH_OUTPUT),
+    [BASELINE_QUEUES.write]: async (job: Job<Data>) => recorded(job, `write.${job.data.section}`, { ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
+    [BASELINE_QUEUES.polish]: async (job: Job<Data>) => {
+      const polished = await recorded(job, 'polish', tool('polish', POLISH_OUTPUT));
+      await guarantees?.ended(job.data.run_id, job.data.batch_id ?? null);
+      return polished;
+    },
   };
   const workers = Object.entries(processors).map(
     ([queue, processor]) =>
@@ -115,12 +137,17 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
       const batch = `batch${batches}`;
       const ids = Array.from({ length: count }, (_, i) => `${batch}-${i}`);
       const allDone = completions(count, (id) => id.startsWith(`${batch}-`));
-      for (let i = 0; i < ids.length; i += CHUNK) await flows.addBulk(ids.slice(i, i + CHUNK).map(startFlow));
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const chunk = ids.slice(i, i + CHUNK);
+        await guarantees?.added(chunk, { id: batch, total: count });
+        await flows.addBulk(chunk.map((id) => startFlow(id, batch)));
+      }
       await allDone;
     },
     async runStory(storyId) {
       const done = completions(1, (id) => id === `${storyId}.polish`);
-      await flows.add(startFlow(storyId));
+      await guarantees?.added([storyId], null);
+      await flows.add(startFlow(storyId, null));
       await done;
     },
     async close() {

@@ -16,7 +16,7 @@ export type { RecordedStage, StepStates } from './store/step-states.js';
 export type { ActiveRun, RunRecord, NewRun, RunObserver, RunStoreOptions, StageStart } from './store/run-store.js';
 export { BatchStore, newBatchId } from './store/batch-store.js';
 export { readEvents, toStreamEvents, EVENT_ID_PATTERN } from './store/events.js';
-export { runEventPages, findRunDone, readRunHistories, compareStreamIds } from './store/run-archive.js';
+export { runEventPages, findRunDone, readRunHistories, compareStreamIds, encodeArchive, decodeArchive, type RunArchive } from './store/run-archive.js';
 export { StreamHub } from './store/stream-hub.js';
 export type { StreamHubOptions, StreamListener, StreamFailureListener } from './store/stream-hub.js';
 export { compactEndedRuns } from './store/run-compaction.js';

@@ -1,0 +1,53 @@
+/**
+ * The guarantees the bench writes by hand are there: each rung's runs end with what it promises,
+ * so the bench measures what it names.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodeArchive } from '@switchyard/pipeline';
+import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
+import { startBaseline } from './story-baseline.js';
+import { guaranteesByHand, type Rung } from './story-guarantees.js';
+
+async function runThree(rung: Rung) {
+  const redis = await testRedis();
+  const prefix = uniquePrefix(`by-hand-${rung}`);
+  const flow = await startBaseline({ redisUrl: redis.url, prefix, concurrency: 2, guarantees: guaranteesByHand(rung, prefix) });
+  const client = createRedisClient(redis.url);
+  await flow.runBatch(3);
+  const run = (key: string) => `${prefix}:run:batch1-0${key}`;
+  const found = {
+    run: await client.hgetall(run('')),
+    events: (await client.xrange(run(':events'), '-', '+')).map(([, fields]) => fields[1]),
+    archive: await client.getBuffer(run(':archive')),
+    active: await client.zcard(`${prefix}:runs:active`),
+    batchDone: (await client.xrange(`${prefix}:batch:batch1:events`, '-', '+')).length,
+  };
+  await flow.close();
+  await client.quit();
+  return found;
+}
+
+test('the run-record rung ends each run completed, out of the live index, and its batch once', async () => {
+  const found = await runThree('run_record');
+  assert.equal(found.run.status, 'completed');
+  assert.equal(found.active, 0);
+  assert.equal(found.batchDone, 1);
+  assert.deepEqual(found.events, ['done']);
+});
+
+test('the stage-events rung tells each of the seven stages with its output, then the end', async () => {
+  const found = await runThree('stage_events');
+  assert.deepEqual(found.events, [...Array(7).fill('stage'), 'done']);
+  assert.equal(found.archive, null);
+});
+
+test('the archive rung folds a run into an archive holding its record and every event', async () => {
+  const found = await runThree('archive');
+  assert.deepEqual(found.events, []);
+  assert.ok(found.archive, 'an archive is written');
+  const archive = decodeArchive(found.archive);
+  assert.equal(archive.fields.status, 'completed');
+  assert.deepEqual(archive.events.map((e) => e.type), [...Array(7).fill('stage'), 'done']);
+  assert.ok(archive.events.some((e) => (JSON.parse(e.data) as { output?: unknown }).output !== undefined), 'the stage events hold their outputs');
+});

@@ -1,0 +1,177 @@
+/**
+ * What the engine's guarantees cost when written by hand, at the least (`npm run bench --
+ * guarantees`). Issue #45 asks whether the engine's cost beyond a plain BullMQ flow is its own
+ * overhead or the price of what it keeps; this measures the second directly: the plain flow of
+ * story-baseline.ts, then the same flow with, one on top of the other, the least a hand-written
+ * flow does to keep
+ *
+ * 1. `run_record`: a run record a client can read (a hash written before its jobs are added, with
+ *    an index of live runs) and a batch that tells its end (counts, and a `done` event on the
+ *    batch's stream when its last run ends: one script call at a run's end);
+ * 2. `stage_events`: each stage's output kept and told on the run's ordered event stream while the
+ *    run lives (what `GET /v1/runs/{id}` and an SSE client read): one `XADD` a stage, its event
+ *    holding its output (the engine keeps outputs in a hash of their own besides; item 1 of the
+ *    issue would keep them in the jobs);
+ * 3. `archive`: at the run's end, its record and events folded into one compressed archive (the
+ *    engine's own encoder) and the stream dropped: one read and one write, each pipelined.
+ *
+ * Each is the least of its kind: no op check (a completion resent after a reconnect would be told
+ * twice), no start records, no cancellation, no fair shares or admission, no HTTP; the engine does
+ * each of those besides. So the last rung's stories per CPU-second over plain BullMQ's is an upper
+ * bound for any engine that keeps these three, whatever its design. Switchyard runs in the same
+ * rounds for reference. Every key is under the flow's hash-tagged prefix, so a run's end is one
+ * script over the run's and its batch's keys on a Cluster too (the engine's are in two slots).
+ */
+import type { Redis } from 'ioredis';
+import { encodeArchive, type RunArchive } from '@switchyard/pipeline';
+import { createRedisClient, uniquePrefix } from '@switchyard/redis';
+import { startBaseline, type BaselineGuarantees, type BaselineUnderTest } from './story-baseline.js';
+import { measureCost, medianCost, type StoryCost } from './story-cost.js';
+import { median, round, say } from './story-stats.js';
+import { startSwitchyard } from './story-switchyard.js';
+
+/** The rungs, each with everything of those before it. */
+export const RUNGS = ['run_record', 'stage_events', 'archive'] as const;
+export type Rung = (typeof RUNGS)[number];
+
+const RETENTION_MS = 3600_000;
+
+/**
+ * A run's end: its status and `done` event, out of the live index, and its batch's count (with the
+ * batch's `done` once its last run has ended). KEYS: run, events, active runs[, batch, batch events].
+ * ARGV: run id, time (ms).
+ */
+const END_SCRIPT = `
+redis.call('HSET', KEYS[1], 'status', 'completed', 'updated_at', ARGV[2])
+redis.call('XADD', KEYS[2], '*', 'type', 'done', 'data', '{"status":"completed"}')
+redis.call('ZREM', KEYS[3], ARGV[1])
+if #KEYS < 5 then return 0 end
+local finished = redis.call('HINCRBY', KEYS[4], 'finished', 1)
+if finished >= tonumber(redis.call('HGET', KEYS[4], 'total') or '0') then
+  redis.call('XADD', KEYS[5], '*', 'type', 'done', 'data', cjson.encode({completed = finished}))
+end
+return finished
+`;
+
+/** The rung's guarantees, written by hand under `prefix` (hash-tagged, so one slot on a Cluster too). */
+export function guaranteesByHand(rung: Rung, prefix: string) {
+  const level = RUNGS.indexOf(rung);
+  const key = {
+    run: (id: string) => `${prefix}:run:${id}`,
+    events: (id: string) => `${prefix}:run:${id}:events`,
+    archive: (id: string) => `${prefix}:run:${id}:archive`,
+    active: `${prefix}:runs:active`,
+    batch: (id: string) => `${prefix}:batch:${id}`,
+    batchEvents: (id: string) => `${prefix}:batch:${id}:events`,
+  };
+  return (redis: Redis): BaselineGuarantees => {
+    redis.defineCommand('benchRunEnd', { lua: END_SCRIPT });
+    const end = (keys: string[], ...args: string[]) => (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).benchRunEnd!(keys.length, ...keys, ...args);
+
+    async function archive(id: string): Promise<void> {
+      const read = await redis.pipeline().hgetall(key.run(id)).xrange(key.events(id), '-', '+').exec();
+      const [fields, entries] = (read ?? []).map(([error, value]) => {
+        if (error) throw error;
+        return value;
+      }) as [Record<string, string>, [string, string[]][]];
+      const events = entries.map(([eventId, pairs]) => ({ id: eventId, type: pairs[1] ?? 'message', data: pairs[3] ?? '{}' }));
+      const value = encodeArchive({ fields, events } satisfies RunArchive);
+      await redis.pipeline().set(key.archive(id), value, 'PX', RETENTION_MS).del(key.events(id)).pexpire(key.run(id), RETENTION_MS).exec();
+    }
+
+    return {
+      async added(ids, batch) {
+        const write = redis.pipeline();
+        const now = String(Date.now());
+        for (const id of ids) {
+          write.hset(key.run(id), 'id', id, 'status', 'queued', 'created_at', now, 'batch_id', batch?.id ?? '', 'request', JSON.stringify({ topic: `baseline story ${id}` }));
+          write.zadd(key.active, now, id);
+        }
+        if (batch) write.hset(key.batch(batch.id), 'total', batch.total);
+        await write.exec();
+      },
+      async stage(id, stage, output) {
+        if (level < 1) return;
+        const event = ['type', 'stage', 'data', JSON.stringify({ stage, status: 'completed', output })];
+        // The run is running from its first stage's record, told by that stage's event.
+        if (stage === 'search') await redis.pipeline().hset(key.run(id), 'status', 'running').xadd(key.events(id), '*', ...event).exec();
+        else await redis.xadd(key.events(id), '*', ...event);
+      },
+      async ended(id, batch) {
+        const runKeys = [key.run(id), key.events(id), key.active];
+        await end(batch ? [...runKeys, key.batch(batch), key.batchEvents(batch)] : runKeys, id, String(Date.now()));
+        if (level >= 2) await archive(id);
+      },
+    };
+  };
+}
+
+export interface GuaranteesBenchOptions {
+  redisUrl: string;
+  /** Stories a measurement. */
+  stories: number;
+  /** Rounds: each measures every system once, in an order that turns each round. */
+  rounds: number;
+  concurrency: number;
+}
+
+type System = { name: string; runBatch(count: number): Promise<unknown>; close(): Promise<void> };
+
+const cpuOf = (cost: StoryCost) => cost.node_cpu_us + cost.redis_cpu_us;
+
+export async function benchGuarantees(options: GuaranteesBenchOptions) {
+  const start = (guarantees?: Rung) => {
+    const prefix = uniquePrefix(`bench-by-hand-${guarantees ?? 'plain'}`);
+    return startBaseline({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, ...(guarantees ? { guarantees: guaranteesByHand(guarantees, prefix) } : {}) });
+  };
+  const named = (name: string, system: BaselineUnderTest): System => ({ name, runBatch: (n) => system.runBatch(n), close: () => system.close() });
+  const systems: System[] = [named('plain', await start())];
+  for (const rung of RUNGS) systems.push(named(rung, await start(rung)));
+  const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-by-hand-switchyard'), concurrency: options.concurrency, workers: true });
+  systems.push({
+    name: 'switchyard',
+    async runBatch(count) {
+      const counts = await switchyard.runBatch(count);
+      if (counts.completed !== count) throw new Error(`switchyard completed ${counts.completed ?? 0} of ${count} stories`);
+    },
+    close: () => switchyard.close(),
+  });
+  const counters = createRedisClient(options.redisUrl);
+  const costs = new Map<string, StoryCost[]>(systems.map((s) => [s.name, []]));
+  try {
+    say(`guarantees by hand: warming up ${systems.length} systems with 50 stories each…`);
+    for (const system of systems) await system.runBatch(50);
+    for (let r = 0; r < options.rounds; r += 1) {
+      say(`guarantees by hand, round ${r + 1}/${options.rounds}: ${options.stories} stories through each of ${systems.map((s) => s.name).join(', ')}…`);
+      // Whichever goes later runs on a warmer process and a fuller Redis: the order turns each round.
+      const order = systems.map((_, i) => systems[(i + r) % systems.length] as System);
+      for (const system of order) {
+        const { cost } = await measureCost(counters, options.stories, async () => {
+          await system.runBatch(options.stories);
+        });
+        costs.get(system.name)?.push(cost);
+      }
+    }
+  } finally {
+    await counters.quit();
+    for (const system of systems) await system.close();
+  }
+  return report(costs, options);
+}
+
+function report(costs: Map<string, StoryCost[]>, options: GuaranteesBenchOptions) {
+  const plain = costs.get('plain') ?? [];
+  const systems = Object.fromEntries(
+    [...costs].map(([name, rounds]) => {
+      // Per round against that round's plain flow: the load that drifts between rounds touches both.
+      const ratios = rounds.map((cost, i) => round(cpuOf(plain[i] as StoryCost) / cpuOf(cost)));
+      const cost = medianCost(rounds);
+      return [name, { ...cost, cpu_us_per_story: cpuOf(cost), stories_per_cpu_s_vs_plain: median(ratios), round_ratios: ratios }];
+    }),
+  );
+  return {
+    measured_as: `${options.rounds} rounds of ${options.stories} stories through each system (the order turning each round); CPU of this process and of Redis per story, medians; stories per CPU-second over plain BullMQ's, per round and the median. Each rung adds its guarantee to those before it, written by hand at the least (scripts/bench/story-guarantees.ts); switchyard is POST /v1/batches to the batch's done, runs compacted`,
+    rungs: ['plain', ...RUNGS, 'switchyard'],
+    systems,
+  };
+}
