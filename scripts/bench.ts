@@ -41,7 +41,8 @@
  *
  * `guarantees` (only when named) runs the plain-BullMQ story flow with the engine's guarantees
  * added by hand at their least, one on top of the other, beside Switchyard, in the same rounds
- * (scripts/bench/story-guarantees.ts; BENCH_STORIES and BENCH_ROUNDS size it).
+ * (scripts/bench/story-guarantees.ts; BENCH_STORIES and BENCH_ROUNDS size it, BENCH_HOP_STORIES
+ * the stories run one at a time through each hand-written flow).
  *
  * `rate-limit` (only when named: at its default size it runs for about 3 minutes) runs agent runs
  * against a rate-limited model through the stack with worker processes at their default
@@ -208,7 +209,7 @@ try {
   const realistic = runs('realistic') ? await benchRealistic(realisticOptions(redis.url)) : undefined;
   const rateLimit = runs('rate-limit') ? await benchRateLimit(rateLimitOptions(redis.url)) : undefined;
   const contention = runs('contention') ? await benchContention({ redisUrl: redis.url, ...contentionOptions() }) : undefined;
-  const guarantees = runs('guarantees') ? await benchGuarantees({ redisUrl: redis.url, stories: options.stories, rounds: options.rounds, concurrency: options.concurrency }) : undefined;
+  const guarantees = runs('guarantees') ? await benchGuarantees({ redisUrl: redis.url, stories: options.stories, rounds: options.rounds, concurrency: options.concurrency, singleStories: options.hopStories }) : undefined;
   const report = {
     benchmark: 'switchyard story pipeline',
     machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.arch()}`, redis: redisVersion, redis_local: redis.owned, redis_cluster: clusterMasters > 0 ? `${clusterMasters} masters` : false, load_avg_1m: { start: round2(loadAtStart), end: round2(os.loadavg()[0] ?? 0) } },

@@ -112,10 +112,12 @@ export interface GuaranteesBenchOptions {
   stories: number;
   /** Rounds: each measures every system once, in an order that turns each round. */
   rounds: number;
+  /** Stories run one at a time through each hand-written flow, in turn, for the end-to-end time. */
+  singleStories: number;
   concurrency: number;
 }
 
-type System = { name: string; runBatch(count: number): Promise<unknown>; close(): Promise<void> };
+type System = { name: string; runBatch(count: number): Promise<unknown>; runStory?(id: string): Promise<void>; close(): Promise<void> };
 
 const cpuOf = (cost: StoryCost) => cost.node_cpu_us + cost.redis_cpu_us;
 
@@ -124,7 +126,7 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
     const prefix = uniquePrefix(`bench-by-hand-${guarantees ?? 'plain'}`);
     return startBaseline({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, ...(guarantees ? { guarantees: guaranteesByHand(guarantees, prefix) } : {}) });
   };
-  const named = (name: string, system: BaselineUnderTest): System => ({ name, runBatch: (n) => system.runBatch(n), close: () => system.close() });
+  const named = (name: string, system: BaselineUnderTest): System => ({ name, runBatch: (n) => system.runBatch(n), runStory: (id) => system.runStory(id), close: () => system.close() });
   const systems: System[] = [named('plain', await start())];
   for (const rung of RUNGS) systems.push(named(rung, await start(rung)));
   const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-by-hand-switchyard'), concurrency: options.concurrency, workers: true });
@@ -152,11 +154,34 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
         costs.get(system.name)?.push(cost);
       }
     }
+    return { ...report(costs, options), end_to_end: await singleStories(systems, options.singleStories) };
   } finally {
     await counters.quit();
     for (const system of systems) await system.close();
   }
-  return report(costs, options);
+}
+
+/**
+ * Stories one at a time, each hand-written flow in turn: from adding the story's first flow to its
+ * polish job's completion, seen by the workers' own event (so no client's read is in it; the
+ * pipeline part's end-to-end figures compare Switchyard with a client of plain BullMQ).
+ */
+async function singleStories(systems: readonly System[], count: number) {
+  const byHand = systems.filter((system) => system.runStory);
+  say(`guarantees by hand: ${count} stories one at a time through each of ${byHand.map((s) => s.name).join(', ')}…`);
+  const ms = new Map<string, number[]>(byHand.map((s) => [s.name, []]));
+  for (let i = 0; i < count + 20; i += 1) {
+    for (const system of byHand) {
+      const started = performance.now();
+      await system.runStory?.(`single-${i}`);
+      if (i >= 20) ms.get(system.name)?.push(performance.now() - started);
+    }
+  }
+  const plainP50 = median(ms.get('plain') ?? []);
+  return {
+    measured_as: `p50 of ${count} stories one at a time (after 20 to warm up), the flows taking turns: adding the first flow to the polish job's completion`,
+    systems: Object.fromEntries([...ms].map(([name, values]) => [name, { p50_ms: round(median(values), 2), vs_plain: round(median(values) / plainP50, 2) }])),
+  };
 }
 
 function report(costs: Map<string, StoryCost[]>, options: GuaranteesBenchOptions) {
