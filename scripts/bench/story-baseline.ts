@@ -33,8 +33,8 @@ export interface BaselineGuarantees {
   added(storyIds: readonly string[], batch: { id: string; total: number } | null): Promise<void>;
   /** After a stage's tool answered, before its job completes. */
   stage(storyId: string, stage: string, output: unknown): Promise<void>;
-  /** After the polish stage's own record: the story's end. */
-  ended(storyId: string, batch: string | null): Promise<void>;
+  /** After the polish stage's own record: the story's end, with its result. */
+  ended(storyId: string, batch: string | null, result: unknown): Promise<void>;
 }
 
 const CHUNK = 250;
@@ -92,7 +92,7 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
     [BASELINE_QUEUES.write]: async (job: Job<Data>) => recorded(job, `write.${job.data.section}`, { ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
     [BASELINE_QUEUES.polish]: async (job: Job<Data>) => {
       const polished = await recorded(job, 'polish', tool('polish', POLISH_OUTPUT));
-      await guarantees?.ended(job.data.run_id, job.data.batch_id ?? null);
+      await guarantees?.ended(job.data.run_id, job.data.batch_id ?? null, polished);
       return polished;
     },
   };

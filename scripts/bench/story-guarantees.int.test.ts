@@ -19,6 +19,7 @@ async function runThree(rung: Rung) {
   const found = {
     run: await client.hgetall(run('')),
     events: (await client.xrange(run(':events'), '-', '+')).map(([, fields]) => fields[1]),
+    outputs: await client.hgetall(run(':outputs')),
     archive: await client.getBuffer(run(':archive')),
     active: await client.zcard(`${prefix}:runs:active`),
     batchDone: (await client.xrange(`${prefix}:batch:batch1:events`, '-', '+')).length,
@@ -28,26 +29,30 @@ async function runThree(rung: Rung) {
   return found;
 }
 
-test('the run-record rung ends each run completed, out of the live index, and its batch once', async () => {
+test('the run-record rung ends each run completed with its result, out of the live index, and its batch once', async () => {
   const found = await runThree('run_record');
   assert.equal(found.run.status, 'completed');
+  assert.ok(found.run.result?.includes('polished_content'), found.run.result);
   assert.equal(found.active, 0);
   assert.equal(found.batchDone, 1);
   assert.deepEqual(found.events, ['done']);
 });
 
-test('the stage-events rung tells each of the seven stages with its output, then the end', async () => {
+test('the stage-events rung keeps each of the seven outputs and tells each stage, then the end', async () => {
   const found = await runThree('stage_events');
   assert.deepEqual(found.events, [...Array(7).fill('stage'), 'done']);
+  assert.equal(Object.keys(found.outputs).length, 7);
   assert.equal(found.archive, null);
 });
 
-test('the archive rung folds a run into an archive holding its record and every event', async () => {
+test('the archive rung folds a run into an archive holding its record, result and every event, and drops the live keys', async () => {
   const found = await runThree('archive');
   assert.deepEqual(found.events, []);
+  assert.deepEqual(found.run, {});
+  assert.deepEqual(found.outputs, {});
   assert.ok(found.archive, 'an archive is written');
   const archive = decodeArchive(found.archive);
   assert.equal(archive.fields.status, 'completed');
+  assert.ok(archive.fields.result?.includes('polished_content'));
   assert.deepEqual(archive.events.map((e) => e.type), [...Array(7).fill('stage'), 'done']);
-  assert.ok(archive.events.some((e) => (JSON.parse(e.data) as { output?: unknown }).output !== undefined), 'the stage events hold their outputs');
 });
