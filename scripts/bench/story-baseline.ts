@@ -39,35 +39,46 @@ export interface BaselineGuarantees {
 
 const CHUNK = 250;
 const STALL_MS = 60_000;
-const child = (id: string) => ({ ...STAGE_JOB_OPTIONS, jobId: id, failParentOnFailure: true });
+/** Options every job gets besides its id: a priority, when the flow uses BullMQ's priorities. */
+type Extra = { priority?: number };
+const child = (id: string, extra: Extra) => ({ ...STAGE_JOB_OPTIONS, ...extra, jobId: id, failParentOnFailure: true });
 
-function startFlow(storyId: string, batch: string | null): FlowJob {
+function startFlow(storyId: string, batch: string | null, extra: Extra): FlowJob {
   const request = { topic: `baseline story ${storyId}` };
   return {
     name: 'story.outline',
     queueName: BASELINE_QUEUES.outline,
     data: { run_id: storyId, batch_id: batch, request },
-    opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.outline` },
-    children: [{ name: 'story.search', queueName: BASELINE_QUEUES.search, data: { run_id: storyId, request }, opts: child(`${storyId}.search`) }],
+    opts: { ...STAGE_JOB_OPTIONS, ...extra, jobId: `${storyId}.outline` },
+    children: [{ name: 'story.search', queueName: BASELINE_QUEUES.search, data: { run_id: storyId, request }, opts: child(`${storyId}.search`, extra) }],
   };
 }
 
-function sectionsFlow(storyId: string, batch: string | null, request: unknown): FlowJob {
+function sectionsFlow(storyId: string, batch: string | null, request: unknown, extra: Extra): FlowJob {
   return {
     name: 'story.polish',
     queueName: BASELINE_QUEUES.polish,
     data: { run_id: storyId, batch_id: batch, request },
-    opts: { ...STAGE_JOB_OPTIONS, jobId: `${storyId}.polish` },
+    opts: { ...STAGE_JOB_OPTIONS, ...extra, jobId: `${storyId}.polish` },
     children: SECTION_ORDER.map((section) => ({
       name: 'story.write',
       queueName: BASELINE_QUEUES.write,
       data: { run_id: storyId, section, outline: OUTLINE_OUTPUT.sections[section], story_title: OUTLINE_OUTPUT.title, characters: OUTLINE_OUTPUT.sections.introduction.characters },
-      opts: child(`${storyId}.write.${section}`),
+      opts: child(`${storyId}.write.${section}`, extra),
     })),
   };
 }
 
-export async function startBaseline(options: { redisUrl: string; prefix: string; concurrency: number; probe?: ToolProbe; guarantees?: (connection: Redis) => BaselineGuarantees }): Promise<BaselineUnderTest> {
+/** A worker limiter no flow reaches: BullMQ's rate limit of a queue (what `worker.rateLimit()` sets) holds only on a worker with one. */
+const UNREACHED_LIMIT = { max: 1_000_000_000, duration: 1000 };
+
+/**
+ * @param options.flowControl use BullMQ's flow control as the engine does: every job with a
+ *   priority (the engine's fair shares are priorities) and every worker with a limiter (default false)
+ * @param options.guarantees what the flow does besides its jobs (BaselineGuarantees)
+ */
+export async function startBaseline(options: { redisUrl: string; prefix: string; concurrency: number; probe?: ToolProbe; flowControl?: boolean; guarantees?: (connection: Redis) => BaselineGuarantees }): Promise<BaselineUnderTest> {
+  const extra: Extra = options.flowControl ? { priority: 1 } : {};
   const connection = createRedisClient(options.redisUrl);
   const flows = new FlowProducer({ connection, prefix: options.prefix });
   const tool = <T>(stage: ToolStage, output: T): T => {
@@ -86,7 +97,7 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
     [BASELINE_QUEUES.search]: async (job: Job<Data>) => recorded(job, 'search', tool('search', SEARCH_OUTPUT)),
     [BASELINE_QUEUES.outline]: async (job: Job<Data>) => {
       const outline = await recorded(job, 'outline', tool('outline', OUTLINE_OUTPUT));
-      await flows.add(sectionsFlow(job.data.run_id, job.data.batch_id ?? null, job.data.request));
+      await flows.add(sectionsFlow(job.data.run_id, job.data.batch_id ?? null, job.data.request, extra));
       return outline;
     },
     [BASELINE_QUEUES.write]: async (job: Job<Data>) => recorded(job, `write.${job.data.section}`, { ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
@@ -98,7 +109,7 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
   };
   const workers = Object.entries(processors).map(
     ([queue, processor]) =>
-      new Worker(queue, processor, { connection, prefix: options.prefix, concurrency: options.concurrency, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 }),
+      new Worker(queue, processor, { connection, prefix: options.prefix, concurrency: options.concurrency, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2, ...(options.flowControl ? { limiter: UNREACHED_LIMIT } : {}) }),
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   const polishWorker = workers.find((w) => w.name === BASELINE_QUEUES.polish) as Worker;
@@ -140,14 +151,14 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
       for (let i = 0; i < ids.length; i += CHUNK) {
         const chunk = ids.slice(i, i + CHUNK);
         await guarantees?.added(chunk, { id: batch, total: count });
-        await flows.addBulk(chunk.map((id) => startFlow(id, batch)));
+        await flows.addBulk(chunk.map((id) => startFlow(id, batch, extra)));
       }
       await allDone;
     },
     async runStory(storyId) {
       const done = completions(1, (id) => id === `${storyId}.polish`);
       await guarantees?.added([storyId], null);
-      await flows.add(startFlow(storyId, null));
+      await flows.add(startFlow(storyId, null, extra));
       await done;
     },
     async close() {

@@ -12,8 +12,10 @@ import { guaranteesByHand, type Rung } from './story-guarantees.js';
 async function runThree(rung: Rung) {
   const redis = await testRedis();
   const prefix = uniquePrefix(`by-hand-${rung}`);
-  const flow = await startBaseline({ redisUrl: redis.url, prefix, concurrency: 2, guarantees: guaranteesByHand(rung, prefix) });
+  const flow = await startBaseline({ redisUrl: redis.url, prefix, concurrency: 2, flowControl: true, guarantees: guaranteesByHand(rung, prefix) });
   const client = createRedisClient(redis.url);
+  const priorities = new Set<number | undefined>();
+  for (const worker of flow.workers) worker.on('completed', (job) => priorities.add(job.opts.priority));
   await flow.runBatch(3);
   const run = (key: string) => `${prefix}:run:batch1-0${key}`;
   const found = {
@@ -23,11 +25,21 @@ async function runThree(rung: Rung) {
     archive: await client.getBuffer(run(':archive')),
     active: await client.zcard(`${prefix}:runs:active`),
     batchDone: (await client.xrange(`${prefix}:batch:batch1:events`, '-', '+')).length,
+    priorities: [...priorities],
+    limited: flow.workers.every((worker) => worker.opts.limiter !== undefined),
   };
   await flow.close();
   await client.quit();
   return found;
 }
+
+test('the flow-control rung runs every job with a priority and every worker with a limiter, and writes no record', async () => {
+  const found = await runThree('flow_control');
+  assert.deepEqual(found.priorities, [1]);
+  assert.equal(found.limited, true);
+  assert.deepEqual(found.run, {});
+  assert.deepEqual(found.events, []);
+});
 
 test('the run-record rung ends each run completed with its result, out of the live index, and its batch once', async () => {
   const found = await runThree('run_record');

@@ -5,6 +5,10 @@
  * story-baseline.ts, then the same flow with, one on top of the other, the least a hand-written
  * flow does to keep
  *
+ * 0. `flow_control`: BullMQ's own flow control, as the engine uses it: every job added with a
+ *    priority (the engine's fair shares between callers are priorities) and every worker with a
+ *    limiter (a queue's rate limit, which `worker.rateLimit()` sets on a 429, holds only on a
+ *    worker with one); no fair-share bookkeeping of its own;
  * 1. `run_record`: a run record a client can read (a hash written before its jobs are added, with
  *    an index of live runs, and its status and result at its end) and a batch that tells its end
  *    (counts, and a `done` event on the batch's stream when its last run ends): one script call at
@@ -32,7 +36,7 @@ import { median, round, say } from './story-stats.js';
 import { startSwitchyard } from './story-switchyard.js';
 
 /** The rungs, each with everything of those before it. */
-export const RUNGS = ['run_record', 'stage_events', 'archive'] as const;
+export const RUNGS = ['flow_control', 'run_record', 'stage_events', 'archive'] as const;
 export type Rung = (typeof RUNGS)[number];
 
 const RETENTION_MS = 3600_000;
@@ -79,6 +83,7 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
 
     return {
       async added(ids, batch) {
+        if (level < 1) return;
         const now = String(Date.now());
         const writes: Promise<unknown>[] = ids.flatMap((id) => [
           redis.hset(key.run(id), 'id', id, 'status', 'queued', 'created_at', now, 'batch_id', batch?.id ?? '', 'request', JSON.stringify({ topic: `baseline story ${id}` })),
@@ -88,7 +93,7 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
         await Promise.all(writes);
       },
       async stage(id, stage, output) {
-        if (level < 1) return;
+        if (level < 2) return;
         // Sent together, answered in one round trip; not as an ioredis pipeline, whose making
         // copies every script BullMQ defined on the connection (about 30 µs each time).
         const writes: Promise<unknown>[] = [redis.hset(key.outputs(id), stage, JSON.stringify(output)), redis.xadd(key.events(id), '*', 'type', 'stage', 'data', JSON.stringify({ stage, status: 'completed' }))];
@@ -97,9 +102,10 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
         await Promise.all(writes);
       },
       async ended(id, batch, result) {
+        if (level < 1) return;
         const runKeys = [key.run(id), key.events(id), key.active];
         await end(batch ? [...runKeys, key.batch(batch), key.batchEvents(batch)] : runKeys, id, String(Date.now()), JSON.stringify(result));
-        if (level >= 2) await archive(id);
+        if (level >= 3) await archive(id);
       },
     };
   };
@@ -123,7 +129,7 @@ const cpuOf = (cost: StoryCost) => cost.node_cpu_us + cost.redis_cpu_us;
 export async function benchGuarantees(options: GuaranteesBenchOptions) {
   const start = (guarantees?: Rung) => {
     const prefix = uniquePrefix(`bench-by-hand-${guarantees ?? 'plain'}`);
-    return startBaseline({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, ...(guarantees ? { guarantees: guaranteesByHand(guarantees, prefix) } : {}) });
+    return startBaseline({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, ...(guarantees ? { flowControl: true, guarantees: guaranteesByHand(guarantees, prefix) } : {}) });
   };
   const named = (name: string, system: BaselineUnderTest): System => ({ name, runBatch: (n) => system.runBatch(n), runStory: (id) => system.runStory(id), close: () => system.close() });
   const systems: System[] = [named('plain', await start())];
