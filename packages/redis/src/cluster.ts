@@ -47,17 +47,48 @@ export async function masters(client: Redis): Promise<Redis[]> {
 type Replies = [error: Error | null, result: unknown][];
 
 /**
- * A pipeline over keys of many slots: `on(key)` gives the pipeline to put the command on `key`
- * on (call one command on it), `exec()` answers every command's reply in the order they were
- * put. On a single Redis that is one pipeline, one round trip. On a cluster the commands are
- * grouped by the master serving their slot (by slot while the slot map is not known yet), one
- * pipeline each, sent at once.
+ * Up to this many commands, `KeyedPipeline.exec()` sends them as they are, one after the other on
+ * the connection (so still in one round trip, in order): making an ioredis pipeline copies every
+ * script defined on its connection, and BullMQ defines 64 on a connection it shares, so one costs
+ * about 35 µs of CPU, more than a few commands' own writes (docs/PERFORMANCE.md).
+ */
+export const KEYED_PIPELINE_DIRECT_MAX = 4;
+
+/** A command put on a KeyedPipeline: its method on the client, its arguments, and its group. */
+interface Recorded {
+  group: string;
+  method: string;
+  args: unknown[];
+}
+
+/** Calls `method` on `target` (a client or a pipeline); a name that is no command fails as a reply. */
+function call(target: object, method: string, args: unknown[]): unknown {
+  const fn = (target as Record<string, unknown>)[method];
+  if (typeof fn !== 'function') throw new Error(`${method} is not a Redis command`);
+  return (fn as (...a: unknown[]) => unknown).apply(target, args);
+}
+
+/** Sends a command now, as a pipeline's exec would: its failure, even a synchronous one, is its reply. */
+function sendNow(client: Redis, method: string, args: unknown[]): Promise<unknown> {
+  try {
+    return Promise.resolve(call(client, method, args));
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/**
+ * A pipeline over keys of many slots: `on(key)` gives what to put the command on `key` on (call
+ * commands on it, chained or not), `exec()` answers every command's reply in the order they were
+ * put, each as `[error, result]`. A few commands are sent as they are (KEYED_PIPELINE_DIRECT_MAX).
+ * More, on a single Redis, go in one pipeline, one round trip; on a cluster they are grouped by the
+ * master serving their slot (by slot while the slot map is not known yet), one pipeline each,
+ * sent at once.
  */
 export class KeyedPipeline {
   readonly #client: Redis;
   readonly #cluster: Cluster | undefined;
-  readonly #groups = new Map<string, { pipeline: ChainableCommander; size: number }>();
-  readonly #order: [group: string, index: number][] = [];
+  readonly #commands: Recorded[] = [];
 
   constructor(client: Redis) {
     this.#client = client;
@@ -65,23 +96,38 @@ export class KeyedPipeline {
   }
 
   get length(): number {
-    return this.#order.length;
+    return this.#commands.length;
   }
 
   on(key: string): ChainableCommander {
     const group = this.#groupOf(key);
-    let entry = this.#groups.get(group);
-    if (!entry) this.#groups.set(group, (entry = { pipeline: this.#client.pipeline(), size: 0 }));
-    this.#order.push([group, entry.size]);
-    entry.size += 1;
-    return entry.pipeline;
+    const commands = this.#commands;
+    const recorder: object = new Proxy(
+      {},
+      {
+        // `then` is asked by whatever awaits the recorder: it is no command.
+        get: (_target, method) => (typeof method !== 'string' || method === 'then' ? undefined : (...args: unknown[]) => (commands.push({ group, method, args }), recorder)),
+      },
+    );
+    return recorder as ChainableCommander;
   }
 
   async exec(): Promise<Replies> {
-    const groups = [...this.#groups.entries()];
-    const results = await Promise.all(groups.map(async ([, entry]) => (await entry.pipeline.exec()) ?? []));
-    const byGroup = new Map(groups.map(([name], i) => [name, results[i] as Replies]));
-    return this.#order.map(([group, index]) => byGroup.get(group)?.[index] ?? [new Error('no reply'), null]);
+    const commands = this.#commands;
+    // Sent before exec() returns, as a pipeline's are, so that a command issued after it follows them.
+    if (commands.length <= KEYED_PIPELINE_DIRECT_MAX) return settled(commands.map(({ method, args }) => sendNow(this.#client, method, args)));
+    const groups = new Map<string, Recorded[]>();
+    for (const command of commands) groups.set(command.group, [...(groups.get(command.group) ?? []), command]);
+    const replies = new Map<Recorded, [Error | null, unknown]>();
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const pipeline = this.#client.pipeline();
+        for (const { method, args } of group) call(pipeline, method, args);
+        const results = (await pipeline.exec()) ?? [];
+        group.forEach((command, i) => replies.set(command, results[i] ?? [new Error('no reply'), null]));
+      }),
+    );
+    return commands.map((command) => replies.get(command) ?? [new Error('no reply'), null]);
   }
 
   #groupOf(key: string): string {
@@ -89,4 +135,9 @@ export class KeyedPipeline {
     const slot = keySlot(key);
     return this.#cluster.slots[slot]?.[0] ?? `slot:${slot}`;
   }
+}
+
+/** Each promise's outcome as a pipeline's reply: `[error, result]`. */
+async function settled(sent: readonly Promise<unknown>[]): Promise<Replies> {
+  return (await Promise.allSettled(sent)).map((outcome) => (outcome.status === 'fulfilled' ? [null, outcome.value] : [outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)), null]));
 }

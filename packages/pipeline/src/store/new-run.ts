@@ -85,7 +85,7 @@ export async function writeAdmittedRuns(deps: { redis: Redis; keys: Pick<RunKeys
   crashPoint('run.admitted');
   const { redis, keys } = deps;
   const hashes = new KeyedPipeline(redis);
-  const pipeline = redis.pipeline();
+  const indexes = new KeyedPipeline(redis);
   const created = new Date().toISOString();
   const score = Date.parse(created);
   const ids = withIds.map((run) => {
@@ -96,12 +96,12 @@ export async function writeAdmittedRuns(deps: { redis: Redis; keys: Pick<RunKeys
   });
   for (let i = 0; i < ids.length; i += INDEX_IDS_PER_COMMAND) {
     const members = ids.slice(i, i + INDEX_IDS_PER_COMMAND).flatMap((id) => [score, id]);
-    pipeline.zadd(keys.runIndex, ...members);
-    pipeline.zadd(keys.activeRuns, ...members);
+    indexes.on(keys.runIndex).zadd(keys.runIndex, ...members);
+    indexes.on(keys.activeRuns).zadd(keys.activeRuns, ...members);
   }
   await hashes.exec();
   crashPoint('run.hashed');
-  await pipeline.exec();
+  await indexes.exec();
   crashPoint('run.indexed');
   const listed = new KeyedPipeline(redis);
   for (const id of ids) listed.on(keys.run(id)).persist(keys.run(id));
