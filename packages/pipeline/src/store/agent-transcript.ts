@@ -123,12 +123,12 @@ export class AgentTranscripts {
   /** The instructions and prompt, as the first start evaluated them: a later start keeps those. */
   async open(options: { key: string; stage: string; model: string; instructions: string | null; prompt: string }): Promise<void> {
     const { key, stage } = options;
-    // One round trip: each write stands alone (a later start keeps the first), so no transaction is needed.
-    await this.#redis
-      .pipeline()
-      .hsetnx(key, field(stage, 'opening'), JSON.stringify({ instructions: options.instructions, prompt: options.prompt }))
-      .hsetnx(key, field(stage, 'model'), options.model)
-      .exec();
+    // One round trip: each write stands alone (a later start keeps the first), so no transaction is
+    // needed; sent one after the other, not as an ioredis pipeline (see KeyedPipeline).
+    await Promise.all([
+      this.#redis.hsetnx(key, field(stage, 'opening'), JSON.stringify({ instructions: options.instructions, prompt: options.prompt })),
+      this.#redis.hsetnx(key, field(stage, 'model'), options.model),
+    ]);
   }
 
   /** Records turn `turn` with its events (`events`: the run's stream), written only when the turn is. */
