@@ -42,7 +42,8 @@
  * `guarantees` (only when named) runs the plain-BullMQ story flow with the engine's guarantees
  * added by hand at their least, one on top of the other, beside Switchyard, in the same rounds
  * (scripts/bench/story-guarantees.ts; BENCH_STORIES and BENCH_ROUNDS size it, BENCH_HOP_STORIES
- * the stories run one at a time through each hand-written flow).
+ * the stories run one at a time through each hand-written flow), and what an ioredis pipeline
+ * costs on a connection BullMQ shares against the same commands sent together (pipeline-making.ts).
  *
  * `rate-limit` (only when named: at its default size it runs for about 3 minutes) runs agent runs
  * against a rate-limited model through the stack with worker processes at their default

@@ -31,6 +31,7 @@ import type { Redis } from 'ioredis';
 import { encodeArchive, type RunArchive } from '@switchyard/pipeline';
 import { createRedisClient, uniquePrefix } from '@switchyard/redis';
 import { startBaseline, type BaselineGuarantees, type BaselineUnderTest } from './story-baseline.js';
+import { benchPipelineMaking } from './pipeline-making.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
 import { median, round, say } from './story-stats.js';
 import { startSwitchyard } from './story-switchyard.js';
@@ -159,7 +160,9 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
         costs.get(system.name)?.push(cost);
       }
     }
-    return { ...report(costs, options), end_to_end: await singleStories(systems, options.singleStories) };
+    const endToEnd = await singleStories(systems, options.singleStories);
+    const pipelineMaking = await benchPipelineMaking({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-pipeline-making'), rounds: 3 });
+    return { ...report(costs, options), end_to_end: endToEnd, ioredis_pipeline_on_a_bullmq_connection: pipelineMaking };
   } finally {
     await counters.quit();
     for (const system of systems) await system.close();
