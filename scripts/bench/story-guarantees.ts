@@ -29,7 +29,7 @@
  */
 import type { Redis } from 'ioredis';
 import { encodeArchive, type RunArchive } from '@switchyard/pipeline';
-import { createRedisClient, uniquePrefix } from '@switchyard/redis';
+import { createRedisClient, scriptCommand, uniquePrefix } from '@switchyard/redis';
 import { startBaseline, type BaselineGuarantees, type BaselineUnderTest } from './story-baseline.js';
 import { benchPipelineMaking } from './pipeline-making.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
@@ -61,7 +61,8 @@ return finished
 
 /** The rung's guarantees, written by hand under `prefix` (hash-tagged, so one slot on a Cluster too). */
 export function guaranteesByHand(rung: Rung, prefix: string) {
-  const level = RUNGS.indexOf(rung);
+  /** Whether this rung keeps `guarantee` (each rung keeps those before it too). */
+  const keeps = (guarantee: Rung) => RUNGS.indexOf(rung) >= RUNGS.indexOf(guarantee);
   const key = {
     run: (id: string) => `${prefix}:run:${id}`,
     events: (id: string) => `${prefix}:run:${id}:events`,
@@ -72,8 +73,8 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
     batchEvents: (id: string) => `${prefix}:batch:${id}:events`,
   };
   return (redis: Redis): BaselineGuarantees => {
-    redis.defineCommand('benchRunEnd', { lua: END_SCRIPT });
-    const end = (keys: string[], ...args: string[]) => (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).benchRunEnd!(keys.length, ...keys, ...args);
+    const endScript = scriptCommand<number>(redis, 'benchRunEnd', END_SCRIPT);
+    const end = (keys: string[], ...args: string[]) => endScript(keys.length, ...keys, ...args);
 
     async function archive(id: string): Promise<void> {
       const [fields, entries] = await Promise.all([redis.hgetall(key.run(id)), redis.xrange(key.events(id), '-', '+')]);
@@ -84,7 +85,7 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
 
     return {
       async added(ids, batch) {
-        if (level < 1) return;
+        if (!keeps('run_record')) return;
         const now = String(Date.now());
         const writes: Promise<unknown>[] = ids.flatMap((id) => [
           redis.hset(key.run(id), 'id', id, 'status', 'queued', 'created_at', now, 'batch_id', batch?.id ?? '', 'request', JSON.stringify({ topic: `baseline story ${id}` })),
@@ -94,19 +95,19 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
         await Promise.all(writes);
       },
       async stage(id, stage, output) {
-        if (level < 2) return;
+        if (!keeps('stage_events')) return;
         // Sent together, answered in one round trip; not as an ioredis pipeline, whose making
-        // copies every script BullMQ defined on the connection (about 30 µs each time).
+        // copies every script BullMQ defined on the connection (see KeyedPipeline).
         const writes: Promise<unknown>[] = [redis.hset(key.outputs(id), stage, JSON.stringify(output)), redis.xadd(key.events(id), '*', 'type', 'stage', 'data', JSON.stringify({ stage, status: 'completed' }))];
         // The run is running from its first stage's record, told by that stage's event.
         if (stage === 'search') writes.push(redis.hset(key.run(id), 'status', 'running'));
         await Promise.all(writes);
       },
       async ended(id, batch, result) {
-        if (level < 1) return;
+        if (!keeps('run_record')) return;
         const runKeys = [key.run(id), key.events(id), key.active];
         await end(batch ? [...runKeys, key.batch(batch), key.batchEvents(batch)] : runKeys, id, String(Date.now()), JSON.stringify(result));
-        if (level >= 3) await archive(id);
+        if (keeps('archive')) await archive(id);
       },
     };
   };

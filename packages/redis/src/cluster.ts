@@ -117,7 +117,11 @@ export class KeyedPipeline {
     // Sent before exec() returns, as a pipeline's are, so that a command issued after it follows them.
     if (commands.length <= KEYED_PIPELINE_DIRECT_MAX) return settled(commands.map(({ method, args }) => sendNow(this.#client, method, args)));
     const groups = new Map<string, Recorded[]>();
-    for (const command of commands) groups.set(command.group, [...(groups.get(command.group) ?? []), command]);
+    for (const command of commands) {
+      const group = groups.get(command.group);
+      if (group) group.push(command);
+      else groups.set(command.group, [command]);
+    }
     const replies = new Map<Recorded, [Error | null, unknown]>();
     await Promise.all(
       [...groups.values()].map(async (group) => {

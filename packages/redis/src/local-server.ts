@@ -122,8 +122,10 @@ async function underStartLock<T>(dataDir: string, start: () => Promise<T>): Prom
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      const holder = Number(readFileSync(lock, { encoding: 'utf8', flag: 'r' }).trim() || '0');
-      if (holder > 0 && !isAlive(holder)) rmSync(lock, { force: true });
+      const holder = lockHolder(lock);
+      // Released meanwhile: the next link takes it. A file with no live pid is a dead start's.
+      if (holder === null) continue;
+      if (holder === 0 || !isAlive(holder)) rmSync(lock, { force: true });
       else if (Date.now() > until) throw new Error(`another process has been starting redis-server in ${dataDir} for ${START_LOCK_WAIT_MS / 1000} s (${lock}, pid ${holder})`);
       else await new Promise((r) => setTimeout(r, 50));
     }
@@ -134,6 +136,16 @@ async function underStartLock<T>(dataDir: string, start: () => Promise<T>): Prom
     return await start();
   } finally {
     rmSync(lock, { force: true });
+  }
+}
+
+/** The pid holding `lock` (0 for a file holding none); null when it was released meanwhile. */
+function lockHolder(lock: string): number | null {
+  try {
+    return Number(readFileSync(lock, 'utf8').trim()) || 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
 }
 
