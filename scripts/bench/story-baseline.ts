@@ -1,8 +1,10 @@
 /**
  * The baseline: plain BullMQ written by hand, with a story run's seven-job shape (outline←search,
  * then polish←four writers, the second flow added by the outline job), the same queue names, job
- * options, job ids and worker settings as Switchyard, and processors that only return the
- * instant tools' outputs. The gap between the two is what Switchyard adds: HTTP, the run store,
+ * options, job ids and worker settings as Switchyard, and processors that return the instant
+ * tools' outputs. Data flows as the story's does: the outline and the polish read their children's
+ * outputs (BullMQ's `getChildrenValues`, one round trip each: the outline is made from the search's
+ * results, the polish from the four sections), and the writers get the outline in their jobs. The gap between the two is what Switchyard adds: HTTP, the run store,
  * stage records and events, cancellation tracking. `guarantees` adds some of that by hand, the
  * least a hand-written flow would do for each (scripts/bench/story-guarantees.ts).
  */
@@ -22,6 +24,10 @@ export interface BaselineUnderTest {
   runBatch(count: number): Promise<void>;
   /** Adds one story and waits for its polish job. */
   runStory(storyId: string): Promise<void>;
+  /** Adds one story's first flow (with its guarantees' start), not waiting for it to end. */
+  addStory(storyId: string): Promise<void>;
+  /** Resolves when the next story's polish job completes (register it before adding the story). */
+  nextStoryEnd(): Promise<void>;
   /** Its BullMQ workers, e.g. to read job timestamps as jobs complete. */
   workers: readonly Worker[];
   close(): Promise<void>;
@@ -35,6 +41,11 @@ export interface BaselineGuarantees {
   stage(storyId: string, stage: string, output: unknown): Promise<void>;
   /** After the polish stage's own record: the story's end, with its result. */
   ended(storyId: string, batch: string | null, result: unknown): Promise<void>;
+  /**
+   * Once a batch's stories have all ended, inside its measurement: what is done after a run's end
+   * (its archive), as Switchyard's compaction pass is after a batch's `done`.
+   */
+  settle?(): Promise<void>;
 }
 
 const CHUNK = 250;
@@ -93,15 +104,23 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
     return output;
   };
   type Data = { run_id: string; batch_id?: string | null; request?: unknown; section?: string };
+  /** A flow parent's inputs: its children's outputs, all `count` of them. */
+  const inputsOf = async (job: Job<Data>, count: number): Promise<unknown[]> => {
+    const outputs = Object.values(await job.getChildrenValues());
+    if (outputs.length !== count) throw new Error(`${job.id} found ${outputs.length} of its ${count} inputs`);
+    return outputs;
+  };
   const processors = {
     [BASELINE_QUEUES.search]: async (job: Job<Data>) => recorded(job, 'search', tool('search', SEARCH_OUTPUT)),
     [BASELINE_QUEUES.outline]: async (job: Job<Data>) => {
+      await inputsOf(job, 1);
       const outline = await recorded(job, 'outline', tool('outline', OUTLINE_OUTPUT));
       await flows.add(sectionsFlow(job.data.run_id, job.data.batch_id ?? null, job.data.request, extra));
       return outline;
     },
     [BASELINE_QUEUES.write]: async (job: Job<Data>) => recorded(job, `write.${job.data.section}`, { ...tool(`write.${job.data.section}` as ToolStage, SECTION_OUTPUT), section: job.data.section }),
     [BASELINE_QUEUES.polish]: async (job: Job<Data>) => {
+      await inputsOf(job, SECTION_ORDER.length);
       const polished = await recorded(job, 'polish', tool('polish', POLISH_OUTPUT));
       await guarantees?.ended(job.data.run_id, job.data.batch_id ?? null, polished);
       return polished;
@@ -140,6 +159,11 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
       for (const w of workers) w.on('failed', onFailed);
     });
 
+  async function addStory(storyId: string): Promise<void> {
+    await guarantees?.added([storyId], null);
+    await flows.add(startFlow(storyId, null, extra));
+  }
+
   let batches = 0;
   return {
     workers,
@@ -154,13 +178,15 @@ export async function startBaseline(options: { redisUrl: string; prefix: string;
         await flows.addBulk(chunk.map((id) => startFlow(id, batch, extra)));
       }
       await allDone;
+      await guarantees?.settle?.();
     },
     async runStory(storyId) {
       const done = completions(1, (id) => id === `${storyId}.polish`);
-      await guarantees?.added([storyId], null);
-      await flows.add(startFlow(storyId, null, extra));
+      await addStory(storyId);
       await done;
     },
+    addStory,
+    nextStoryEnd: () => completions(1, (id) => id.endsWith('.polish')),
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await flows.close();

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { decodeArchive } from '@switchyard/pipeline';
 import { createRedisClient, testRedis, uniquePrefix } from '@switchyard/redis';
 import { startBaseline } from './story-baseline.js';
-import { guaranteesByHand, type Rung } from './story-guarantees.js';
+import { serveByHand } from './story-api-by-hand.js';
+import { eventsKeyByHand, guaranteesByHand, type Rung } from './story-guarantees.js';
 
 async function runThree(rung: Rung) {
   const redis = await testRedis();
@@ -67,4 +68,44 @@ test('the archive rung folds a run into an archive holding its record, result an
   assert.equal(archive.fields.status, 'completed');
   assert.ok(archive.fields.result?.includes('polished_content'));
   assert.deepEqual(archive.events.map((e) => e.type), [...Array(7).fill('stage'), 'done']);
+});
+
+test('the last rung behind the API by hand takes a story and its client reads the run\'s end from its stream, which is archived only once settled', async () => {
+  const redis = await testRedis();
+  const prefix = uniquePrefix('by-hand-api');
+  const flow = await startBaseline({ redisUrl: redis.url, prefix, concurrency: 2, flowControl: true, guarantees: guaranteesByHand('archive', prefix) });
+  const api = await serveByHand(flow, { redisUrl: redis.url, eventsKey: (id) => eventsKeyByHand(prefix, id) });
+  const client = createRedisClient(redis.url);
+  try {
+    await api.runStory('a lighthouse');
+    const [runKey] = await client.keys(`${prefix}:run:run_*:events`);
+    assert.ok(runKey, 'the run has its stream');
+    const events = (await client.xrange(runKey, '-', '+')).map(([, fields]) => fields[1]);
+    assert.deepEqual(events, [...Array(7).fill('stage'), 'done']);
+    assert.equal((await client.keys(`${prefix}:run:*:archive`)).length, 0);
+  } finally {
+    await api.close();
+    await flow.close();
+    await client.quit();
+  }
+});
+
+test('the plain flow\'s outline and polish read their children\'s outputs, as the story\'s data flows', async () => {
+  const redis = await testRedis();
+  const prefix = uniquePrefix('by-hand-reads');
+  const flow = await startBaseline({ redisUrl: redis.url, prefix, concurrency: 2 });
+  const monitor = await createRedisClient(redis.url).monitor();
+  const reads: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args[0]?.toLowerCase() === 'hgetall' && args[1]?.startsWith(prefix) && args[1].endsWith(':processed')) reads.push(args[1]);
+  });
+  try {
+    await flow.runStory('reads');
+    // The monitor's feed is its own connection: what it tells may come just after the story's end.
+    for (const deadline = Date.now() + 5000; reads.length < 2 && Date.now() < deadline; ) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(reads.map((key) => key.split(':').at(-2)).sort(), ['reads.outline', 'reads.polish']);
+  } finally {
+    monitor.disconnect();
+    await flow.close();
+  }
 });

@@ -16,9 +16,14 @@
  * 2. `stage_events`: each stage's output kept while the run lives and the stage told on the run's
  *    ordered event stream (what `GET /v1/runs/{id}` and an SSE client read): an `HSET` and an
  *    `XADD` a stage, sent together (one round trip);
- * 3. `archive`: at the run's end, its record and events folded into one compressed archive (the
+ * 3. `archive`: after the run's end, its record and events folded into one compressed archive (the
  *    engine's own encoder) and the live keys dropped, as the engine keeps a completed run (its
- *    result, not its stages' outputs): one round trip to read, one to write.
+ *    result, not its stages' outputs): one round trip to read, one to write. Done once a batch's
+ *    runs have all ended, inside its measurement, as Switchyard's compaction pass is, so that a
+ *    client following a run reads its end from its stream first.
+ *
+ * The end-to-end part also runs the last rung behind an HTTP API at its least (story-api-by-hand.ts),
+ * measured as Switchyard's is: a request sent to the run's `done` read from its stream.
  *
  * Each is the least of its kind: no op check (a completion resent after a reconnect would be told
  * twice), no start records, no cancellation, no fair shares or admission, no HTTP; the engine does
@@ -35,12 +40,19 @@ import { benchPipelineMaking } from './pipeline-making.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
 import { median, round, say } from './story-stats.js';
 import { startSwitchyard } from './story-switchyard.js';
+import { serveByHand } from './story-api-by-hand.js';
+import type { ToolProbe } from './instant-tools.js';
 
 /** The rungs, each with everything of those before it. */
 export const RUNGS = ['flow_control', 'run_record', 'stage_events', 'archive'] as const;
 export type Rung = (typeof RUNGS)[number];
 
 const RETENTION_MS = 3600_000;
+/** Runs archived together once a batch has ended (the engine's compactor also takes them in pages). */
+const ARCHIVES_AT_ONCE = 50;
+
+/** The stream a hand-written run is told on (the last rungs' `done` event is its end). */
+export const eventsKeyByHand = (prefix: string, runId: string) => `${prefix}:run:${runId}:events`;
 
 /**
  * A run's end: its status and `done` event, out of the live index, and its batch's count (with the
@@ -65,7 +77,7 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
   const keeps = (guarantee: Rung) => RUNGS.indexOf(rung) >= RUNGS.indexOf(guarantee);
   const key = {
     run: (id: string) => `${prefix}:run:${id}`,
-    events: (id: string) => `${prefix}:run:${id}:events`,
+    events: (id: string) => eventsKeyByHand(prefix, id),
     outputs: (id: string) => `${prefix}:run:${id}:outputs`,
     archive: (id: string) => `${prefix}:run:${id}:archive`,
     active: `${prefix}:runs:active`,
@@ -73,6 +85,7 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
     batchEvents: (id: string) => `${prefix}:batch:${id}:events`,
   };
   return (redis: Redis): BaselineGuarantees => {
+    const toArchive: string[] = [];
     const endScript = scriptCommand<number>(redis, 'benchRunEnd', END_SCRIPT);
     const end = (keys: string[], ...args: string[]) => endScript(keys.length, ...keys, ...args);
 
@@ -107,7 +120,10 @@ export function guaranteesByHand(rung: Rung, prefix: string) {
         if (!keeps('run_record')) return;
         const runKeys = [key.run(id), key.events(id), key.active];
         await end(batch ? [...runKeys, key.batch(batch), key.batchEvents(batch)] : runKeys, id, String(Date.now()), JSON.stringify(result));
-        if (keeps('archive')) await archive(id);
+        if (keeps('archive')) toArchive.push(id);
+      },
+      async settle() {
+        for (const ids = toArchive.splice(0); ids.length > 0; ) await Promise.all(ids.splice(0, ARCHIVES_AT_ONCE).map(archive));
       },
     };
   };
@@ -124,19 +140,38 @@ export interface GuaranteesBenchOptions {
   concurrency: number;
 }
 
-type System = { name: string; runBatch(count: number): Promise<unknown>; runStory?(id: string): Promise<void>; close(): Promise<void> };
+type System = { name: string; runBatch(count: number): Promise<unknown>; close(): Promise<void> };
+/** A system that runs one story at a time for the end-to-end figures. */
+type Single = { name: string; runStory(id: string): Promise<void> };
 
 const cpuOf = (cost: StoryCost) => cost.node_cpu_us + cost.redis_cpu_us;
 
 export async function benchGuarantees(options: GuaranteesBenchOptions) {
+  const prefixes = new Map<string, string>();
   const start = (guarantees?: Rung) => {
     const prefix = uniquePrefix(`bench-by-hand-${guarantees ?? 'plain'}`);
+    prefixes.set(guarantees ?? 'plain', prefix);
     return startBaseline({ redisUrl: options.redisUrl, prefix, concurrency: options.concurrency, ...(guarantees ? { flowControl: true, guarantees: guaranteesByHand(guarantees, prefix) } : {}) });
   };
-  const named = (name: string, system: BaselineUnderTest): System => ({ name, runBatch: (n) => system.runBatch(n), runStory: (id) => system.runStory(id), close: () => system.close() });
-  const systems: System[] = [named('plain', await start())];
-  for (const rung of RUNGS) systems.push(named(rung, await start(rung)));
-  const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-by-hand-switchyard'), concurrency: options.concurrency, workers: true });
+  const named = (name: string, system: BaselineUnderTest): System => ({ name, runBatch: (n) => system.runBatch(n), close: () => system.close() });
+  const flows = new Map<string, BaselineUnderTest>([['plain', await start()]]);
+  for (const rung of RUNGS) flows.set(rung, await start(rung));
+  const systems: System[] = [...flows].map(([name, flow]) => named(name, flow));
+  const lastRung = RUNGS[RUNGS.length - 1] as Rung;
+  const api = await serveByHand(flows.get(lastRung) as BaselineUnderTest, { redisUrl: options.redisUrl, eventsKey: (id) => eventsKeyByHand(prefixes.get(lastRung) as string, id) });
+  const polished = polishProbe();
+  const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-by-hand-switchyard'), concurrency: options.concurrency, workers: true, probe: polished.probe });
+  const singles: Single[] = [
+    ...[...flows].map(([name, flow]) => ({ name, runStory: (id: string) => flow.runStory(id) })),
+    { name: `${lastRung}_behind_an_api`, runStory: (id) => api.runStory(`story ${id}`) },
+    {
+      name: 'switchyard',
+      async runStory(id) {
+        const { runId, status } = await switchyard.runStory(`story ${id}`, polished.next());
+        if (status !== 'completed') throw new Error(`switchyard run ${runId} ended ${status}`);
+      },
+    },
+  ];
   systems.push({
     name: 'switchyard',
     async runBatch(count) {
@@ -161,35 +196,48 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
         costs.get(system.name)?.push(cost);
       }
     }
-    const endToEnd = await singleStories(systems, options.singleStories);
+    const endToEnd = await singleStories(singles, options.singleStories);
     const pipelineMaking = await benchPipelineMaking({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-pipeline-making'), rounds: 3 });
     return { ...report(costs, options), end_to_end: endToEnd, ioredis_pipeline_on_a_bullmq_connection: pipelineMaking };
   } finally {
     await counters.quit();
+    await api.close();
     for (const system of systems) await system.close();
   }
 }
 
+/** A tool probe whose `next()` resolves when the next polish tool call returns (one story at a time). */
+function polishProbe(): { probe: ToolProbe; next(): Promise<void> } {
+  let resolve: (() => void) | undefined;
+  return {
+    probe: { enter: () => undefined, exit: (stage) => void (stage === 'polish' && resolve?.()) },
+    next: () => new Promise<void>((r) => (resolve = r)),
+  };
+}
+
 /**
- * Stories one at a time, each hand-written flow in turn: from adding the story's first flow to its
- * polish job's completion, seen by the workers' own event (so no client's read is in it; the
- * pipeline part's end-to-end figures compare Switchyard with a client of plain BullMQ).
+ * Stories one at a time, the systems taking turns. The hand-written flows: from adding the story's
+ * first flow to its polish job's completion, seen by the workers' own event (no request, no
+ * client's read). The last rung behind an API, and Switchyard: from the request sent to the run's
+ * `done` read from its stream, after the polish tool returned. So `switchyard_vs_api` is what the
+ * engine adds on the same path beyond the least of the same guarantees and an API.
  */
-async function singleStories(systems: readonly System[], count: number) {
-  const byHand = systems.filter((system) => system.runStory);
-  say(`guarantees by hand: ${count} stories one at a time through each of ${byHand.map((s) => s.name).join(', ')}…`);
-  const ms = new Map<string, number[]>(byHand.map((s) => [s.name, []]));
+async function singleStories(singles: readonly Single[], count: number) {
+  say(`guarantees by hand: ${count} stories one at a time through each of ${singles.map((s) => s.name).join(', ')}…`);
+  const ms = new Map<string, number[]>(singles.map((s) => [s.name, []]));
   for (let i = 0; i < count + 20; i += 1) {
-    for (const system of byHand) {
+    for (const single of singles) {
       const started = performance.now();
-      await system.runStory?.(`single-${i}`);
-      if (i >= 20) ms.get(system.name)?.push(performance.now() - started);
+      await single.runStory(`single-${i}`);
+      if (i >= 20) ms.get(single.name)?.push(performance.now() - started);
     }
   }
-  const plainP50 = median(ms.get('plain') ?? []);
+  const p50 = (name: string) => median(ms.get(name) ?? []);
+  const api = `${RUNGS[RUNGS.length - 1]}_behind_an_api`;
   return {
-    measured_as: `p50 of ${count} stories one at a time (after 20 to warm up), the flows taking turns: adding the first flow to the polish job's completion`,
-    systems: Object.fromEntries([...ms].map(([name, values]) => [name, { p50_ms: round(median(values), 2), vs_plain: round(median(values) / plainP50, 2) }])),
+    measured_as: `p50 of ${count} stories one at a time (after 20 to warm up), the systems taking turns: a hand-written flow from adding its first flow to its polish job's completion; ${api} and switchyard from the request sent to the run's done event read from its stream`,
+    systems: Object.fromEntries([...ms].map(([name, values]) => [name, { p50_ms: round(median(values), 2), vs_plain: round(median(values) / p50('plain'), 2) }])),
+    switchyard_vs_api: round(p50('switchyard') / p50(api), 2),
   };
 }
 
