@@ -134,6 +134,17 @@ export class KeyedPipeline {
     return commands.map((command) => replies.get(command) ?? [new Error('no reply'), null]);
   }
 
+  /**
+   * The results in order, or the first failed command's error: for a caller that would otherwise
+   * take a failed read for an empty one (a run gone, a key not there) or a failed write for done.
+   */
+  async execOrThrow(): Promise<unknown[]> {
+    const replies = await this.exec();
+    const failed = replies.find(([error]) => error !== null);
+    if (failed?.[0]) throw failed[0];
+    return replies.map(([, result]) => result);
+  }
+
   #groupOf(key: string): string {
     if (!this.#cluster) return '';
     const slot = keySlot(key);

@@ -61,3 +61,19 @@ test('commands put on it are sent by the time exec() returns: a command issued a
     assert.equal((await read).length, count, `${count} commands`);
   }
 });
+
+test('execOrThrow answers the results in order, or fails with a failed command\'s error however the commands went', async () => {
+  const { client } = await countingClient();
+  const prefix = uniquePrefix('keyed-strict');
+  for (const count of [2, KEYED_PIPELINE_DIRECT_MAX + 2]) {
+    const key = `${prefix}:${count}`;
+    const fine = new KeyedPipeline(client);
+    for (let i = 0; i < count; i += 1) fine.on(key).rpush(key, String(i));
+    assert.deepEqual(await fine.execOrThrow(), Array.from({ length: count }, (_, i) => i + 1));
+    const failing = new KeyedPipeline(client);
+    for (let i = 0; i < count - 1; i += 1) failing.on(key).llen(key);
+    // A list read as a hash: WRONGTYPE, which exec() answers as that command's reply.
+    failing.on(key).hget(key, 'field');
+    await assert.rejects(failing.execOrThrow(), /WRONGTYPE/, `${count} commands`);
+  }
+});

@@ -99,12 +99,14 @@ export async function writeAdmittedRuns(deps: { redis: Redis; keys: Pick<RunKeys
     indexes.on(keys.runIndex).zadd(keys.runIndex, ...members);
     indexes.on(keys.activeRuns).zadd(keys.activeRuns, ...members);
   }
-  await hashes.exec();
+  // Each step only once the one before holds: a run unlisted lapses with its TTL, one listed
+  // without its hash would be an id no reader finds.
+  await hashes.execOrThrow();
   crashPoint('run.hashed');
-  await indexes.exec();
+  await indexes.execOrThrow();
   crashPoint('run.indexed');
   const listed = new KeyedPipeline(redis);
   for (const id of ids) listed.on(keys.run(id)).persist(keys.run(id));
-  await listed.exec();
+  await listed.execOrThrow();
   return ids;
 }

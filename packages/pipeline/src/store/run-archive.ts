@@ -197,10 +197,10 @@ export async function readRunHistories(redis: Redis, keys: RunKeys, runIds: read
       pipeline.on(keys.archive(runId)).getBuffer(keys.archive(runId));
       pipeline.on(keys.events(runId)).xrange(keys.events(runId), '-', '+');
     }
-    const replies = await pipeline.exec();
+    const replies = await pipeline.execOrThrow();
     ids.forEach((_, i) => {
-      const value = replies[2 * i]?.[1] as Buffer | null | undefined;
-      const live = toStreamEvents((replies[2 * i + 1]?.[1] as [string, string[]][] | null | undefined) ?? []);
+      const value = replies[2 * i] as Buffer | null | undefined;
+      const live = toStreamEvents((replies[2 * i + 1] as [string, string[]][] | null | undefined) ?? []);
       histories.push([...(value ? decodeArchive(value).events : []), ...live]);
     });
   }

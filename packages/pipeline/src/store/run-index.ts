@@ -39,9 +39,9 @@ export async function readActiveRuns(deps: RunIndexDeps, ids: readonly string[])
   if (ids.length === 0) return [];
   const pipeline = new KeyedPipeline(deps.redis);
   for (const id of ids) pipeline.on(deps.keys.run(id)).hmget(deps.keys.run(id), 'status', 'kind', 'stage_names', 'batch_id', 'step_queues');
-  const replies = (await pipeline.exec()) ?? [];
+  const replies = await pipeline.execOrThrow();
   return ids.map((id, i) => {
-    const [status, kind, stageNames, batchId, stepQueues] = (replies[i]?.[1] as (string | null)[] | null) ?? [];
+    const [status, kind, stageNames, batchId, stepQueues] = (replies[i] as (string | null)[] | null | undefined) ?? [];
     return {
       id,
       status: (status as RunStatus | null | undefined) ?? null,
@@ -70,7 +70,8 @@ async function pruneIndex(deps: RunIndexDeps, options: { createdBefore: number; 
     if (ids.length === 0) break;
     const pipeline = new KeyedPipeline(deps.redis);
     for (const id of ids) pipeline.on(options.keyOf(id)).exists(options.keyOf(id));
-    const exists = ((await pipeline.exec()) ?? []).map(([, found]) => found === 1);
+    // A failed read must not pass for a run gone: that would unlist a live run.
+    const exists = (await pipeline.execOrThrow()).map((found) => found === 1);
     const gone = ids.filter((_, i) => !exists[i]);
     if (gone.length > 0) await deps.redis.zrem(options.index, ...gone);
     pruned += gone.length;

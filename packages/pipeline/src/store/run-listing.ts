@@ -125,8 +125,7 @@ async function listFacts(store: RunListStore, ids: readonly string[], withPipeli
   if (!withPipeline) return (await store.getStatuses(ids)).map((status) => ({ status, pipeline: null }));
   const pipeline = new KeyedPipeline(store.redis);
   for (const id of ids) pipeline.on(store.keys.run(id)).hmget(store.keys.run(id), 'status', 'pipeline');
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([, values]) => {
+  return (await pipeline.execOrThrow()).map((values) => {
     const [status, name] = (values as (string | null)[] | null) ?? [];
     return { status: (status as RunStatus | null | undefined) ?? null, pipeline: name ?? null };
   });
@@ -137,8 +136,7 @@ export async function readSummaries(store: RunListStore, ids: readonly string[])
   if (ids.length === 0) return [];
   const pipeline = new KeyedPipeline(store.redis);
   for (const id of ids) pipeline.on(store.keys.run(id)).hmget(store.keys.run(id), ...SUMMARY_FIELDS);
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([, values]) => summaryOf((values as (string | null)[] | null) ?? []));
+  return (await pipeline.execOrThrow()).map((values) => summaryOf((values as (string | null)[] | null) ?? []));
 }
 
 /** The summary with the fields asked for, read from the whole run (its input and result as stored text). */

@@ -121,9 +121,10 @@ export class RunStore {
     if (!created) return;
     const score = Date.parse(created);
     const live = Boolean(status && !TERMINAL_STATUSES.includes(status as RunStatus));
-    const pipeline = this.redis.pipeline().zadd(this.keys.runIndex, 'NX', score, runId);
-    if (live) pipeline.zadd(this.keys.activeRuns, 'NX', score, runId);
-    await pipeline.exec();
+    const pipeline = new KeyedPipeline(this.redis);
+    pipeline.on(this.keys.runIndex).zadd(this.keys.runIndex, 'NX', score, runId);
+    if (live) pipeline.on(this.keys.activeRuns).zadd(this.keys.activeRuns, 'NX', score, runId);
+    await pipeline.execOrThrow();
     // Listed now: the TTL a run is written with until then goes; in one script with the status
     // read, so that a run ended meanwhile keeps its retention.
     if (live) await scriptCommand(this.redis, 'syPersistIfLive', PERSIST_IF_LIVE, { numberOfKeys: 1 })(this.keys.run(runId), ...TERMINAL_STATUSES);
@@ -230,8 +231,7 @@ export class RunStore {
     if (runIds.length === 0) return [];
     const pipeline = new KeyedPipeline(this.redis);
     for (const id of runIds) pipeline.on(this.keys.run(id)).hget(this.keys.run(id), 'status');
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, status]) => (status as RunStatus | null) ?? null);
+    return (await pipeline.execOrThrow()).map((status) => (status as RunStatus | null) ?? null);
   }
 
   /**
@@ -243,8 +243,7 @@ export class RunStore {
     const pipeline = new KeyedPipeline(this.redis);
     const fields = options.withRequest ? ['status', 'flow', 'request'] : ['status', 'flow'];
     for (const id of runIds) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), ...fields);
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, values]) => {
+    return (await pipeline.execOrThrow()).map((values) => {
       const [status, flow, request] = (values as (string | null)[] | null) ?? [];
       return { status: (status as RunStatus | null) ?? null, flow: flowOf(flow), ...(request ? { request: { value: JSON.parse(request) as unknown } } : {}) };
     });

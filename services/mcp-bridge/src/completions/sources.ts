@@ -60,7 +60,7 @@ export function completionSources(options: CompletionSourceOptions): CompletionS
       const ids = await recent();
       const pipeline = new KeyedPipeline(redis);
       for (const id of ids) pipeline.on(store.keys.run(id)).hget(store.keys.run(id), 'batch_id');
-      const batches = ((await pipeline.exec()) ?? []).map(([, batch]) => batch).filter((batch): batch is string => typeof batch === 'string' && batch.length > 0);
+      const batches = (await pipeline.execOrThrow()).filter((batch): batch is string => typeof batch === 'string' && batch.length > 0);
       return matching(batches, value.startsWith('batch_') ? value : `batch_${value}`);
     },
     async pipelineNames(value) {

@@ -34,8 +34,8 @@ export async function membersLive(store: RunStore, members: readonly string[]): 
     const [runId = '', stage] = member.split('|');
     pipeline.on(store.keys.run(runId)).hmget(store.keys.run(runId), 'status', stage === undefined ? 'status' : `${stage}.status`);
   }
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([, fields]) => {
+  // A failed read must not pass for a member gone: its holder would be released while it runs.
+  return (await pipeline.execOrThrow()).map((fields) => {
     const [status, stageStatus] = (fields as (string | null)[] | null) ?? [];
     return LIVE_STATUSES.includes(status as RunStatus) && !ENDED_STAGE.includes(stageStatus ?? '');
   });
