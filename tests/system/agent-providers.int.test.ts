@@ -37,17 +37,41 @@ interface Observed {
 /** Each value once, at its first place. */
 const distinct = <T,>(values: readonly T[]): T[] => [...new Map(values.map((value) => [JSON.stringify(value), value])).values()];
 
+type Told = { event: string | undefined } & Record<string, unknown>;
+
+/**
+ * The events with each run of consecutive `tool_result`s in the order of their tools: a turn's
+ * calls run at once, and which answers first says how the jobs were scheduled, not the provider.
+ */
+function resultsInToolOrder(events: readonly Told[]): Told[] {
+  const ordered: Told[] = [];
+  let results: Told[] = [];
+  const flush = () => {
+    ordered.push(...results.sort((a, b) => String(a.tool).localeCompare(String(b.tool))));
+    results = [];
+  };
+  for (const event of events) {
+    if (event.event === 'tool_result') results.push(event);
+    else {
+      flush();
+      ordered.push(event);
+    }
+  }
+  flush();
+  return ordered;
+}
+
 async function observe(pipeline: string): Promise<Observed> {
   const runId = await startRun(stack, pipeline, { topic: 'the history of tea' });
   const events = await readSse(await stack.request(`/v1/runs/${runId}/events`), (event) => event.event === 'done');
   const run = await finishedRun(stack, runId, 60_000);
   const data = events.map((event) => ({ event: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
-  const sameEverywhere = ({ event, data: { call_id: _c, run_id: _r, at: _a, timestamp: _t, ts: _ts, ...rest } }: { event: string | undefined; data: Record<string, unknown> }) => ({ event, ...rest });
+  const sameEverywhere = ({ event, data: { call_id: _c, run_id: _r, at: _a, timestamp: _t, ts: _ts, ...rest } }: { event: string | undefined; data: Record<string, unknown> }): Told => ({ event, ...rest });
   return {
     run,
     // A stage's `running` event is written only once it has lasted 250 ms (RUNNING_EVENT_DELAY_MS) or
     // when its job is taken over: whether there is one says how loaded the machine was, not the provider.
-    events: distinct(data.filter((e) => e.event !== 'content' && e.event !== 'heartbeat' && !(e.event === 'stage' && e.data.status === 'running')).map(sameEverywhere)),
+    events: resultsInToolOrder(distinct(data.filter((e) => e.event !== 'content' && e.event !== 'heartbeat' && !(e.event === 'stage' && e.data.status === 'running')).map(sameEverywhere))),
     streamed: data.filter((e) => e.event === 'content').map((e) => String(e.data.chunk)).join(''),
   };
 }
