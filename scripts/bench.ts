@@ -42,7 +42,8 @@
  * `guarantees` (only when named) runs the plain-BullMQ story flow with the engine's guarantees
  * added by hand at their least, one on top of the other, beside Switchyard, in the same rounds
  * (scripts/bench/story-guarantees.ts; BENCH_STORIES and BENCH_ROUNDS size it, BENCH_HOP_STORIES
- * the stories run one at a time through each hand-written flow), and what an ioredis pipeline
+ * the stories run one at a time through each hand-written flow, the last one also behind an HTTP
+ * API at its least, and Switchyard), and what an ioredis pipeline
  * costs on a connection BullMQ shares against the same commands sent together (pipeline-making.ts).
  *
  * `rate-limit` (only when named: at its default size it runs for about 3 minutes) runs agent runs

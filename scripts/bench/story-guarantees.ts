@@ -32,13 +32,14 @@
  * rounds for reference. Every key is under the flow's hash-tagged prefix, so a run's end is one
  * script over the run's and its batch's keys on a Cluster too (the engine's are in two slots).
  */
+import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { encodeArchive, type RunArchive } from '@switchyard/pipeline';
 import { createRedisClient, scriptCommand, uniquePrefix } from '@switchyard/redis';
-import { startBaseline, type BaselineGuarantees, type BaselineUnderTest } from './story-baseline.js';
+import { BASELINE_QUEUES, startBaseline, type BaselineGuarantees, type BaselineUnderTest } from './story-baseline.js';
 import { benchPipelineMaking } from './pipeline-making.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
-import { median, round, say } from './story-stats.js';
+import { completionOf, median, round, say } from './story-stats.js';
 import { startSwitchyard } from './story-switchyard.js';
 import { serveByHand } from './story-api-by-hand.js';
 import type { ToolProbe } from './instant-tools.js';
@@ -50,6 +51,9 @@ export type Rung = (typeof RUNGS)[number];
 const RETENTION_MS = 3600_000;
 /** Runs archived together once a batch has ended (the engine's compactor also takes them in pages). */
 const ARCHIVES_AT_ONCE = 50;
+
+/** The plain flow timed as the pipeline part times it: to its end read by a client (QueueEvents). */
+const PLAIN_READ = 'plain_read_by_a_client';
 
 /** The stream a hand-written run is told on (the last rungs' `done` event is its end). */
 export const eventsKeyByHand = (prefix: string, runId: string) => `${prefix}:run:${runId}:events`;
@@ -161,8 +165,21 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
   const api = await serveByHand(flows.get(lastRung) as BaselineUnderTest, { redisUrl: options.redisUrl, eventsKey: (id) => eventsKeyByHand(prefixes.get(lastRung) as string, id) });
   const polished = polishProbe();
   const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-by-hand-switchyard'), concurrency: options.concurrency, workers: true, probe: polished.probe });
+  // A client of plain BullMQ learns that a story ended from its queue's events, as the pipeline part's does.
+  const eventsConnection = createRedisClient(options.redisUrl);
+  const plainEvents = new QueueEvents(BASELINE_QUEUES.polish, { connection: eventsConnection, prefix: prefixes.get('plain') as string });
+  await plainEvents.waitUntilReady();
+  const plain = flows.get('plain') as BaselineUnderTest;
   const singles: Single[] = [
     ...[...flows].map(([name, flow]) => ({ name, runStory: (id: string) => flow.runStory(id) })),
+    {
+      name: PLAIN_READ,
+      async runStory(id) {
+        const followed = completionOf(plainEvents, `${id}.polish`);
+        await plain.addStory(id);
+        await followed;
+      },
+    },
     { name: `${lastRung}_behind_an_api`, runStory: (id) => api.runStory(`story ${id}`) },
     {
       name: 'switchyard',
@@ -201,6 +218,8 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
     return { ...report(costs, options), end_to_end: endToEnd, ioredis_pipeline_on_a_bullmq_connection: pipelineMaking };
   } finally {
     await counters.quit();
+    await plainEvents.close();
+    eventsConnection.disconnect();
     await api.close();
     for (const system of systems) await system.close();
   }
@@ -235,8 +254,8 @@ async function singleStories(singles: readonly Single[], count: number) {
   const p50 = (name: string) => median(ms.get(name) ?? []);
   const api = `${RUNGS[RUNGS.length - 1]}_behind_an_api`;
   return {
-    measured_as: `p50 of ${count} stories one at a time (after 20 to warm up), the systems taking turns: a hand-written flow from adding its first flow to its polish job's completion; ${api} and switchyard from the request sent to the run's done event read from its stream`,
-    systems: Object.fromEntries([...ms].map(([name, values]) => [name, { p50_ms: round(median(values), 2), vs_plain: round(median(values) / p50('plain'), 2) }])),
+    measured_as: `p50 of ${count} stories one at a time (after 20 to warm up), the systems taking turns: a hand-written flow from adding its first flow to its polish job's completion seen by its worker; ${PLAIN_READ} to the polish job's completed event read with QueueEvents (the pipeline part's plain BullMQ); ${api} and switchyard from the request sent to the run's done event read from its stream`,
+    systems: Object.fromEntries([...ms].map(([name, values]) => [name, { p50_ms: round(median(values), 2), vs_plain: round(median(values) / p50('plain'), 2), vs_plain_read_by_a_client: round(median(values) / p50(PLAIN_READ), 2) }])),
     switchyard_vs_api: round(p50('switchyard') / p50(api), 2),
   };
 }

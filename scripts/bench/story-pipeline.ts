@@ -10,7 +10,7 @@ import { createRedisClient, isClusterUrl, uniquePrefix } from '@switchyard/redis
 import { startDelayProxy } from './delay-proxy.js';
 import { BASELINE_QUEUES, startBaseline } from './story-baseline.js';
 import { measureCost, medianCost, type StoryCost } from './story-cost.js';
-import { HopRecorder, JobHopReader, median, medianInterval, round, say, summarize } from './story-stats.js';
+import { completionOf, HopRecorder, JobHopReader, median, medianInterval, round, say, summarize } from './story-stats.js';
 import { startHandbuilt } from './story-handbuilt.js';
 import { startSwitchyard } from './story-switchyard.js';
 
@@ -248,18 +248,6 @@ async function measureHops(options: StoryBenchOptions) {
 
 /** Where a story's whole time goes at its ends (p50): request → first tool call, last tool call → the client told. */
 const edgesOf = (recorder: HopRecorder) => ({ request_to_search: summarize(recorder.edges.start).p50_ms, polish_to_client: summarize(recorder.edges.end).p50_ms });
-
-/** Resolves when `events` says job `jobId` completed. */
-function completionOf(events: QueueEvents, jobId: string): Promise<void> {
-  return new Promise((resolve) => {
-    const onCompleted = ({ jobId: id }: { jobId: string }) => {
-      if (id !== jobId) return;
-      events.off('completed', onCompleted);
-      resolve();
-    };
-    events.on('completed', onCompleted);
-  });
-}
 
 /**
  * A story's whole time, one at a time: Switchyard from `POST /v1/stories` sent to its run's `done`

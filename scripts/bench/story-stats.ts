@@ -2,7 +2,7 @@
  * What the benchmark's measurements share: progress lines on stderr, percentiles, removing a
  * prefix's keys, and the recorder of stage hops at the tool boundary.
  */
-import type { Job, Worker } from 'bullmq';
+import type { Job, QueueEvents, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { KeyedPipeline, keyspace, scanKeys } from '@switchyard/redis';
 import { SECTION_ORDER } from '@switchyard/contracts';
@@ -184,4 +184,16 @@ export class JobHopReader {
     for (const detach of this.#detach) detach();
     return Promise.resolve();
   }
+}
+
+/** Resolves when `events` says job `jobId` completed. */
+export function completionOf(events: QueueEvents, jobId: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onCompleted = ({ jobId: id }: { jobId: string }) => {
+      if (id !== jobId) return;
+      events.off('completed', onCompleted);
+      resolve();
+    };
+    events.on('completed', onCompleted);
+  });
 }
