@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { createRedisClient, testRedis } from '@switchyard/redis';
 import { defaultSop } from './default-sop.js';
+import { SupervisorEngine } from './engine.js';
 import { SopGraphError } from './sop.js';
 import { SupervisorStoreError } from './store.js';
 import { harness, snapshot, type Harness } from './test-kit.js';
@@ -90,6 +92,26 @@ test('projects are listed by name from the index written with them, and a projec
     await own.redis.hset(store.keys.project('legacy-2'), { project_id: 'legacy-2', project_name: 'Delta', description: '', owner_id: 'u3', created_at: NOW });
     assert.deepEqual(await store.listProjects(), expected);
   } finally {
+    await own.close();
+  }
+});
+
+test('a project index backfill that cannot read the projects fails and is tried again, leaving no project out', async () => {
+  const own = await harness();
+  const { url } = await testRedis();
+  const user = `sv-no-hget-${randomBytes(6).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  // A user that may not HGET: each read of the backfill fails (NOPERM), as a reply can.
+  await own.redis.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-hget');
+  const limited = createRedisClient(url.replace('://', `://${user}:${password}@`));
+  try {
+    await own.redis.hset(own.engine.store.keys.project('legacy-1'), { project_id: 'legacy-1', project_name: 'Gamma', description: '', owner_id: 'u3', created_at: NOW });
+    const unread = new SupervisorEngine({ redis: limited, prefix: own.prefix, workspaceRoot: own.workspaceRoot });
+    await assert.rejects(unread.store.listProjects(), /NOPERM/);
+    assert.deepEqual(await own.engine.store.listProjects(), [{ id: 'legacy-1', name: 'Gamma' }]);
+  } finally {
+    limited.disconnect();
+    await own.redis.call('ACL', 'DELUSER', user);
     await own.close();
   }
 });

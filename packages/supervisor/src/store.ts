@@ -7,7 +7,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { globEscape, scanKeys } from '@switchyard/redis';
+import { globEscape, KeyedPipeline, scanKeys } from '@switchyard/redis';
 import { defaultSop } from './default-sop.js';
 import { isoSeconds, SopStepSchema, type Project, type SopGraph, type SopStep, type TaskGroup, type User } from './domain.js';
 import { supervisorKeys, type SupervisorKeys } from './keys.js';
@@ -112,9 +112,10 @@ export class SupervisorStore {
     const base = this.keys.project('');
     const ids = (await scanKeys(this.redis, `${globEscape(base)}*`)).map((key) => key.slice(base.length)).filter((id) => id.length > 0 && !id.includes(':'));
     if (ids.length > 0) {
-      const pipeline = this.redis.pipeline();
-      for (const id of ids) pipeline.hget(this.keys.project(id), 'project_name');
-      const names = ((await pipeline.exec()) ?? []).map(([, name]) => name);
+      const pipeline = new KeyedPipeline(this.redis);
+      for (const id of ids) pipeline.on(this.keys.project(id)).hget(this.keys.project(id), 'project_name');
+      // A failed read must not pass for a project without a name: it would stay out of the index for good.
+      const names = await pipeline.execOrThrow();
       const found = ids.flatMap((id, i) => (typeof names[i] === 'string' ? [id, names[i] as string] : []));
       if (found.length > 0) await this.redis.hset(this.keys.projects, ...found);
     }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { z } from 'zod';
+import { KeyedPipeline } from '@switchyard/redis';
 import { PhaseSchema, TASK_STATUSES, TaskGroupSchema, type Phase, type PhaseType, type TaskGroup, type TaskStatus } from './domain.js';
 import type { SupervisorKeys } from './keys.js';
 import { ADVANCE_SCRIPT, REPORT_SCRIPT, TRANSITION_SCRIPT } from './scripts.js';
@@ -66,10 +67,9 @@ export class TaskStore {
   /** The project's task groups, oldest first. */
   async list(projectId: string): Promise<TaskGroup[]> {
     const ids = await this.#redis.zrange(this.#keys.tasks(projectId), 0, -1);
-    const pipeline = this.#redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.#keys.task(id));
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, hash]) => hash as Record<string, string>).filter((hash) => Object.keys(hash).length > 0).map((hash) => TaskGroupSchema.parse(hash));
+    const pipeline = new KeyedPipeline(this.#redis);
+    for (const id of ids) pipeline.on(this.#keys.task(id)).hgetall(this.#keys.task(id));
+    return (await pipeline.execOrThrow()).map((hash) => hash as Record<string, string>).filter((hash) => Object.keys(hash).length > 0).map((hash) => TaskGroupSchema.parse(hash));
   }
 
   async inProgress(projectId: string): Promise<TaskGroup | undefined> {

@@ -8,7 +8,7 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { keyspace } from '@switchyard/redis';
+import { KeyedPipeline, keyspace } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import { DEFAULT_CATCH_UP_MAX, type ScheduleCatchUp, type ScheduleRequest, type ScheduleView, type RunStatus } from '@switchyard/contracts';
 import { BULLMQ_EVENTS_MAXLEN, JOB_CATALOG, QUEUES, type ScheduleTickJob } from '../catalog.js';
@@ -140,8 +140,12 @@ export class ScheduleStore {
   }
 
   async get(name: string): Promise<StoredSchedule | null> {
-    const [spec, state] = (await this.#redis.pipeline().hget(this.#key, name).hget(this.#stateKey, name).exec()) ?? [];
-    return parseRecord(spec?.[1] as string | null, state?.[1] as string | null);
+    const reads = new KeyedPipeline(this.#redis);
+    reads.on(this.#key).hget(this.#key, name);
+    reads.on(this.#stateKey).hget(this.#stateKey, name);
+    // A failed read must not pass for a schedule gone.
+    const [spec, state] = (await reads.execOrThrow()) as (string | null | undefined)[];
+    return parseRecord(spec ?? null, state ?? null);
   }
 
   /** How many schedules there are. */
@@ -155,9 +159,12 @@ export class ScheduleStore {
     const names = (await this.#redis.hkeys(this.#key)).sort();
     const page = names.slice(options.offset, options.offset + options.limit);
     if (page.length === 0) return { schedules: [], total: names.length };
-    const [specs, states] = (await this.#redis.pipeline().hmget(this.#key, ...page).hmget(this.#stateKey, ...page).exec()) ?? [];
-    const stateOf = (states?.[1] ?? []) as (string | null)[];
-    const schedules = ((specs?.[1] ?? []) as (string | null)[]).map((spec, i) => parseRecord(spec, stateOf[i]));
+    const reads = new KeyedPipeline(this.#redis);
+    reads.on(this.#key).hmget(this.#key, ...page);
+    reads.on(this.#stateKey).hmget(this.#stateKey, ...page);
+    const [specs, states] = (await reads.execOrThrow()) as ((string | null)[] | undefined)[];
+    const stateOf = states ?? [];
+    const schedules = (specs ?? []).map((spec, i) => parseRecord(spec, stateOf[i] ?? null));
     return { schedules: schedules.filter((s): s is StoredSchedule => s !== null), total: names.length };
   }
 

@@ -3,7 +3,7 @@
  * of its run ids for paging, and a stream of events as its runs finish.
  */
 import { randomUUID } from 'node:crypto';
-import { scriptCommand } from '@switchyard/redis';
+import { KeyedPipeline, scriptCommand } from '@switchyard/redis';
 import { RunStatus, type BatchCounts, type BatchPage, type BatchSummary, type PageMarks } from '@switchyard/contracts';
 import { withinBudget } from './page-budget.js';
 import { batchLinks } from './run-view.js';
@@ -33,17 +33,19 @@ export class BatchStore {
     const runIds = withIds.map((run) => run.id);
     // Before anything is written: a batch past its key's bound of live runs leaves no trace.
     await this.#runs.admitRuns(withIds);
-    const pipeline = redis.pipeline();
+    const pipeline = new KeyedPipeline(redis);
     const created = new Date();
     const pipelineName = options.runs[0]?.pipeline?.name;
-    pipeline.hset(keys.batch(batchId), { id: batchId, created_at: created.toISOString(), total: runIds.length, dispatched: 0, finished: 0, 'n:queued': runIds.length, ...(pipelineName ? { pipeline: pipelineName } : {}) });
-    pipeline.zadd(keys.batchIndex, created.getTime(), batchId);
-    for (let i = 0; i < runIds.length; i += RUN_IDS_PER_COMMAND) pipeline.rpush(keys.batchRuns(batchId), ...runIds.slice(i, i + RUN_IDS_PER_COMMAND));
+    pipeline.on(keys.batch(batchId)).hset(keys.batch(batchId), { id: batchId, created_at: created.toISOString(), total: runIds.length, dispatched: 0, finished: 0, 'n:queued': runIds.length, ...(pipelineName ? { pipeline: pipelineName } : {}) });
+    pipeline.on(keys.batchIndex).zadd(keys.batchIndex, created.getTime(), batchId);
+    for (let i = 0; i < runIds.length; i += RUN_IDS_PER_COMMAND) pipeline.on(keys.batchRuns(batchId)).rpush(keys.batchRuns(batchId), ...runIds.slice(i, i + RUN_IDS_PER_COMMAND));
     // With a TTL until its runs are written (as a run until it is listed, createRuns): a writer
     // that dies between the two leaves a batch of no runs, which then goes by itself.
     const unwrittenTtl = Math.max(this.#runs.retentionSeconds, 3600);
-    pipeline.expire(keys.batch(batchId), unwrittenTtl).expire(keys.batchRuns(batchId), unwrittenTtl);
-    await pipeline.exec();
+    pipeline.on(keys.batch(batchId)).expire(keys.batch(batchId), unwrittenTtl);
+    pipeline.on(keys.batchRuns(batchId)).expire(keys.batchRuns(batchId), unwrittenTtl);
+    // Its runs are written only once it is.
+    await pipeline.execOrThrow();
     crashPoint('batch.written');
     await this.#runs.createRuns(withIds);
     await this.keepBatch(batchId);
@@ -99,9 +101,10 @@ export class BatchStore {
     const read = await redis.zrevrange(keys.batchIndex, page.offset, page.offset + page.limit);
     const ids = read.slice(0, page.limit);
     if (ids.length === 0) return { batches: [], next_offset: null, truncated: false };
-    const pipeline = redis.pipeline();
-    for (const id of ids) pipeline.hgetall(keys.batch(id));
-    const hashes = ((await pipeline.exec()) ?? []).map(([, hash]) => (hash ?? {}) as Record<string, string>);
+    const pipeline = new KeyedPipeline(redis);
+    for (const id of ids) pipeline.on(keys.batch(id)).hgetall(keys.batch(id));
+    // A failed read must not pass for a batch gone: it would be dropped from the index.
+    const hashes = (await pipeline.execOrThrow()).map((hash) => (hash ?? {}) as Record<string, string>);
     const gone = ids.filter((_, i) => !hashes[i]?.id);
     if (gone.length > 0) await redis.zrem(keys.batchIndex, ...gone);
     const batches = withinBudget(hashes.filter((hash) => hash.id).map((hash) => summaryOf(hash)), { budget: this.#runs.limits.listPageBytes, offset: page.offset, more: read.length > page.limit });

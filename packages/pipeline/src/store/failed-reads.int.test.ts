@@ -1,6 +1,7 @@
 /**
  * Reads that fail are not reads that found nothing: a caller that took a failed reply for a run
- * gone would unlist live runs or release their places. Redis answers NOPERM to a command its ACL
+ * gone would unlist live runs or release their places, drop batches from their index, or fail
+ * the runs of a version it took for deleted. Redis answers NOPERM to a command its ACL
  * user may not run, which makes a reply fail on demand.
  */
 import assert from 'node:assert/strict';
@@ -8,7 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Cluster, Redis } from 'ioredis';
 import { createRedisClient, isCluster, testRedis, uniquePrefix } from '@switchyard/redis';
+import { BatchStore } from './batch-store.js';
+import { PipelineStore } from './pipeline-store.js';
 import { RunStore } from './run-store.js';
+import { ScheduleStore } from '../schedules/schedule-store.js';
 
 let admin: Redis;
 let limited: Redis;
@@ -20,8 +24,8 @@ before(async () => {
   // A cluster client knows its nodes once connected.
   await admin.ping();
   const password = randomBytes(12).toString('hex');
-  // Everything but EXISTS and HMGET: the reads these callers make of each run. On every node of a cluster.
-  for (const node of nodesOf(admin)) await node.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-exists', '-hmget');
+  // Everything but the reads these callers make of each record. On every node of a cluster.
+  for (const node of nodesOf(admin)) await node.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-exists', '-hmget', '-hget', '-hgetall');
   limited = createRedisClient(url.replace('://', `://${user}:${password}@`));
 });
 after(async () => {
@@ -48,4 +52,23 @@ test("the reconciler's read of active runs fails rather than answering them gone
   const { id, store } = await oneRun('active-unread');
   await assert.rejects(store.getActiveRuns([id]), /NOPERM/);
   await assert.rejects(store.getStatesWithFlow([id]), /NOPERM/);
+});
+
+test('listing batches fails, and drops no batch from the index, when it cannot read them', async () => {
+  const prefix = uniquePrefix('batches-unread');
+  const { batchId } = await new BatchStore(new RunStore({ redis: admin, prefix })).createBatch({ runs: [{ kind: 'story', request: { topic: 't' }, stages: ['search'] }] });
+  const limitedStore = new RunStore({ redis: limited, prefix });
+  await assert.rejects(new BatchStore(limitedStore).listBatches({ offset: 0, limit: 10 }), /NOPERM/);
+  assert.notEqual(await admin.zscore(limitedStore.keys.batchIndex, batchId), null, 'the batch is still listed');
+});
+
+test('a pinned version or a schedule that cannot be read fails, rather than reading as gone', async () => {
+  const prefix = uniquePrefix('versions-unread');
+  await assert.rejects(new PipelineStore({ redis: limited, prefix }).pinned('story', 1), /NOPERM/);
+  const schedules = new ScheduleStore({ redis: limited, prefix });
+  try {
+    await assert.rejects(schedules.get('nightly'), /NOPERM/);
+  } finally {
+    await schedules.close();
+  }
 });
