@@ -19,5 +19,5 @@ export { startLocalCluster } from './local-cluster.js';
 export type { LocalCluster, StartLocalClusterOptions } from './local-cluster.js';
 export { keyspace, globEscape, isTaggedPrefix, assertClusterPrefix } from './keyspace.js';
 export type { Keyspace } from './keyspace.js';
-export { scriptCommand, queueScript } from './script-command.js';
+export { scriptCommand } from './script-command.js';
 export type { ScriptCommand, ScriptCommandOptions, ScriptArg } from './script-command.js';

@@ -9,11 +9,11 @@
  * Not for a script inside MULTI: a NOSCRIPT there fails inside the EXEC, and ioredis sends the
  * script again outside the transaction and its WATCH.
  */
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 export type ScriptArg = string | number | Buffer;
 
-/** A script bound to its connection; `command` is the name it was defined under (for a pipeline, see queueScript). */
+/** A script bound to its connection; `command` is the name it was defined under. */
 export type ScriptCommand<T = unknown> = ((...args: ScriptArg[]) => Promise<T>) & { readonly command: string };
 
 export interface ScriptCommandOptions {
@@ -59,15 +59,4 @@ export function scriptCommand<T = unknown>(redis: Redis, name: string, lua: stri
     bound.set(method, (made = Object.assign(command.bind(redis), { command: method })));
   }
   return made as ScriptCommand<T>;
-}
-
-/**
- * Queues `script` on `pipeline` (or a MULTI, with the caveat above), which must come from the
- * connection the script was defined on, after it was: ioredis copies a connection's commands
- * into a pipeline when it is made.
- */
-export function queueScript(pipeline: ChainableCommander, script: ScriptCommand, ...args: ScriptArg[]): ChainableCommander {
-  const method = (pipeline as unknown as Record<string, ((...a: ScriptArg[]) => ChainableCommander) | undefined>)[script.command];
-  if (!method) throw new Error(`script command ${script.command} is not on this pipeline: it was made before the script was defined, or from another connection`);
-  return method.apply(pipeline, args);
 }
