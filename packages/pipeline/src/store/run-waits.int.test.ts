@@ -49,6 +49,15 @@ test('a wait answered before its turn runs again is not waited for again: the ru
   assert.deepEqual(await waitingEvents(store, runId), ['pending', 'resolved'], 'each event once');
 });
 
+test('an approval answered leaves the inbox at once, before its job takes the answer', async () => {
+  const { waits, runId } = await runWithWaits('waits-answered');
+  assert.equal(await waits.park(approval(runId), pending), 'parked');
+  assert.equal((await waits.inbox({ offset: 0, limit: 10 })).items.length, 1);
+  assert.equal(await waits.decide(runId, 'call_1', { approve: true, at: new Date().toISOString() }), true);
+  const page = await waits.inbox({ offset: 0, limit: 10 });
+  assert.deepEqual([page.items.length, page.total], [0, 0], 'nothing left to answer');
+});
+
 test('the pending and resolved events are written by the scripts that park and resolve, once each however often they are sent', async () => {
   const { store, waits, runId } = await runWithWaits('waits-events');
   assert.equal(await waits.park(approval(runId), pending), 'parked');

@@ -189,17 +189,21 @@ export class RunWaits {
     const key = options.pipeline ? `${this.#inbox}:${options.pipeline}` : this.#inbox;
     const [members, total] = await Promise.all([this.#redis.zrange(key, options.offset, options.offset + options.limit - 1), this.#redis.zcard(key)]);
     const entries = members.map((member) => JSON.parse(member) as [string, WaitKind, string]);
-    // A wait of a run that has ended (failed meanwhile) is not waited for any more.
+    // A wait of a run that has ended (failed meanwhile) is not waited for any more; an approval
+    // answered is not waited for on a person, though it stays listed until its job takes the answer.
     const records = await Promise.all(
-      entries.map(async ([runId, kind, waitKey]) => {
-        const [text, status] = await this.#redis.hmget(this.#keys.run(runId), waitField(kind, waitKey), 'status');
-        return text && status && !['completed', 'failed', 'cancelled'].includes(status) ? (JSON.parse(text) as WaitRecord) : undefined;
+      entries.map(async ([runId, kind, waitKey]): Promise<WaitRecord | 'answered' | undefined> => {
+        const fields = [waitField(kind, waitKey), 'status', ...(kind === 'approval' ? [`decision.${waitKey}`] : [])];
+        const [text, status, decided] = await this.#redis.hmget(this.#keys.run(runId), ...fields);
+        if (!text || !status || ['completed', 'failed', 'cancelled'].includes(status)) return undefined;
+        return decided ? 'answered' : (JSON.parse(text) as WaitRecord);
       }),
     );
     // An entry whose record is gone (its run expired) is dropped as it is met.
     const stale = entries.filter((_, i) => !records[i]).map((entry) => JSON.stringify(entry));
     if (stale.length > 0) await this.#redis.zrem(key, ...stale);
-    return { items: records.filter((r): r is WaitRecord => r !== undefined), total: total - stale.length };
+    const answered = records.filter((r) => r === 'answered').length;
+    return { items: records.filter((r): r is WaitRecord => r !== undefined && r !== 'answered'), total: total - stale.length - answered };
   }
 
   /** Records an approval's answer; false when one was recorded before. */
