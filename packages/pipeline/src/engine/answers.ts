@@ -146,7 +146,7 @@ async function runPage(deps: Pick<AnswerDeps, 'waits' | 'store'>, runId: string,
   const status = RUN_ID.test(runId) ? await deps.store.getStatus(runId) : null;
   // A run that ended waits for nothing, whatever its record still lists.
   if (!status || TERMINAL_STATUSES.includes(status)) return { items: [], total: 0 };
-  const records = (await deps.waits.ofRun(runId)).filter((r) => !query.pipeline || r.pipeline === query.pipeline).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const records = (await deps.waits.unansweredOfRun(runId)).filter((r) => !query.pipeline || r.pipeline === query.pipeline).sort((a, b) => a.created_at.localeCompare(b.created_at));
   return { items: records.slice(query.offset, query.offset + query.limit), total: records.length };
 }
 

@@ -56,6 +56,8 @@ test('an approval answered leaves the inbox at once, before its job takes the an
   assert.equal(await waits.decide(runId, 'call_1', { approve: true, at: new Date().toISOString() }), true);
   const page = await waits.inbox({ offset: 0, limit: 10 });
   assert.deepEqual([page.items.length, page.total], [0, 0], 'nothing left to answer');
+  assert.deepEqual(await waits.unansweredOfRun(runId), [], 'nor in the run\'s own list');
+  assert.equal((await waits.ofRun(runId)).length, 1, 'its job is still woken on a cancel');
 });
 
 test('the pending and resolved events are written by the scripts that park and resolve, once each however often they are sent', async () => {

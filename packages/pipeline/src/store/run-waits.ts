@@ -174,6 +174,16 @@ export class RunWaits {
     return texts.flatMap((text) => (text ? [JSON.parse(text) as WaitRecord] : []));
   }
 
+  /** A run's waits still waiting on a person or a signal: an approval answered is not, though its job has yet to take the answer. */
+  async unansweredOfRun(runId: string): Promise<WaitRecord[]> {
+    const records = await this.ofRun(runId);
+    const approvals = records.filter((record) => record.kind === 'approval');
+    if (approvals.length === 0) return records;
+    const decided = await this.#redis.hmget(this.#keys.run(runId), ...approvals.map((record) => `decision.${record.key}`));
+    const answered = new Set(approvals.filter((_, i) => decided[i]).map((record) => record.key));
+    return records.filter((record) => record.kind !== 'approval' || !answered.has(record.key));
+  }
+
   /** Drops a run's waits from the inbox (its run ended): their jobs find the run ended when they wake. */
   async forgetRun(runId: string): Promise<WaitRecord[]> {
     const records = await this.ofRun(runId);
