@@ -22,6 +22,13 @@ async function countingClient(): Promise<{ client: Redis; pipelines: () => numbe
   return { client, pipelines: () => made };
 }
 
+/** `count` RPUSHes of their index onto `key`, put on a KeyedPipeline. */
+function pushes(client: Redis, key: string, count: number): KeyedPipeline {
+  const commands = new KeyedPipeline(client);
+  for (let i = 0; i < count; i += 1) commands.on(key).rpush(key, String(i));
+  return commands;
+}
+
 test('a few commands go without a pipeline, each answered in order with its reply or its error', async () => {
   const { client, pipelines } = await countingClient();
   const prefix = uniquePrefix('keyed-direct');
@@ -53,9 +60,7 @@ test('commands put on it are sent by the time exec() returns: a command issued a
   const prefix = uniquePrefix('keyed-order');
   for (const count of [1, KEYED_PIPELINE_DIRECT_MAX + 2]) {
     const key = `${prefix}:${count}`;
-    const writes = new KeyedPipeline(client);
-    for (let i = 0; i < count; i += 1) writes.on(key).rpush(key, String(i));
-    const sent = writes.exec();
+    const sent = pushes(client, key, count).exec();
     const read = client.lrange(key, 0, -1);
     await sent;
     assert.equal((await read).length, count, `${count} commands`);
@@ -67,9 +72,7 @@ test('execOrThrow answers the results in order, or fails with a failed command\'
   const prefix = uniquePrefix('keyed-strict');
   for (const count of [2, KEYED_PIPELINE_DIRECT_MAX + 2]) {
     const key = `${prefix}:${count}`;
-    const fine = new KeyedPipeline(client);
-    for (let i = 0; i < count; i += 1) fine.on(key).rpush(key, String(i));
-    assert.deepEqual(await fine.execOrThrow(), Array.from({ length: count }, (_, i) => i + 1));
+    assert.deepEqual(await pushes(client, key, count).execOrThrow(), Array.from({ length: count }, (_, i) => i + 1));
     const failing = new KeyedPipeline(client);
     for (let i = 0; i < count - 1; i += 1) failing.on(key).llen(key);
     // A list read as a hash: WRONGTYPE, which exec() answers as that command's reply.
