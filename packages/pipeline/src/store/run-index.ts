@@ -4,9 +4,17 @@
  * their runs' retention.
  */
 import type { Redis } from 'ioredis';
-import { KeyedPipeline } from '@switchyard/redis';
-import type { RunStatus } from '@switchyard/contracts';
+import { KeyedPipeline, scriptCommand } from '@switchyard/redis';
+import { TERMINAL_STATUSES, type RunStatus } from '@switchyard/contracts';
+import type { FlowTag } from '../catalog.js';
 import type { RunKeys } from './keys.js';
+import { flowOf } from './run-record.js';
+
+/** PERSIST KEYS[1] unless its status is one of ARGV (the terminal ones). */
+const PERSIST_IF_LIVE = `local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 0 end
+for _, ended in ipairs(ARGV) do if status == ended then return 0 end end
+return redis.call('PERSIST', KEYS[1])`;
 
 /** A run not yet ended, as the reconciler sees it. */
 export interface ActiveRun {
@@ -80,4 +88,49 @@ async function pruneIndex(deps: RunIndexDeps, options: { createdBefore: number; 
     if (ids.length < 500) break;
   }
   return pruned;
+}
+
+/**
+ * Lists an existing run in the indexes again (ZADD NX, by its creation time): for a writer that
+ * may have died between writing the run's hash and its index entries (new-run.ts).
+ */
+export async function indexAgain(deps: RunIndexDeps, runId: string): Promise<void> {
+  const { redis, keys } = deps;
+  const [created, status] = await redis.hmget(keys.run(runId), 'created_at', 'status');
+  if (!created) return;
+  const score = Date.parse(created);
+  const live = Boolean(status && !TERMINAL_STATUSES.includes(status as RunStatus));
+  const pipeline = new KeyedPipeline(redis);
+  pipeline.on(keys.runIndex).zadd(keys.runIndex, 'NX', score, runId);
+  if (live) pipeline.on(keys.activeRuns).zadd(keys.activeRuns, 'NX', score, runId);
+  await pipeline.execOrThrow();
+  // Listed now: the TTL a run is written with until then goes; in one script with the status
+  // read, so that a run ended meanwhile keeps its retention.
+  if (live) await scriptCommand(redis, 'syPersistIfLive', PERSIST_IF_LIVE, { numberOfKeys: 1 })(keys.run(runId), ...TERMINAL_STATUSES);
+}
+
+/** Statuses of many runs in one round trip per master (null for unknown ids). */
+export async function readStatuses(deps: RunIndexDeps, runIds: readonly string[]): Promise<(RunStatus | null)[]> {
+  if (runIds.length === 0) return [];
+  const pipeline = new KeyedPipeline(deps.redis);
+  for (const id of runIds) pipeline.on(deps.keys.run(id)).hget(deps.keys.run(id), 'status');
+  return (await pipeline.execOrThrow()).map((status) => (status as RunStatus | null) ?? null);
+}
+
+/** A run's status and flow control (none for runs created before flow control); its request when asked (`{ value }`, absent when it has none). */
+export interface RunState {
+  status: RunStatus | null;
+  flow: FlowTag | undefined;
+  request?: { value: unknown };
+}
+
+export async function readStatesWithFlow(deps: RunIndexDeps, runIds: readonly string[], options: { withRequest?: boolean } = {}): Promise<RunState[]> {
+  if (runIds.length === 0) return [];
+  const pipeline = new KeyedPipeline(deps.redis);
+  const fields = options.withRequest ? ['status', 'flow', 'request'] : ['status', 'flow'];
+  for (const id of runIds) pipeline.on(deps.keys.run(id)).hmget(deps.keys.run(id), ...fields);
+  return (await pipeline.execOrThrow()).map((values) => {
+    const [status, flow, request] = (values as (string | null)[] | null) ?? [];
+    return { status: (status as RunStatus | null) ?? null, flow: flowOf(flow), ...(request ? { request: { value: JSON.parse(request) as unknown } } : {}) };
+  });
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { assertClusterPrefix, isCluster, KeyedPipeline, scriptCommand } from '@switchyard/redis';
+import { assertClusterPrefix, isCluster } from '@switchyard/redis';
 import { LIVE_STATUSES, TERMINAL_STATUSES, type PageMarks, type RunError, type RunEventData, type RunEventName, type RunStatus, type RunSummary, type StageStatus, type StageView } from '@switchyard/contracts';
 import { runScripts, type RunScripts } from './stage-scripts.js';
 import { decodeStageStart, type StageStart } from './stage-start.js';
@@ -27,15 +27,13 @@ import { newRunId, writeAdmittedRuns, type NewRun } from './new-run.js';
 export { newRunId } from './new-run.js';
 export type { NewRun } from './new-run.js';
 export type { StageStart } from './stage-start.js';
-import { listActiveRuns, pruneIndexes, readActiveRuns, type ActiveRun, type RunIndexDeps } from './run-index.js';
-import { settleKeys } from './run-settle.js';
+import { indexAgain, listActiveRuns, pruneIndexes, readActiveRuns, readStatesWithFlow, readStatuses, type ActiveRun, type RunIndexDeps, type RunState } from './run-index.js';
+import { RunSettling, type RunObserver, type TransitionReply } from './run-settling.js';
 import { LiveRuns } from './live-runs.js';
 
 export type { ActiveRun } from './run-index.js';
+export type { RunObserver } from './run-settling.js';
 export type { RunRecord } from './run-record.js';
-
-/** What the transition script answers (finish-script.ts): moved or not, the status before, the run's kind, its cost in nano-dollars. */
-type TransitionReply = [number, string?, string?, string?];
 
 export interface RunStoreOptions {
   redis: Redis;
@@ -54,23 +52,11 @@ export interface RunStoreOptions {
   onNotifyOwed?: (() => void) | undefined;
 }
 
-/** What a run store tells as it records runs: by pipeline (the run's kind), never by run. */
-export interface RunObserver {
-  created?(runs: { pipeline: string; count: number }): void;
-  /** A run this store moved to a status that ends it. */
-  ended?(run: { pipeline: string; status: RunStatus; /** USD its agents cost (0: none). */ costUsd?: number; /** Whether it was a batch's. */ batch?: boolean }): void;
-}
-
 const EVENT_STREAM_MAXLEN = '20000';
 /** A map branch's item in the run's items hash (see EXPAND_SCRIPT). */
 const itemField = (step: string, index: number) => `${step}.${index}`;
 /** The least TTL a run is written with until it is listed (createRuns): its retention, or this when that is shorter. */
 const UNLISTED_RUN_MIN_TTL_S = 3600;
-/** PERSIST KEYS[1] unless its status is one of ARGV (the terminal ones). */
-const PERSIST_IF_LIVE = `local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 0 end
-for _, ended in ipairs(ARGV) do if status == ended then return 0 end end
-return redis.call('PERSIST', KEYS[1])`;
 const now = () => new Date().toISOString();
 
 export class RunStore {
@@ -87,7 +73,7 @@ export class RunStore {
   readonly #stageWrites: StageWrites;
   readonly #appends: EventAppends;
   readonly #observer: RunObserver | undefined;
-  readonly #onNotifyOwed: (() => void) | undefined;
+  readonly #settling: RunSettling;
   readonly #index: RunIndexDeps;
   /** Who numbers this store's appends and starts: unique per store, so per process. */
   readonly #writer = randomUUID().replace(/-/g, '').slice(0, 12);
@@ -104,9 +90,9 @@ export class RunStore {
     this.retentionSeconds = options.retentionSeconds ?? 7 * 24 * 3600;
     this.limits = runLimitsOf(options.limits);
     this.#observer = options.observer;
-    this.#onNotifyOwed = options.onNotifyOwed;
     this.#index = { redis: this.redis, keys: this.keys };
     this.#scripts = runScripts(options.redis);
+    this.#settling = new RunSettling({ redis: this.redis, keys: this.keys, scripts: this.#scripts, retentionSeconds: this.retentionSeconds, observer: options.observer, onNotifyOwed: options.onNotifyOwed });
     this.liveRuns = new LiveRuns({ redis: this.redis, keys: this.keys, getStatuses: (ids) => this.getStatuses(ids), ensureIndexed: (id) => this.ensureIndexed(id) });
     this.#stageWrites = new StageWrites({ call: this.#scripts.stageWrites, maxlen: EVENT_STREAM_MAXLEN, now, cluster: this.#cluster });
     this.#appends = new EventAppends({ redis: options.redis, writer: this.#writer, maxlen: EVENT_STREAM_MAXLEN, cluster: this.#cluster });
@@ -116,18 +102,8 @@ export class RunStore {
    * Lists an existing run in the indexes again (ZADD NX, by its creation time): for a writer that
    * may have died between writing the run's hash and its index entries (createRuns).
    */
-  async ensureIndexed(runId: string): Promise<void> {
-    const [created, status] = await this.redis.hmget(this.keys.run(runId), 'created_at', 'status');
-    if (!created) return;
-    const score = Date.parse(created);
-    const live = Boolean(status && !TERMINAL_STATUSES.includes(status as RunStatus));
-    const pipeline = new KeyedPipeline(this.redis);
-    pipeline.on(this.keys.runIndex).zadd(this.keys.runIndex, 'NX', score, runId);
-    if (live) pipeline.on(this.keys.activeRuns).zadd(this.keys.activeRuns, 'NX', score, runId);
-    await pipeline.execOrThrow();
-    // Listed now: the TTL a run is written with until then goes; in one script with the status
-    // read, so that a run ended meanwhile keeps its retention.
-    if (live) await scriptCommand(this.redis, 'syPersistIfLive', PERSIST_IF_LIVE, { numberOfKeys: 1 })(this.keys.run(runId), ...TERMINAL_STATUSES);
+  ensureIndexed(runId: string): Promise<void> {
+    return indexAgain(this.#index, runId);
   }
 
   /**
@@ -227,26 +203,13 @@ export class RunStore {
   }
 
   /** Statuses of many runs in one round trip (null for unknown ids). */
-  async getStatuses(runIds: readonly string[]): Promise<(RunStatus | null)[]> {
-    if (runIds.length === 0) return [];
-    const pipeline = new KeyedPipeline(this.redis);
-    for (const id of runIds) pipeline.on(this.keys.run(id)).hget(this.keys.run(id), 'status');
-    return (await pipeline.execOrThrow()).map((status) => (status as RunStatus | null) ?? null);
+  getStatuses(runIds: readonly string[]): Promise<(RunStatus | null)[]> {
+    return readStatuses(this.#index, runIds);
   }
 
-  /**
-   * Each run's status and flow control (runs created before flow control have none); with
-   * `withRequest`, its request too (`{ value }`, absent when the run has none).
-   */
-  async getStatesWithFlow(runIds: readonly string[], options: { withRequest?: boolean } = {}): Promise<{ status: RunStatus | null; flow: FlowTag | undefined; request?: { value: unknown } }[]> {
-    if (runIds.length === 0) return [];
-    const pipeline = new KeyedPipeline(this.redis);
-    const fields = options.withRequest ? ['status', 'flow', 'request'] : ['status', 'flow'];
-    for (const id of runIds) pipeline.on(this.keys.run(id)).hmget(this.keys.run(id), ...fields);
-    return (await pipeline.execOrThrow()).map((values) => {
-      const [status, flow, request] = (values as (string | null)[] | null) ?? [];
-      return { status: (status as RunStatus | null) ?? null, flow: flowOf(flow), ...(request ? { request: { value: JSON.parse(request) as unknown } } : {}) };
-    });
+  /** Each run's status and flow control; with `withRequest`, its request too (run-index.ts). */
+  getStatesWithFlow(runIds: readonly string[], options: { withRequest?: boolean } = {}): Promise<RunState[]> {
+    return readStatesWithFlow(this.#index, runIds, options);
   }
 
   /** A run's flow control, as recorded when it was created. */
@@ -279,41 +242,12 @@ export class RunStore {
       String(this.retentionSeconds),
       resultTitle(options.result) ?? '',
     )) as TransitionReply;
-    return this.#moved({ reply, runId, batchId, to });
+    return this.#settling.moved({ reply, runId, batchId, to });
   }
 
-  /** After the run's own step of a status change (its reply), the shared slot's. */
-  async #moved(options: { reply: TransitionReply; runId: string; batchId: string | null | undefined; to: RunStatus }): Promise<{ moved: boolean; previous: RunStatus | null }> {
-    const { reply, runId, batchId, to } = options;
-    const moved = reply[0] === 1;
-    const costNanos = reply[3] ?? '0';
-    // The shared slot follows (run-settle.ts); also when the run is already where it was asked to
-    // go, since a caller retrying after a crash may be the one to finish what the crash cut short.
-    if (moved || (reply[0] === 0 && reply[1] === to)) await this.#settle({ runId, batchId, to, costNanos });
-    if (moved && TERMINAL_STATUSES.includes(to)) this.#observer?.ended?.({ pipeline: reply[2] ?? 'unknown', status: to, costUsd: Number(costNanos) / 1e9, batch: Boolean(batchId) });
-    return { moved, previous: (reply[1] as RunStatus | undefined) ?? null };
-  }
-
-  /** What the shared slot keeps about a run once it moved to `to`: the active index, its batch's counts. */
-  async #settle(options: { runId: string; batchId: string | null | undefined; to: RunStatus; costNanos?: string | undefined }): Promise<void> {
-    const keys = settleKeys(this.keys, options.batchId);
-    // A run of no batch keeps nothing on the shared slot until it ends.
-    if (!options.batchId && !TERMINAL_STATUSES.includes(options.to)) return;
-    const reply = (await this.#scripts.settle(keys.length, ...keys, options.runId, options.to, TERMINAL_STATUSES.includes(options.to) ? '1' : '0', String(this.retentionSeconds), options.batchId ?? '', options.costNanos ?? '0')) as [number, number];
-    if (reply[1] > 0) this.#onNotifyOwed?.();
-  }
-
-  /**
-   * Finishes the shared slot's step for runs that ended but are still in the active index (a
-   * process died between a run's two steps): the reconciler calls this for those it meets.
-   */
-  async settleEndedRuns(runs: readonly { id: string; status: RunStatus | null; batchId: string | null }[]): Promise<void> {
-    for (const run of runs) {
-      if (!run.status || !TERMINAL_STATUSES.includes(run.status)) continue;
-      // A batch's run brings its cost (final once it ended) to the batch as it is counted ended.
-      const costNanos = run.batchId ? ((await this.redis.hget(this.keys.run(run.id), 'cost_nanos')) ?? '0') : '0';
-      await this.#settle({ runId: run.id, batchId: run.batchId, to: run.status, costNanos });
-    }
+  /** Finishes the shared slot's step for ended runs still in the active index (run-settling.ts). */
+  settleEndedRuns(runs: readonly { id: string; status: RunStatus | null; batchId: string | null }[]): Promise<void> {
+    return this.#settling.settleEndedRuns(runs);
   }
 
   /**
@@ -335,7 +269,7 @@ export class RunStore {
       title: end.to === 'completed' ? (resultTitle(end.result) ?? '') : '',
     };
     const reply = (await this.#stageWrites.submit({ kind: 'finish', keys, stage: options.stage, end: args }).reply) as TransitionReply;
-    return this.#moved({ reply, runId, batchId: options.batchId, to: end.to });
+    return this.#settling.moved({ reply, runId, batchId: options.batchId, to: end.to });
   }
 
   /**
@@ -356,7 +290,7 @@ export class RunStore {
     const { start, moved } = decodeStageStart(reply, { inputs, withRequest: options.withRequest === true, withItem: item !== undefined });
     // This start moved the run from queued: its batch's counts follow, in the shared slot. Should
     // that step be lost, the batch counts the run queued until it ends (no drift).
-    if (moved && options.batchId) await this.#settle({ runId, batchId: options.batchId, to: 'running' });
+    if (moved && options.batchId) await this.#settling.settle({ runId, batchId: options.batchId, to: 'running' });
     return start;
   }
 
@@ -374,7 +308,7 @@ export class RunStore {
    */
   async #recorded(reply: unknown, runId: string, batchId: string | null | undefined): Promise<RecordedStage> {
     const recorded = countsOf(reply);
-    if (recorded.moved && batchId) await this.#settle({ runId, batchId, to: 'running' });
+    if (recorded.moved && batchId) await this.#settling.settle({ runId, batchId, to: 'running' });
     return recorded;
   }
 
