@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Redis } from 'ioredis';
+import { readEvents } from '@switchyard/pipeline';
 import { createRedisClient } from '@switchyard/redis';
 import type { BaselineUnderTest } from './story-baseline.js';
 
@@ -43,13 +44,11 @@ export async function serveByHand(flow: BaselineUnderTest, options: { redisUrl: 
   const reader: Redis = createRedisClient(options.redisUrl);
 
   async function readDone(runId: string): Promise<void> {
-    let after = '0';
-    for (;;) {
-      const reply = (await reader.xread('COUNT', 1000, 'BLOCK', READ_BLOCK_MS, 'STREAMS', options.eventsKey(runId), after)) as [string, [string, string[]][]][] | null;
-      const entries = reply?.[0]?.[1] ?? [];
-      if (entries.length === 0) throw new Error(`no event of run ${runId} for ${READ_BLOCK_MS} ms`);
-      if (entries.some(([, fields]) => fields[1] === 'done')) return;
-      after = entries.at(-1)?.[0] ?? after;
+    for (let after = '0'; ; ) {
+      const events = await readEvents({ redis: reader, key: options.eventsKey(runId), after, blockMs: READ_BLOCK_MS, count: 1000 });
+      if (events.length === 0) throw new Error(`no event of run ${runId} for ${READ_BLOCK_MS} ms`);
+      if (events.some((event) => event.type === 'done')) return;
+      after = events.at(-1)?.id ?? after;
     }
   }
 

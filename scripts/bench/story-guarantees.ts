@@ -47,6 +47,9 @@ import type { ToolProbe } from './instant-tools.js';
 /** The rungs, each with everything of those before it. */
 export const RUNGS = ['flow_control', 'run_record', 'stage_events', 'archive'] as const;
 export type Rung = (typeof RUNGS)[number];
+/** The rung with every guarantee, which the end-to-end part also runs behind an API. */
+const LAST_RUNG = RUNGS[RUNGS.length - 1] as Rung;
+const API_BY_HAND = `${LAST_RUNG}_behind_an_api`;
 
 const RETENTION_MS = 3600_000;
 /** Runs archived together once a batch has ended (the engine's compactor also takes them in pages). */
@@ -161,8 +164,7 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
   const flows = new Map<string, BaselineUnderTest>([['plain', await start()]]);
   for (const rung of RUNGS) flows.set(rung, await start(rung));
   const systems: System[] = [...flows].map(([name, flow]) => named(name, flow));
-  const lastRung = RUNGS[RUNGS.length - 1] as Rung;
-  const api = await serveByHand(flows.get(lastRung) as BaselineUnderTest, { redisUrl: options.redisUrl, eventsKey: (id) => eventsKeyByHand(prefixes.get(lastRung) as string, id) });
+  const api = await serveByHand(flows.get(LAST_RUNG) as BaselineUnderTest, { redisUrl: options.redisUrl, eventsKey: (id) => eventsKeyByHand(prefixes.get(LAST_RUNG) as string, id) });
   const polished = polishProbe();
   const switchyard = await startSwitchyard({ redisUrl: options.redisUrl, prefix: uniquePrefix('bench-by-hand-switchyard'), concurrency: options.concurrency, workers: true, probe: polished.probe });
   // A client of plain BullMQ learns that a story ended from its queue's events, as the pipeline part's does.
@@ -180,7 +182,7 @@ export async function benchGuarantees(options: GuaranteesBenchOptions) {
         await followed;
       },
     },
-    { name: `${lastRung}_behind_an_api`, runStory: (id) => api.runStory(`story ${id}`) },
+    { name: API_BY_HAND, runStory: (id) => api.runStory(`story ${id}`) },
     {
       name: 'switchyard',
       async runStory(id) {
@@ -252,11 +254,10 @@ async function singleStories(singles: readonly Single[], count: number) {
     }
   }
   const p50 = (name: string) => median(ms.get(name) ?? []);
-  const api = `${RUNGS[RUNGS.length - 1]}_behind_an_api`;
   return {
-    measured_as: `p50 of ${count} stories one at a time (after 20 to warm up), the systems taking turns: a hand-written flow from adding its first flow to its polish job's completion seen by its worker; ${PLAIN_READ} to the polish job's completed event read with QueueEvents (the pipeline part's plain BullMQ); ${api} and switchyard from the request sent to the run's done event read from its stream`,
+    measured_as: `p50 of ${count} stories one at a time (after 20 to warm up), the systems taking turns: a hand-written flow from adding its first flow to its polish job's completion seen by its worker; ${PLAIN_READ} to the polish job's completed event read with QueueEvents (the pipeline part's plain BullMQ); ${API_BY_HAND} and switchyard from the request sent to the run's done event read from its stream`,
     systems: Object.fromEntries([...ms].map(([name, values]) => [name, { p50_ms: round(median(values), 2), vs_plain: round(median(values) / p50('plain'), 2), vs_plain_read_by_a_client: round(median(values) / p50(PLAIN_READ), 2) }])),
-    switchyard_vs_api: round(p50('switchyard') / p50(api), 2),
+    switchyard_vs_api: round(p50('switchyard') / p50(API_BY_HAND), 2),
   };
 }
 

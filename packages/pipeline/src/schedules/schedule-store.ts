@@ -8,7 +8,7 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { KeyedPipeline, keyspace } from '@switchyard/redis';
+import { keyspace } from '@switchyard/redis';
 import { bullmqTelemetry } from '@switchyard/telemetry';
 import { DEFAULT_CATCH_UP_MAX, type ScheduleCatchUp, type ScheduleRequest, type ScheduleView, type RunStatus } from '@switchyard/contracts';
 import { BULLMQ_EVENTS_MAXLEN, JOB_CATALOG, QUEUES, type ScheduleTickJob } from '../catalog.js';
@@ -140,12 +140,9 @@ export class ScheduleStore {
   }
 
   async get(name: string): Promise<StoredSchedule | null> {
-    const reads = new KeyedPipeline(this.#redis);
-    reads.on(this.#key).hget(this.#key, name);
-    reads.on(this.#stateKey).hget(this.#stateKey, name);
-    // A failed read must not pass for a schedule gone.
-    const [spec, state] = (await reads.execOrThrow()) as (string | null | undefined)[];
-    return parseRecord(spec ?? null, state ?? null);
+    // Sent together, so one round trip; a failed read fails the call rather than passing for a schedule gone.
+    const [spec, state] = await Promise.all([this.#redis.hget(this.#key, name), this.#redis.hget(this.#stateKey, name)]);
+    return parseRecord(spec, state);
   }
 
   /** How many schedules there are. */
@@ -159,12 +156,8 @@ export class ScheduleStore {
     const names = (await this.#redis.hkeys(this.#key)).sort();
     const page = names.slice(options.offset, options.offset + options.limit);
     if (page.length === 0) return { schedules: [], total: names.length };
-    const reads = new KeyedPipeline(this.#redis);
-    reads.on(this.#key).hmget(this.#key, ...page);
-    reads.on(this.#stateKey).hmget(this.#stateKey, ...page);
-    const [specs, states] = (await reads.execOrThrow()) as ((string | null)[] | undefined)[];
-    const stateOf = states ?? [];
-    const schedules = (specs ?? []).map((spec, i) => parseRecord(spec, stateOf[i] ?? null));
+    const [specs, states] = await Promise.all([this.#redis.hmget(this.#key, ...page), this.#redis.hmget(this.#stateKey, ...page)]);
+    const schedules = specs.map((spec, i) => parseRecord(spec, states[i]));
     return { schedules: schedules.filter((s): s is StoredSchedule => s !== null), total: names.length };
   }
 

@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import type { Cluster, Redis } from 'ioredis';
 import { createRedisClient, isCluster, testRedis, uniquePrefix } from '@switchyard/redis';
 import { BatchStore } from './batch-store.js';
+import { runKeys } from './keys.js';
 import { PipelineStore } from './pipeline-store.js';
 import { RunStore } from './run-store.js';
 import { ScheduleStore } from '../schedules/schedule-store.js';
@@ -39,7 +40,7 @@ const nodesOf = (client: Redis): Redis[] => (isCluster(client) ? (client as unkn
 async function oneRun(label: string) {
   const prefix = uniquePrefix(label);
   const id = await new RunStore({ redis: admin, prefix }).createRun({ kind: 'story', request: { topic: 't' }, stages: ['search'] });
-  return { id, store: new RunStore({ redis: limited, prefix }), listed: async () => admin.zscore(new RunStore({ redis: admin, prefix }).keys.runIndex, id) };
+  return { id, store: new RunStore({ redis: limited, prefix }), listed: async () => admin.zscore(runKeys(prefix).runIndex, id) };
 }
 
 test('pruning the run index fails, and unlists no run, when it cannot read whether the runs are there', async () => {

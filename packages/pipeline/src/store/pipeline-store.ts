@@ -9,7 +9,7 @@
  * retention after the deletion (`pinned`). Versions are never reused.
  */
 import type { Redis } from 'ioredis';
-import { KeyedPipeline, keyspace } from '@switchyard/redis';
+import { keyspace } from '@switchyard/redis';
 import { compilePipeline, type CompiledPipeline, type StoredPipeline } from '../definition/compile.js';
 import { MAX_LIVE_VERSIONS, MAX_PIPELINES, MAX_VERSION } from '../definition/limits.js';
 import { DefinitionError, type DefinitionProblem } from '../definition/problems.js';
@@ -217,12 +217,10 @@ export class PipelineStore {
   async pinned(name: string, version: number): Promise<CompiledPipeline | null> {
     const cached = this.#compiled.get(`${name}@${version}`);
     if (cached) return cached;
-    const reads = new KeyedPipeline(this.#redis);
-    reads.on(this.#key(name)).hget(this.#key(name), `v:${version}`);
-    reads.on(this.#goneKey(name)).hget(this.#goneKey(name), String(version));
-    // A failed read must not pass for a version no longer kept: the runs on it would fail.
-    const [live, gone] = (await reads.execOrThrow()) as (string | null | undefined)[];
-    const stored = parseStored(live ?? gone ?? null);
+    // Sent together, so one round trip; a failed read fails the call rather than passing for a
+    // version no longer kept (the runs on it would fail).
+    const [live, gone] = await Promise.all([this.#redis.hget(this.#key(name), `v:${version}`), this.#redis.hget(this.#goneKey(name), String(version))]);
+    const stored = parseStored(live ?? gone);
     return stored ? this.#compile(stored) : null;
   }
 

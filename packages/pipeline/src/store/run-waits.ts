@@ -58,6 +58,8 @@ export interface SignalRecord {
 }
 
 const waitField = (kind: WaitKind, key: string) => `wait.${kind}.${key}`;
+/** An approval's answer, written before its job is woken. */
+const decisionField = (callId: string) => `decision.${callId}`;
 /**
  * A wait that has ended keeps this field, per stage (two steps may wait for one signal): the
  * stage's job run again after a crash must not wait for it again.
@@ -179,7 +181,7 @@ export class RunWaits {
     const records = await this.ofRun(runId);
     const approvals = records.filter((record) => record.kind === 'approval');
     if (approvals.length === 0) return records;
-    const decided = await this.#redis.hmget(this.#keys.run(runId), ...approvals.map((record) => `decision.${record.key}`));
+    const decided = await this.#redis.hmget(this.#keys.run(runId), ...approvals.map((record) => decisionField(record.key)));
     const answered = new Set(approvals.filter((_, i) => decided[i]).map((record) => record.key));
     return records.filter((record) => record.kind !== 'approval' || !answered.has(record.key));
   }
@@ -203,7 +205,7 @@ export class RunWaits {
     // answered is not waited for on a person, though it stays listed until its job takes the answer.
     const records = await Promise.all(
       entries.map(async ([runId, kind, waitKey]): Promise<WaitRecord | 'answered' | undefined> => {
-        const fields = [waitField(kind, waitKey), 'status', ...(kind === 'approval' ? [`decision.${waitKey}`] : [])];
+        const fields = [waitField(kind, waitKey), 'status', ...(kind === 'approval' ? [decisionField(waitKey)] : [])];
         const [text, status, decided] = await this.#redis.hmget(this.#keys.run(runId), ...fields);
         if (!text || !status || ['completed', 'failed', 'cancelled'].includes(status)) return undefined;
         return decided ? 'answered' : (JSON.parse(text) as WaitRecord);
@@ -218,11 +220,11 @@ export class RunWaits {
 
   /** Records an approval's answer; false when one was recorded before. */
   async decide(runId: string, callId: string, decision: ApprovalDecision): Promise<boolean> {
-    return (await this.#redis.hsetnx(this.#keys.run(runId), `decision.${callId}`, JSON.stringify(decision))) === 1;
+    return (await this.#redis.hsetnx(this.#keys.run(runId), decisionField(callId), JSON.stringify(decision))) === 1;
   }
 
   async decision(runId: string, callId: string): Promise<ApprovalDecision | undefined> {
-    const text = await this.#redis.hget(this.#keys.run(runId), `decision.${callId}`);
+    const text = await this.#redis.hget(this.#keys.run(runId), decisionField(callId));
     return text ? (JSON.parse(text) as ApprovalDecision) : undefined;
   }
 
